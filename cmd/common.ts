@@ -1,0 +1,70 @@
+// Shared plumbing for command modules: the global options, streams from the process,
+// opening a session, printing. No logic about the store lives here.
+
+import type { Argv } from 'yargs';
+import { openSession, type Session } from '../lib/session.js';
+import { resolveKubeletVersion } from '../lib/kubelet-version.js';
+import { print, type Format, type TextRenderer } from '../lib/output/print.js';
+import { colorEnabled, type Streams } from '../lib/output/streams.js';
+
+export interface GlobalArgs {
+  dir?: string;
+  root?: string;
+  'kubelet-config'?: string;
+  output: Format;
+  color: boolean;
+  'kubelet-version'?: string;
+  quiet: boolean;
+  verbose: boolean;
+}
+
+export const GLOBAL_OPTIONS = {
+  dir: { type: 'string', describe: "the kubelet's --dynamic-config-dir (the store is DIR/store; the store itself is accepted too)", requiresArg: true },
+  root: { type: 'string', describe: "treat PATH as the node's / (a mounted node disk): discovery and default paths resolve under it", requiresArg: true },
+  'kubelet-config': { type: 'string', describe: "the node's local --config file (for `local` refs and flag analysis); discovered when absent", requiresArg: true },
+  output: { alias: 'o', choices: ['text', 'json', 'yaml'] as const, default: 'text' as const, describe: 'output format: text for people, json/yaml for scripts' },
+  color: { type: 'boolean', default: true, describe: 'colour on a terminal (--no-color, NO_COLOR or a non-TTY stdout turn it off)' },
+  'kubelet-version': { type: 'string', describe: 'kubelet release whose rules apply: X.Y or auto (asks `kubelet --version`); default 1.23', requiresArg: true },
+  quiet: { alias: 'q', type: 'boolean', default: false, describe: 'print less' },
+  verbose: { alias: 'v', type: 'boolean', default: false, describe: 'print more: discovery steps, stack traces of internal errors' },
+} as const;
+
+export function withGlobals<T>(y: Argv<T>): Argv<T & GlobalArgs> {
+  return y.options(GLOBAL_OPTIONS).group(Object.keys(GLOBAL_OPTIONS), 'Global options:') as unknown as Argv<T & GlobalArgs>;
+}
+
+export function processStreams(args: Pick<GlobalArgs, 'color'>): Streams {
+  const isTTY = !!process.stdout.isTTY;
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    isTTY,
+    color: colorEnabled({ isTTY, noColorFlag: args.color === false, env: process.env }),
+    width: process.stdout.columns || 80,
+  };
+}
+
+/** Open the store the global options name; discovery steps go to stderr with -v. */
+export function session(args: GlobalArgs, streams: Streams): Session {
+  const v = resolveKubeletVersion(args['kubelet-version']);
+  if (v.note && !args.quiet) streams.stderr.write(`warning: ${v.note}\n`);
+  const s = openSession({ dir: args.dir, root: args.root, kubeletConfig: args['kubelet-config'], kubeletVersion: v.version });
+  if (args.verbose) {
+    for (const step of s.discovery.steps) streams.stderr.write(`discover: ${step}\n`);
+    if (args.dir) streams.stderr.write(`discover: --dir given: ${s.snap.storeDir}\n`);
+  }
+  return s;
+}
+
+export function output<T>(result: T, text: TextRenderer<T>, args: GlobalArgs, streams: Streams): void {
+  print(result, text, streams, { format: args.output, verbose: args.verbose, quiet: args.quiet });
+}
+
+/** Handlers return their exit code; main sets it. */
+export type ExitSetter = (code: number) => void;
+export let setExit: ExitSetter = (code) => {
+  if (code > Number(process.exitCode ?? 0)) process.exitCode = code;
+};
+export function overrideExitSetter(f: ExitSetter): void {
+  setExit = f;
+}

@@ -1,0 +1,34 @@
+import type { Argv } from 'yargs';
+import { buildStatus, statusDegraded } from '../lib/integrity/status.js';
+import { renderStatus } from '../lib/output/status.js';
+import { output, processStreams, session, setExit, type GlobalArgs } from './common.js';
+import { problemsOf } from './verify-shared.js';
+
+export const command = 'status';
+export const describe = 'what is assigned and last-known-good, the trial clock, and what the kubelet will run at its next start';
+
+interface Args extends GlobalArgs {
+  journal: boolean;
+}
+
+export function builder(y: Argv<GlobalArgs>): Argv<Args> {
+  return y
+    .option('journal', { type: 'boolean', default: true, describe: 'add the last journal evidence (--no-journal skips reading the journal)' })
+    .example('$0 status', 'summary of the store found on this node')
+    .example('$0 --dir /var/lib/kubelet/dynamic-config status -o json', 'the same for scripts')
+    .example('$0 --root /mnt/node status', "a dead node's disk mounted at /mnt/node") as Argv<Args>;
+}
+
+export async function handler(args: Args): Promise<void> {
+  const streams = processStreams(args);
+  const s = session(args, streams);
+  const report = buildStatus(s, problemsOf(s));
+  if (args.journal) report.journal = { lastEvent: await lastJournalEvent(args, s) };
+  output(report, renderStatus, args, streams);
+  setExit(statusDegraded(report) ? 1 : 0);
+}
+
+/** Journal evidence arrives with the journal module; until then there is none. */
+async function lastJournalEvent(_args: Args, _s: unknown): Promise<unknown | null> {
+  return null;
+}

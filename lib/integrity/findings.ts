@@ -1,0 +1,25 @@
+// The finding record every check produces (DESIGN.md "Integrity checks").
+
+export type Severity = 'error' | 'warning' | 'info';
+
+export interface Finding {
+  severity: Severity;
+  code: string;
+  message: string;
+  /** Relative to the store, or null. */
+  path: string | null;
+  /** `UID/RV`, `assigned`, `last-known-good`, or null. */
+  ref: string | null;
+}
+
+const RANK: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
+
+export function bySeverity(a: Finding, b: Finding): number {
+  return RANK[a.severity] - RANK[b.severity] || (a.path ?? '').localeCompare(b.path ?? '') || a.code.localeCompare(b.code);
+}
+
+export function countBySeverity(fs: readonly Finding[]): Record<Severity, number> {
+  const c = { error: 0, warning: 0, info: 0 };
+  for (const f of fs) c[f.severity]++;
+  return c;
+}

@@ -1,0 +1,35 @@
+// The kubelet's verdict on one KubeletConfiguration file: load (decode, defaults,
+// relative paths), re-apply command-line flags, validate. A seam so next-boot
+// prediction and verify stay pure functions and tests can pass a stub.
+
+export type JudgeStage = 'ok' | 'load-error' | 'validate-error' | 'internal-error';
+
+export interface Judgement {
+  stage: JudgeStage;
+  /** The kubelet's error text for the stage, null when ok. */
+  error: string | null;
+  /** Each failing validation rule (field and message); empty unless validate-error. */
+  failures?: { field: string; message: string }[];
+  /** Unknown or duplicate fields: the kubelet decodes leniently and only warns. */
+  strict?: { path: string; message: string }[];
+  /** Path fields with relative values (resolved against the checkpoint directory). */
+  relativePaths?: { field: string; value: string }[];
+  /** Command-line flags that override a field the payload sets. */
+  overrides?: { flag: string; path: string; value: unknown; payloadValue: unknown }[];
+}
+
+export type ConfigJudge = (bytes: Buffer, filePath: string) => Judgement;
+
+/** `Node.Status.Config.Error` for a failed assigned config (reference/kubelet-behaviour.md). */
+export function statusErrorFor(stage: JudgeStage): string | null {
+  switch (stage) {
+    case 'load-error':
+      return 'failed to load config, see Kubelet log for details';
+    case 'validate-error':
+      return 'failed to validate config, see Kubelet log for details';
+    case 'internal-error':
+      return 'internal failure, see Kubelet log for details';
+    default:
+      return null;
+  }
+}

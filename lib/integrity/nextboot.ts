@@ -1,0 +1,186 @@
+// Replays the kubelet's Bootstrap over a snapshot (reference/kubelet-behaviour.md):
+// which config will the kubelet run at its next start, and why. Pure: the snapshot,
+// a payload reader and a config judge in; a NextBoot out.
+
+import { decodeMetaState, type MetaDecode } from '../store/meta.js';
+import { findCheckpoint, type PayloadReader, type Snapshot } from '../store/snapshot.js';
+import { apiPathOf, toSourceRef, type ConfigMapSource, type MetaName, type SourceRef } from '../store/types.js';
+import { statusErrorFor, type ConfigJudge, type Judgement } from './judge.js';
+
+export const TRIAL_MS = 10 * 60 * 1000;
+
+export type BootSource = 'assigned' | 'last-known-good' | 'local' | 'none' | 'unknown';
+
+/** What is known of the node's local --config file. */
+export interface LocalConfig {
+  /** Host path of the --config file, or null when the kubelet runs without one / none found. */
+  path: string | null;
+  /** The judgement of that file; null when not checked. */
+  judgement: Judgement | null;
+}
+
+export interface NextBoot {
+  source: BootSource;
+  ref: SourceRef | null;
+  reason: string;
+  statusError: string | null;
+  willStart: boolean | null;
+  promotesToLastKnownGood: boolean;
+  /** What the kubelet would log about each config it tried (null when not tried / fine). */
+  assignedError: string | null;
+  lastKnownGoodError: string | null;
+}
+
+export interface Trial {
+  inTrial: boolean;
+  endsAt: string;
+}
+
+/** The 10-minute trial clock, from the mtime of meta/assigned. */
+export function trialOf(snap: Snapshot): Trial | null {
+  const e = snap.meta.assigned.entry;
+  if (e.kind !== 'file' && e.kind !== 'symlink') return null;
+  const ends = e.mtimeMs + TRIAL_MS;
+  return { inTrial: snap.takenAt.getTime() < ends, endsAt: new Date(ends).toISOString() };
+}
+
+type Tried =
+  | { ok: true; source: ConfigMapSource }
+  | { ok: false; stage: 'load-error' | 'validate-error' | 'internal-error'; error: string }
+  | { ok: 'unknown'; why: string };
+
+function label(src: ConfigMapSource): string {
+  return `${src.uid}/${src.resourceVersion}`;
+}
+
+/** Load and judge the checkpoint a decoded meta file names, as fsstore.Load would. */
+function tryCheckpoint(snap: Snapshot, reader: PayloadReader, judge: ConfigJudge, m: Extract<MetaDecode, { state: 'source' }>, metaName: MetaName): Tried {
+  const s = m.source;
+  if (m.unsafe.length) {
+    const u = m.unsafe[0]!;
+    return { ok: 'unknown', why: `meta/${metaName} names ${u.field} ${JSON.stringify(s[u.field])}, which ${u.reason.replace(/^is /, 'is ')}: kubelet-ckpt will not use it as a path` };
+  }
+  if (!s.uid) return { ok: false, stage: 'load-error', error: `failed to determine whether checkpoint exists for source ${apiPathOf(s)}, UID: , ResourceVersion: ${s.resourceVersion} exists, error: empty UID is ambiguous` };
+  if (!s.resourceVersion) return { ok: false, stage: 'load-error', error: `failed to determine whether checkpoint exists for source ${apiPathOf(s)}, UID: ${s.uid}, ResourceVersion:  exists, error: empty ResourceVersion is ambiguous` };
+  const cp = findCheckpoint(snap, s.uid, s.resourceVersion);
+  const dirRel = `checkpoints/${s.uid}/${s.resourceVersion}`;
+  const dirAbs = `${snap.storeDir}/${dirRel}`;
+  if (!cp) {
+    const uidDir = snap.uids.find((u) => u.uid === s.uid);
+    const blocked = snap.checkpointsDir.kind === 'unreadable' || uidDir?.listError;
+    if (blocked) return { ok: 'unknown', why: `${dirRel} could not be listed (${blocked === true ? snap.checkpointsDir.error : blocked})` };
+    const other = uidDir?.others.find((o) => o.name === s.resourceVersion) ?? snap.checkpointsOthers.find((o) => o.name === s.uid);
+    if (other) return { ok: false, stage: 'load-error', error: `failed to determine whether checkpoint exists for source ${apiPathOf(s)}, UID: ${s.uid}, ResourceVersion: ${s.resourceVersion} exists, error: expected dir at "${dirAbs}", but mode is "${other.kind}"` };
+    return { ok: false, stage: 'load-error', error: `no checkpoint for source ${apiPathOf(s)}, UID: ${s.uid}, ResourceVersion: ${s.resourceVersion}` };
+  }
+  if (cp.entry.kind === 'symlink') return { ok: 'unknown', why: `${dirRel} is a symbolic link, which kubelet-ckpt does not follow` };
+  const file = `${dirAbs}/${s.kubeletConfigKey}`;
+  if (!s.kubeletConfigKey) return { ok: false, stage: 'load-error', error: `failed to read kubelet config file "${dirAbs}/", error: read ${dirAbs}/: is a directory` };
+  const content = reader.read(cp, s.kubeletConfigKey);
+  if (!content.ok) {
+    if (content.code === 'missing') {
+      return { ok: false, stage: 'load-error', error: `failed to read kubelet config file "${file}", error: open ${file}: no such file or directory` };
+    }
+    if (content.code === 'not-regular' && cp.others.some((o) => o.name === s.kubeletConfigKey && o.kind === 'dir')) {
+      return { ok: false, stage: 'load-error', error: `failed to read kubelet config file "${file}", error: read ${file}: is a directory` };
+    }
+    return { ok: 'unknown', why: `${dirRel}/${s.kubeletConfigKey} was not read: ${content.error}` };
+  }
+  if (content.truncated) return { ok: 'unknown', why: `${dirRel}/${s.kubeletConfigKey} is larger than 1 MiB and was not parsed` };
+  const j = judge(content.bytes, file);
+  if (j.stage === 'ok') return { ok: true, source: s };
+  return { ok: false, stage: j.stage, error: j.error ?? j.stage };
+}
+
+function unreadableMeta(name: MetaName, d: Extract<MetaDecode, { state: 'unreadable' }>): { fails: boolean; why: string } {
+  // A directory or a dangling link makes the kubelet's read fail; anything else it could
+  // read and we will not (permissions, a link out of the store, a FIFO) leaves it unknown.
+  const fails = d.code === 'not-regular' && !/not a regular/.test(d.error);
+  return { fails: fails || (d.code === 'symlink' && /dangling/.test(d.error)), why: `meta/${name} ${d.error}` };
+}
+
+function localOutcome(local: LocalConfig, why: string, statusError: string | null, extra: Partial<NextBoot>): NextBoot {
+  const j = local.judgement;
+  const checked = local.path === null ? 'the kubelet runs without a --config file (defaults and flags)' : j ? `local config ${local.path}` : `local config ${local.path} was not checked`;
+  const bad = j !== null && j.stage !== 'ok';
+  return {
+    source: 'local',
+    ref: null,
+    reason: bad ? `${why}; the local config fails: ${j!.error}` : `${why}; ${checked}`,
+    statusError,
+    willStart: bad ? false : true,
+    promotesToLastKnownGood: false,
+    assignedError: null,
+    lastKnownGoodError: null,
+    ...extra,
+  };
+}
+
+export interface PredictOptions {
+  reader: PayloadReader;
+  judge: ConfigJudge;
+  local: LocalConfig;
+}
+
+/** One meta file and, when it names a checkpoint, how loading that checkpoint goes. */
+interface Side {
+  name: MetaName;
+  d: MetaDecode;
+  tried: Tried | null;
+  /** What the kubelet would log about this config on its own (decode or load error). */
+  error: string | null;
+}
+
+function judgeSide(snap: Snapshot, opts: PredictOptions, name: MetaName): Side {
+  const d = decodeMetaState(snap.meta[name]);
+  if (d.state === 'error') return { name, d, tried: null, error: d.error };
+  if (d.state !== 'source') return { name, d, tried: null, error: null };
+  const tried = tryCheckpoint(snap, opts.reader, opts.judge, d, name);
+  return { name, d, tried, error: tried.ok === false ? tried.error : null };
+}
+
+/**
+ * The kubelet's Bootstrap decision for the snapshot. Each config is judged on its own
+ * (as the v1.23.0 vectors report them); the decision then follows Bootstrap's order:
+ * both meta files must decode, then assigned, then last-known-good, then local.
+ * Note: when meta/last-known-good is undecodable the kubelet exits before it sets the
+ * status error; like the vectors, statusError still names the assigned config's failure.
+ */
+export function predictNextBoot(snap: Snapshot, opts: PredictOptions): NextBoot {
+  const a = judgeSide(snap, opts, 'assigned');
+  const l = judgeSide(snap, opts, 'last-known-good');
+  const statusError = a.tried && a.tried.ok === false ? statusErrorFor(a.tried.stage) : null;
+  const base = { ref: null, statusError, promotesToLastKnownGood: false, assignedError: a.error, lastKnownGoodError: l.error };
+
+  for (const side of [a, l]) {
+    const d = side.d;
+    if (d.state === 'unreadable') {
+      const u = unreadableMeta(side.name, d);
+      if (u.fails) return { ...base, source: 'none', willStart: false, reason: `${u.why}: the kubelet cannot read it and will not start` };
+      return { ...base, source: 'unknown', willStart: null, reason: `${u.why}; kubelet-ckpt did not read it, so the next boot is unknown` };
+    }
+    if (d.state === 'error') return { ...base, source: 'none', willStart: false, reason: `meta/${side.name} cannot be decoded, so the kubelet will not start: ${d.error}` };
+  }
+
+  if (a.d.state !== 'source' || !a.tried) {
+    return localOutcome(opts.local, `meta/assigned is ${a.d.state === 'missing' ? 'missing (the kubelet creates it empty)' : 'empty'}: the kubelet runs its local config`, null, { lastKnownGoodError: l.error });
+  }
+  const src = a.d.source;
+  const ta = a.tried;
+  if (ta.ok === 'unknown') return { ...base, source: 'unknown', willStart: null, reason: ta.why };
+  if (ta.ok === true) {
+    const ls = l.d.state === 'source' ? l.d.source : null;
+    const same = ls !== null && (['uid', 'resourceVersion', 'kubeletConfigKey', 'name', 'namespace'] as const).every((k) => ls[k] === src[k]);
+    return { ...base, source: 'assigned', ref: toSourceRef(src), willStart: true, promotesToLastKnownGood: !same, reason: `assigned checkpoint ${label(src)} loads and validates` };
+  }
+  const failed = `assigned checkpoint ${label(src)} ${ta.stage === 'validate-error' ? 'fails validation' : ta.stage === 'load-error' ? 'fails to load' : 'hits an internal error'} (${ta.error})`;
+  if (l.d.state !== 'source' || !l.tried) {
+    return localOutcome(opts.local, `${failed}; last-known-good is ${l.d.state === 'missing' ? 'missing' : 'empty'}, so the kubelet falls back to its local config`, statusError, { assignedError: a.error });
+  }
+  const tl = l.tried;
+  if (tl.ok === 'unknown') return { ...base, source: 'unknown', willStart: null, reason: `${failed}; ${tl.why}` };
+  if (tl.ok === true) {
+    return { ...base, source: 'last-known-good', ref: toSourceRef(l.d.source), willStart: true, reason: `${failed}; the kubelet falls back to last-known-good ${label(l.d.source)}` };
+  }
+  return { ...base, source: 'none', willStart: false, reason: `${failed}, and last-known-good ${label(l.d.source)} fails too (${tl.error}): the kubelet will not start` };
+}

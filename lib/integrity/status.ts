@@ -1,0 +1,68 @@
+// The `status` report: what is assigned, what is last-known-good, the trial clock,
+// the next boot and the problem count (DESIGN.md `status` JSON).
+
+import { decodeMetaState, type MetaDecode } from '../store/meta.js';
+import { allCheckpoints } from '../store/snapshot.js';
+import { toSourceRef, type SourceRef } from '../store/types.js';
+import type { Session } from '../session.js';
+import type { Finding } from './findings.js';
+import { predictNextBoot, trialOf, type NextBoot, type Trial } from './nextboot.js';
+
+export interface MetaSummary {
+  state: MetaDecode['state'];
+  modified: string | null;
+  error: string | null;
+}
+
+export interface StatusReport {
+  store: string;
+  assigned: SourceRef | null;
+  lastKnownGood: SourceRef | null;
+  assignedModified: string | null;
+  trial: Trial | null;
+  nextBoot: NextBoot;
+  checkpoints: number;
+  problems: Finding[];
+  journal?: { lastEvent: unknown | null };
+  /** Extra detail for text mode and -v: each meta file's state. */
+  meta: { assigned: MetaSummary; lastKnownGood: MetaSummary };
+  localConfig: string | null;
+}
+
+function refOf(d: MetaDecode): SourceRef | null {
+  return d.state === 'source' ? toSourceRef(d.source) : null;
+}
+
+function summary(d: MetaDecode, mtimeMs: number, exists: boolean): MetaSummary {
+  return {
+    state: d.state,
+    modified: exists ? new Date(mtimeMs).toISOString() : null,
+    error: d.state === 'error' || d.state === 'unreadable' ? d.error : null,
+  };
+}
+
+/** Build the status report; `problems` come from verify (passed in to keep this pure). */
+export function buildStatus(s: Session, problems: Finding[]): StatusReport {
+  const a = decodeMetaState(s.snap.meta.assigned);
+  const l = decodeMetaState(s.snap.meta['last-known-good']);
+  const ae = s.snap.meta.assigned.entry;
+  const le = s.snap.meta['last-known-good'].entry;
+  const aExists = ae.kind !== 'missing' && ae.kind !== 'unreadable';
+  return {
+    store: s.snap.storeDir,
+    assigned: refOf(a),
+    lastKnownGood: refOf(l),
+    assignedModified: aExists ? new Date(ae.mtimeMs).toISOString() : null,
+    trial: a.state === 'source' ? trialOf(s.snap) : null,
+    nextBoot: predictNextBoot(s.snap, { reader: s.reader, judge: s.judge, local: s.local }),
+    checkpoints: allCheckpoints(s.snap).length,
+    problems,
+    meta: { assigned: summary(a, ae.mtimeMs, aExists), lastKnownGood: summary(l, le.mtimeMs, le.kind !== 'missing' && le.kind !== 'unreadable') },
+    localConfig: s.local.path,
+  };
+}
+
+/** status exits 1 when the next boot fails, is degraded (fell back) or is unknown. */
+export function statusDegraded(r: StatusReport): boolean {
+  return r.nextBoot.willStart !== true || r.nextBoot.statusError !== null;
+}

@@ -1,0 +1,290 @@
+// `verify`: every integrity check of DESIGN.md's table over a snapshot. Pure apart from
+// the payload reader: checkpoints are read one at a time, so memory stays flat on a
+// 10,000-checkpoint store, and nothing outside the store is ever opened.
+
+import { decodeMetaState, type MetaDecode } from '../store/meta.js';
+import { payloadKey } from '../store/refs.js';
+import { unsafeNameReason } from '../store/safepath.js';
+import { PAYLOAD_CAP, type Checkpoint, type Entry, type PayloadReader, type Snapshot } from '../store/snapshot.js';
+import { META_NAMES, type ConfigMapSource, type MetaName } from '../store/types.js';
+import { bySeverity, type Finding, type Severity } from './findings.js';
+import { checkCheckpointHash } from './hash.js';
+import type { ConfigJudge, Judgement } from './judge.js';
+import { predictNextBoot, type LocalConfig } from './nextboot.js';
+
+export interface VerifyOptions {
+  reader: PayloadReader;
+  judge: ConfigJudge;
+  local: LocalConfig;
+  /** Limit the checkpoint checks to these `UID/RV`s (meta checks always run). */
+  only?: Set<string>;
+  /** ConfigMap names learned elsewhere (journal) for UIDs no meta file names. */
+  knownNames?: Map<string, string>;
+}
+
+export interface VerifyReport {
+  ok: boolean;
+  findings: Finding[];
+}
+
+const CONFIGMAP_KEY = /^[-._a-zA-Z0-9]+$/;
+const f = (severity: Severity, code: string, message: string, path: string | null, ref: string | null): Finding => ({ severity, code, message, path, ref });
+
+/** Why a file name could not have been written by the kubelet from a ConfigMap key. */
+function badKeyName(name: string): string | null {
+  const unsafe = unsafeNameReason(name);
+  if (unsafe) return unsafe;
+  if (name.length > 253) return 'is longer than a ConfigMap key may be (253)';
+  if (!CONFIGMAP_KEY.test(name)) return 'has characters a ConfigMap key may not contain';
+  if (name.startsWith('tmp_')) return null;
+  return null;
+}
+
+function entryKindText(e: Entry): string {
+  return e.kind === 'dir' ? 'a directory' : e.kind === 'symlink' ? `a symbolic link to ${e.linkTarget ?? '?'}` : e.kind === 'unreadable' ? 'unreadable' : 'a special file';
+}
+
+// ---- meta files --------------------------------------------------------------------------
+
+function metaFindings(snap: Snapshot, name: MetaName, d: MetaDecode): Finding[] {
+  const m = snap.meta[name];
+  const path = m.entry.rel;
+  const out: Finding[] = [];
+  if (m.entry.kind === 'symlink' || m.entry.kind === 'dir' || m.entry.kind === 'other') {
+    out.push(f('error', 'META_NOT_REGULAR', `meta/${name} is ${entryKindText(m.entry)}; the kubelet writes a regular file here`, path, name));
+  }
+  if (d.state === 'unreadable' && m.entry.kind !== 'dir' && m.entry.kind !== 'other' && !(m.entry.kind === 'symlink')) {
+    out.push(f('error', 'UNREADABLE', `meta/${name} cannot be read: ${d.error}`, path, name));
+  }
+  if (d.state === 'error') out.push(f('error', 'META_DECODE', `meta/${name} is not a decodable SerializedNodeConfigSource: ${d.error}`, path, name));
+  if (d.state === 'source') {
+    if (d.incomplete.length) {
+      out.push(f('error', 'META_INCOMPLETE', `meta/${name} has empty ${d.incomplete.join(', ')}`, path, name));
+    }
+    for (const u of d.unsafe) {
+      out.push(f('error', 'UNSAFE_REF', `meta/${name} ${u.field} ${JSON.stringify(d.source[u.field]).slice(0, 80)} ${u.reason}: never joined into a path`, path, name));
+    }
+  }
+  return out;
+}
+
+function referencedFindings(snap: Snapshot, name: MetaName, d: MetaDecode): Finding[] {
+  if (d.state !== 'source' || d.unsafe.length || !d.source.uid || !d.source.resourceVersion) return [];
+  const s = d.source;
+  const u = snap.uids.find((x) => x.uid === s.uid);
+  const cp = u?.checkpoints.find((c) => c.rv === s.resourceVersion);
+  const ref = `${s.uid}/${s.resourceVersion}`;
+  if (!cp) {
+    if (snap.checkpointsDir.kind === 'unreadable' || u?.listError) return [];
+    return [f('error', 'CHECKPOINT_MISSING', `meta/${name} names checkpoint ${ref}, which is not on disk`, `checkpoints/${ref}`, name)];
+  }
+  if (cp.entry.kind !== 'dir' || !s.kubeletConfigKey) return [];
+  if (!cp.files.some((x) => x.name === s.kubeletConfigKey)) {
+    const other = cp.others.find((o) => o.name === s.kubeletConfigKey);
+    return [f('error', 'PAYLOAD_KEY_MISSING', `checkpoint ${ref} has no file "${s.kubeletConfigKey}" (meta/${name}'s kubeletConfigKey)${other ? `: it is ${entryKindText(other)}` : `; it has ${cp.files.map((x) => x.name).join(', ') || 'no files'}`}`, `${cp.rel}/${s.kubeletConfigKey}`, name)];
+  }
+  return [];
+}
+
+// ---- structure ---------------------------------------------------------------------------
+
+function tmpFinding(e: Entry, where: string): Finding {
+  return f('warning', 'TMP_LEFTOVER', `${e.rel} is left over from an interrupted write${e.name.includes('kubelet-ckpt') ? ' by kubelet-ckpt' : ' (by the kubelet)'} ${where}; safe to remove once no kubelet is writing`, e.rel, null);
+}
+
+function unreadable(e: Entry): Finding {
+  return f('error', 'UNREADABLE', `${e.rel} cannot be read: ${e.error ?? 'unknown error'}`, e.rel, null);
+}
+
+function structureFindings(snap: Snapshot): Finding[] {
+  const out: Finding[] = [];
+  for (const e of snap.metaOthers) {
+    if (e.name.startsWith('tmp_')) out.push(tmpFinding(e, 'in meta/'));
+    else if (e.kind === 'unreadable') out.push(unreadable(e));
+  }
+  if (snap.checkpointsDir.kind === 'unreadable') out.push(f('error', 'UNREADABLE', `checkpoints/ cannot be read: ${snap.checkpointsDir.error}`, 'checkpoints', null));
+  for (const e of snap.checkpointsOthers) {
+    if (e.kind === 'unreadable') out.push(unreadable(e));
+    else out.push(f('error', 'CHECKPOINT_ENTRY', `checkpoints/${e.name} is ${entryKindText(e)}; the kubelet only creates UID directories here`, e.rel, null));
+  }
+  for (const u of snap.uids) {
+    if (u.listError) out.push(f('error', 'UNREADABLE', `${u.entry.rel} cannot be read: ${u.listError}`, u.entry.rel, null));
+    const why = unsafeNameReason(u.uid);
+    if (why) out.push(f('error', 'CHECKPOINT_ENTRY', `UID directory name ${why}`, u.entry.rel, null));
+    for (const e of u.others) {
+      if (e.name.startsWith('tmp_')) out.push(tmpFinding(e, `in ${u.entry.rel}/`));
+      else if (e.kind === 'unreadable') out.push(unreadable(e));
+      else out.push(f('error', 'CHECKPOINT_ENTRY', `${e.rel} is ${entryKindText(e)}; the kubelet only creates resourceVersion directories here`, e.rel, null));
+    }
+  }
+  return out;
+}
+
+function checkpointEntryFindings(cp: Checkpoint, ref: string): Finding[] {
+  const out: Finding[] = [];
+  if (cp.entry.kind === 'symlink') {
+    out.push(f('error', 'CHECKPOINT_ENTRY', `${cp.rel} is a symbolic link to ${cp.entry.linkTarget ?? '?'}; the kubelet writes a directory here (not followed)`, cp.rel, ref));
+    return out;
+  }
+  if (cp.listError) out.push(f('error', 'UNREADABLE', `${cp.rel} cannot be read: ${cp.listError}`, cp.rel, ref));
+  for (const e of cp.others) {
+    if (e.kind === 'unreadable') out.push(unreadable(e));
+    else out.push(f('error', 'CHECKPOINT_ENTRY', `${e.rel} is ${entryKindText(e)}; a checkpoint holds only regular files${e.kind === 'symlink' ? ' (not followed)' : ''}`, e.rel, ref));
+  }
+  for (const file of cp.files) {
+    const why = badKeyName(file.name);
+    if (why) out.push(f('error', 'CHECKPOINT_ENTRY', `${file.rel}: the file name ${why}, so the kubelet cannot have written it from a ConfigMap`, file.rel, ref));
+    if (file.size > PAYLOAD_CAP) {
+      out.push(f('error', 'PAYLOAD_TOO_LARGE', `${file.rel} is ${file.size} bytes, over the 1 MiB ConfigMap limit: it cannot have come from a ConfigMap (read no further than 1 MiB)`, file.rel, ref));
+    }
+  }
+  return out;
+}
+
+// ---- permissions ---------------------------------------------------------------------------
+
+function permissionFinding(e: Entry, euid: number, ref: string | null): Finding | null {
+  if (e.kind === 'missing' || e.kind === 'unreadable' || e.kind === 'symlink') return null;
+  const problems: string[] = [];
+  if (e.mode & 0o022) problems.push(`is writable by ${e.mode & 0o020 ? 'group' : ''}${(e.mode & 0o022) === 0o022 ? ' and ' : ''}${e.mode & 0o002 ? 'others' : ''} (mode ${(e.mode & 0o7777).toString(8).padStart(4, '0')})`);
+  if (euid === 0 && e.uid !== 0) problems.push(`is owned by uid ${e.uid}, not root`);
+  if (!problems.length) return null;
+  return f('error', 'PERMISSIONS', `${e.rel || 'the store'} ${problems.join(' and ')}: whoever can write it decides the kubelet's configuration`, e.rel || '.', ref);
+}
+
+function permissionFindings(snap: Snapshot, only: Set<string> | undefined): Finding[] {
+  const out: (Finding | null)[] = [];
+  const check = (e: Entry, ref: string | null = null) => out.push(permissionFinding(e, snap.euid, ref));
+  check(snap.store);
+  check(snap.metaDir);
+  check(snap.checkpointsDir);
+  for (const n of META_NAMES) check(snap.meta[n].entry, n);
+  for (const u of snap.uids) {
+    check(u.entry);
+    for (const cp of u.checkpoints) {
+      const ref = `${cp.uid}/${cp.rv}`;
+      if (only && !only.has(ref)) continue;
+      check(cp.entry, ref);
+      for (const file of cp.files) check(file, ref);
+    }
+  }
+  return out.filter((x): x is Finding => x !== null);
+}
+
+// ---- payloads ------------------------------------------------------------------------------
+
+function isUtf8(b: Buffer): boolean {
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(b);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function judgementFindings(j: Judgement, path: string, ref: string): Finding[] {
+  const out: Finding[] = [];
+  if (j.stage === 'load-error') out.push(f('error', 'PAYLOAD_DECODE', `the kubelet cannot load this config ("failed to load config"): ${j.error}`, path, ref));
+  if (j.stage === 'validate-error') {
+    const fields = j.failures?.length ? j.failures.map((x) => x.message).join('; ') : j.error;
+    out.push(f('error', 'PAYLOAD_INVALID', `the kubelet rejects this config ("failed to validate config"): ${fields}`, path, ref));
+  }
+  if (j.stage === 'internal-error') out.push(f('error', 'PAYLOAD_INVALID', `the kubelet cannot apply its command-line flags over this config ("internal failure"): ${j.error}`, path, ref));
+  for (const s of j.strict ?? []) out.push(f('warning', 'PAYLOAD_STRICT', `${s.message} (the kubelet decodes leniently and only warns)`, path, ref));
+  for (const r of j.relativePaths ?? []) {
+    out.push(f('warning', 'PAYLOAD_RELATIVE_PATH', `${r.field} is the relative path ${JSON.stringify(r.value)}: the kubelet resolves it against the checkpoint directory, ${path.replace(/\/[^/]*$/, '/')}`, path, ref));
+  }
+  for (const o of j.overrides ?? []) {
+    out.push(f('info', 'FLAG_OVERRIDE', `${o.path} is ${JSON.stringify(o.payloadValue)} here, but the kubelet's --${o.flag} flag sets ${JSON.stringify(o.value)}: the flag wins`, path, ref));
+  }
+  return out;
+}
+
+interface PayloadContext {
+  snap: Snapshot;
+  opts: VerifyOptions;
+  sources: Map<string, { name: MetaName; source: ConfigMapSource }>;
+}
+
+function hashFindings(cp: Checkpoint, name: string, ref: string, ctx: PayloadContext): Finding[] {
+  const files: { name: string; bytes: Buffer }[] = [];
+  for (const file of cp.files) {
+    if (file.size > PAYLOAD_CAP) return [];
+    const r = ctx.opts.reader.read(cp, file.name);
+    if (!r.ok || r.truncated) return [];
+    files.push({ name: file.name, bytes: r.bytes });
+  }
+  const h = checkCheckpointHash(name, files);
+  if (!h.applies || h.ok) return [];
+  if (h.notUtf8.length) return [];
+  return [
+    f(
+      'error',
+      'HASH_MISMATCH',
+      `the ConfigMap name ${name} carries kubectl's --append-hash suffix ${h.actual}, but the checkpoint's files hash to ${h.expected}: the files are not what kubectl hashed. Innocent causes: the ConfigMap was edited in place after creation, was not made with --append-hash, or had binaryData; serious ones: a torn or tampered checkpoint`,
+      cp.rel,
+      ref,
+    ),
+  ];
+}
+
+function payloadFindings(cp: Checkpoint, ref: string, ctx: PayloadContext): { findings: Finding[]; judgement: Judgement | null } {
+  const out: Finding[] = [];
+  if (cp.entry.kind !== 'dir') return { findings: out, judgement: null };
+  const meta = ctx.sources.get(cp.uid);
+  for (const file of cp.files) {
+    if (file.size > PAYLOAD_CAP) continue;
+    const r = ctx.opts.reader.read(cp, file.name);
+    if (!r.ok) {
+      out.push(f('error', 'UNREADABLE', `${file.rel} cannot be read: ${r.error}`, file.rel, ref));
+      continue;
+    }
+    if (!isUtf8(r.bytes)) out.push(f('warning', 'PAYLOAD_NOT_UTF8', `${file.rel} is not valid UTF-8, so it cannot have come from a ConfigMap's data (the hash check is skipped)`, file.rel, ref));
+  }
+  const name = meta?.source.name ?? ctx.opts.knownNames?.get(cp.uid);
+  if (name) out.push(...hashFindings(cp, name, ref, ctx));
+  const key = payloadKey(cp, meta?.source ?? null);
+  const file = key ? cp.files.find((x) => x.name === key) : undefined;
+  if (!key || !file || file.size > PAYLOAD_CAP) return { findings: out, judgement: null };
+  const r = ctx.opts.reader.read(cp, key);
+  if (!r.ok) return { findings: out, judgement: null };
+  const j = ctx.opts.judge(r.bytes, `${ctx.snap.storeDir}/${cp.rel}/${key}`);
+  out.push(...judgementFindings(j, file.rel, ref));
+  return { findings: out, judgement: j };
+}
+
+// ---- the whole store ---------------------------------------------------------------------
+
+export function verifyStore(snap: Snapshot, opts: VerifyOptions): VerifyReport {
+  const decoded = { assigned: decodeMetaState(snap.meta.assigned), 'last-known-good': decodeMetaState(snap.meta['last-known-good']) };
+  const findings: Finding[] = [];
+  const sources = new Map<string, { name: MetaName; source: ConfigMapSource }>();
+  for (const n of ['last-known-good', 'assigned'] as const) {
+    const d = decoded[n];
+    findings.push(...metaFindings(snap, n, d), ...referencedFindings(snap, n, d));
+    if (d.state === 'source' && d.source.uid && !d.unsafe.length) sources.set(d.source.uid, { name: n, source: d.source });
+  }
+  findings.push(...structureFindings(snap), ...permissionFindings(snap, opts.only));
+  const ctx: PayloadContext = { snap, opts, sources };
+  const lkg = decoded['last-known-good'];
+  const lkgRef = lkg.state === 'source' ? `${lkg.source.uid}/${lkg.source.resourceVersion}` : null;
+  for (const u of snap.uids) {
+    for (const cp of u.checkpoints) {
+      const ref = `${cp.uid}/${cp.rv}`;
+      if (opts.only && !opts.only.has(ref)) continue;
+      findings.push(...checkpointEntryFindings(cp, ref));
+      const p = payloadFindings(cp, ref, ctx);
+      findings.push(...p.findings);
+      if (ref === lkgRef && p.judgement && p.judgement.stage !== 'ok') {
+        findings.push(f('error', 'LKG_UNUSABLE', `last-known-good ${ref} would not ${p.judgement.stage === 'load-error' ? 'load' : 'validate'}: if the assigned config fails, the kubelet will not start`, `${cp.rel}`, 'last-known-good'));
+      }
+    }
+  }
+  if (lkgRef && findings.some((x) => x.code === 'CHECKPOINT_MISSING' && x.ref === 'last-known-good')) {
+    findings.push(f('error', 'LKG_UNUSABLE', `last-known-good ${lkgRef} is not on disk: if the assigned config fails, the kubelet will not start`, `checkpoints/${lkgRef}`, 'last-known-good'));
+  }
+  const nb = predictNextBoot(snap, { reader: opts.reader, judge: opts.judge, local: opts.local });
+  if (nb.willStart === false) findings.push(f('error', 'NEXT_BOOT_FAILS', `the kubelet will not start: ${nb.reason}`, null, 'assigned'));
+  findings.sort(bySeverity);
+  return { ok: !findings.some((x) => x.severity === 'error'), findings };
+}

@@ -1,0 +1,47 @@
+// Text rendering of the `status` report: a short, labelled summary that fits 80 columns.
+
+import { countBySeverity } from '../integrity/findings.js';
+import type { StatusReport } from '../integrity/status.js';
+import type { SourceRef } from '../store/types.js';
+import type { TextContext } from './print.js';
+import { ago, shortTime } from './time.js';
+
+const L = 17;
+const row = (label: string, value: string) => `${label.padEnd(L)}${value}`;
+const more = (value: string) => `${' '.repeat(L)}${value}`;
+
+function sourceLine(r: SourceRef | null, state: string): string {
+  if (r) return `${r.namespace}/${r.name}  ${r.uid}/${r.resourceVersion}  key ${r.kubeletConfigKey}`;
+  if (state === 'missing') return 'local config (meta file missing; the kubelet creates it empty)';
+  if (state === 'empty') return 'local config (meta file empty)';
+  return `unreadable (${state})`;
+}
+
+export function renderStatus(r: StatusReport, ctx: TextContext): string {
+  const { p } = ctx;
+  const now = new Date();
+  const lines: string[] = [row('Store', r.store)];
+  lines.push(row('Assigned', sourceLine(r.assigned, r.meta.assigned.state)));
+  if (r.meta.assigned.error) lines.push(more(p.red(r.meta.assigned.error)));
+  if (r.assignedModified) {
+    const trial = r.trial ? (r.trial.inTrial ? p.yellow(`in trial until ${shortTime(r.trial.endsAt)}`) : `trial ended ${shortTime(r.trial.endsAt)}`) : '';
+    lines.push(more(`written ${shortTime(r.assignedModified)} (${ago(r.assignedModified, now)})${trial ? `; ${trial}` : ''}`));
+  }
+  lines.push(row('Last-known-good', sourceLine(r.lastKnownGood, r.meta.lastKnownGood.state)));
+  if (r.meta.lastKnownGood.error) lines.push(more(p.red(r.meta.lastKnownGood.error)));
+  const nb = r.nextBoot;
+  const verdict = nb.willStart === true ? (nb.statusError ? p.yellow('starts, degraded') : p.green('starts')) : nb.willStart === false ? p.red('WILL NOT START') : p.yellow('unknown');
+  const target = nb.ref ? `${nb.source} ${nb.ref.uid}/${nb.ref.resourceVersion}` : nb.source;
+  lines.push(row('Next boot', `${p.bold(target)}: ${verdict}`));
+  lines.push(more(nb.reason));
+  if (nb.statusError) lines.push(more(`Node.Status.Config.Error: ${JSON.stringify(nb.statusError)}`));
+  if (nb.promotesToLastKnownGood && nb.source === 'assigned') lines.push(more('becomes last-known-good once its 10-minute trial is over'));
+  lines.push(row('Checkpoints', String(r.checkpoints)));
+  const c = countBySeverity(r.problems);
+  const prob = c.error + c.warning === 0 ? p.green('none') : [c.error ? p.red(`${c.error} error${c.error > 1 ? 's' : ''}`) : '', c.warning ? p.yellow(`${c.warning} warning${c.warning > 1 ? 's' : ''}`) : ''].filter(Boolean).join(', ') + ' (see `kubelet-ckpt verify`)';
+  lines.push(row('Problems', prob));
+  if (ctx.verbose && r.localConfig) lines.push(row('Local config', r.localConfig));
+  const j = r.journal?.lastEvent as { time?: string; kind?: string; message?: string } | null | undefined;
+  if (r.journal) lines.push(row('Journal', j ? `${shortTime(j.time ?? null)} ${j.kind}: ${j.message ?? ''}`.slice(0, Math.max(20, ctx.width - L)) : 'no kubelet config events found'));
+  return lines.join('\n');
+}

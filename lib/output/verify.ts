@@ -1,0 +1,39 @@
+// Text rendering of `verify`: findings grouped by checkpoint (or meta file), worst first.
+
+import { countBySeverity, type Finding, type Severity } from '../integrity/findings.js';
+import type { VerifyReport } from '../integrity/verify.js';
+import type { TextContext } from './print.js';
+
+const RANK: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
+
+function groupOf(x: Finding): string {
+  if (x.ref && /\//.test(x.ref)) return x.ref;
+  if (x.path?.startsWith('meta/')) return x.path;
+  if (x.ref === 'assigned' || x.ref === 'last-known-good') return `meta/${x.ref}`;
+  return 'store';
+}
+
+export function renderVerify(r: VerifyReport, ctx: TextContext): string {
+  const { p } = ctx;
+  const groups = new Map<string, Finding[]>();
+  for (const x of r.findings) {
+    if (ctx.quiet && x.severity === 'info') continue;
+    const g = groupOf(x);
+    groups.set(g, [...(groups.get(g) ?? []), x]);
+  }
+  const worst = (fs: Finding[]) => Math.min(...fs.map((x) => RANK[x.severity]));
+  const ordered = [...groups].sort((a, b) => worst(a[1]) - worst(b[1]) || b[1].length - a[1].length || a[0].localeCompare(b[0]));
+  const sev = (s: Severity) => (s === 'error' ? p.red('error  ') : s === 'warning' ? p.yellow('warning') : p.cyan('info   '));
+  const lines: string[] = [];
+  for (const [g, fs] of ordered) {
+    lines.push(p.bold(g));
+    for (const x of fs) {
+      lines.push(`  ${sev(x.severity)} ${x.code}`);
+      lines.push(`          ${x.message}${x.path && g !== x.path ? p.dim(` [${x.path}]`) : ''}`);
+    }
+  }
+  const c = countBySeverity(r.findings);
+  const summary = r.findings.length === 0 ? p.green('ok: no problems found') : `${r.ok ? p.green('ok') : p.red('FAILED')}: ${c.error} error${c.error === 1 ? '' : 's'}, ${c.warning} warning${c.warning === 1 ? '' : 's'}, ${c.info} info`;
+  lines.push(summary);
+  return lines.join('\n');
+}

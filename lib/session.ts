@@ -1,0 +1,79 @@
+// Everything a command needs about the node, resolved once from the global options:
+// discovery, the snapshot, the payload reader, the config judge and the local config.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { EnvError, UsageError, fsReason } from './errors.js';
+import { discover, requireStoreDir, type Discovery } from './store/discover.js';
+import { fsPayloadReader, takeSnapshot, type PayloadReader, type Snapshot } from './store/snapshot.js';
+import { judgeConfig, judgeLocalConfig } from './integrity/pipeline.js';
+import type { ConfigJudge } from './integrity/judge.js';
+import type { LocalConfig } from './integrity/nextboot.js';
+
+export interface GlobalOptions {
+  dir?: string | undefined;
+  root?: string | undefined;
+  kubeletConfig?: string | undefined;
+  /** `X.Y` (already resolved from `auto` by the caller). */
+  kubeletVersion: string;
+  now?: Date | undefined;
+}
+
+export interface Session {
+  readonly snap: Snapshot;
+  readonly discovery: Discovery;
+  readonly reader: PayloadReader;
+  readonly judge: ConfigJudge;
+  readonly local: LocalConfig;
+  readonly version: string;
+  /** The kubelet's command line used for flag overrides ([] when unknown). */
+  readonly kubeletArgv: readonly string[];
+}
+
+function checkRoot(root: string): string {
+  const abs = path.resolve(root);
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(abs);
+  } catch (err) {
+    throw new EnvError(`--root ${abs}: ${fsReason(err)}`, 'give the mount point of the node\'s root file system', 'ROOT_NOT_FOUND');
+  }
+  if (!st.isDirectory()) throw new UsageError(`--root ${abs} is not a directory`);
+  return abs;
+}
+
+function readLocal(file: string | null, judge: (b: Buffer, p: string) => LocalConfig['judgement']): LocalConfig {
+  if (!file) return { path: null, judgement: null };
+  let bytes: Buffer;
+  try {
+    bytes = fs.readFileSync(file);
+  } catch (err) {
+    return { path: file, judgement: { stage: 'load-error', error: `failed to load Kubelet config file ${file}, error failed to read kubelet config file "${file}", error: ${fsReason(err)}` } };
+  }
+  return { path: file, judgement: judge(bytes, file) };
+}
+
+/** status and verify judge the same payloads (next boot, then every checkpoint): once is enough. */
+function memoJudge(judge: ConfigJudge): ConfigJudge {
+  const memo = new Map<string, { bytes: Buffer; j: ReturnType<ConfigJudge> }>();
+  return (bytes, file) => {
+    const hit = memo.get(file);
+    if (hit && hit.bytes.equals(bytes)) return hit.j;
+    const j = judge(bytes, file);
+    memo.set(file, { bytes, j });
+    return j;
+  };
+}
+
+/** Resolve the store and read it. Throws EnvError (exit 3) when it cannot be found or read. */
+export function openSession(opts: GlobalOptions): Session {
+  const root = opts.root ? checkRoot(opts.root) : '/';
+  const discovery = discover({ root });
+  const dir = opts.dir ? path.resolve(opts.dir) : requireStoreDir(discovery);
+  const snap = takeSnapshot(dir, { now: opts.now });
+  const argv = discovery.commandLine?.argv ?? [];
+  const judge = memoJudge(judgeConfig({ version: opts.kubeletVersion, argv }));
+  const localPath = opts.kubeletConfig ? path.resolve(opts.kubeletConfig) : discovery.configFile;
+  const local = readLocal(localPath, judgeLocalConfig({ version: opts.kubeletVersion, argv }));
+  return { snap, discovery, reader: fsPayloadReader(snap), judge, local, version: opts.kubeletVersion, kubeletArgv: argv };
+}

@@ -1,0 +1,140 @@
+// Finding the store and the kubelet's command line when --dir is not given
+// (DESIGN.md "Global options"): a running kubelet, then the systemd unit with its
+// drop-ins and env files, then the default directory. Each step is recorded for -v.
+
+import path from 'node:path';
+import { EnvError } from '../errors.js';
+import { flagValue, listKubeletProcesses } from './proc.js';
+import { resolveInRoot, rootedIsDir, rootedRead } from './rooted.js';
+import { expandExecStart, parseEnvFile, readKubeletUnit } from './systemd.js';
+
+export const DEFAULT_DYNAMIC_CONFIG_DIR = '/var/lib/kubelet/dynamic-config';
+/** Env files DESIGN.md names; read directly when no unit file names them. */
+const WELL_KNOWN_ENV_FILES = ['/var/lib/kubelet/kubeadm-flags.env', '/etc/default/kubelet', '/etc/sysconfig/kubelet'];
+
+export interface KubeletCommandLine {
+  argv: string[];
+  /** Where it came from: `pid 1234`, `systemd unit`, `env files`. */
+  source: string;
+  pid: number | null;
+  /** Directory relative flag values resolve against (node path). */
+  cwd: string;
+}
+
+export interface Discovery {
+  /** The --dynamic-config-dir as a host path, or null. */
+  dir: string | null;
+  via: string | null;
+  steps: string[];
+  commandLine: KubeletCommandLine | null;
+  /** The kubelet's --config file as a host path, or null. */
+  configFile: string | null;
+}
+
+export interface DiscoverOptions {
+  /** The node's / (rescue use); '/' on a live node. */
+  root?: string;
+  procRoot?: string;
+}
+
+/** Rebuild the kubelet's argv from its unit; null when there is no unit. */
+function commandLineFromUnit(root: string, steps: string[]): KubeletCommandLine | null {
+  const unit = readKubeletUnit(root);
+  if (!unit) {
+    steps.push('systemd: no kubelet.service unit found');
+    return null;
+  }
+  steps.push(`systemd: read ${unit.files.join(', ')}`);
+  const env = new Map(unit.environment);
+  for (const f of unit.environmentFiles) {
+    const text = rootedRead(root, f.path);
+    steps.push(`systemd: EnvironmentFile ${f.path}${text === null ? ' (absent)' : ''}`);
+    if (text !== null) for (const [k, v] of parseEnvFile(text)) env.set(k, v);
+  }
+  if (!unit.execStart) {
+    steps.push('systemd: the unit has no ExecStart');
+    return null;
+  }
+  return { argv: expandExecStart(unit.execStart, env), source: 'systemd unit', pid: null, cwd: '/' };
+}
+
+/** Without a unit: the well-known env files' values, as flags of a notional kubelet. */
+function commandLineFromEnvFiles(root: string, steps: string[]): KubeletCommandLine | null {
+  const args: string[] = [];
+  for (const f of WELL_KNOWN_ENV_FILES) {
+    const text = rootedRead(root, f);
+    if (text === null) continue;
+    steps.push(`env file: read ${f}`);
+    for (const v of parseEnvFile(text).values()) args.push(...v.split(/\s+/).filter(Boolean));
+  }
+  return args.length ? { argv: ['kubelet', ...args], source: 'env files', pid: null, cwd: '/' } : null;
+}
+
+function nodeAbs(cwd: string, p: string): string {
+  return path.isAbsolute(p) ? p : path.join(cwd, p);
+}
+
+function hostPath(root: string, nodePath: string): string {
+  return resolveInRoot(root, nodePath) ?? path.join(root, nodePath);
+}
+
+/** Discover the kubelet's command line and its --dynamic-config-dir. Never throws. */
+export function discover(opts: DiscoverOptions = {}): Discovery {
+  const root = opts.root ?? '/';
+  const steps: string[] = [];
+  let commandLine: KubeletCommandLine | null = null;
+  let dir: string | null = null;
+  let via: string | null = null;
+
+  if (root === '/') {
+    const procs = listKubeletProcesses(opts.procRoot ?? '/proc');
+    steps.push(procs.length ? `running kubelet: pid ${procs.map((p) => p.pid).join(', ')}` : 'running kubelet: none found in /proc');
+    for (const p of procs) {
+      const d = flagValue(p.argv, 'dynamic-config-dir');
+      commandLine ??= { argv: p.argv, source: `pid ${p.pid}`, pid: p.pid, cwd: p.cwd ?? '/' };
+      if (d) {
+        commandLine = { argv: p.argv, source: `pid ${p.pid}`, pid: p.pid, cwd: p.cwd ?? '/' };
+        dir = nodeAbs(p.cwd ?? '/', d);
+        via = `--dynamic-config-dir of the running kubelet (pid ${p.pid})`;
+        break;
+      }
+    }
+  } else {
+    steps.push(`running kubelet: skipped under --root ${root}`);
+  }
+
+  if (!dir) {
+    const fromUnit = commandLineFromUnit(root, steps) ?? commandLineFromEnvFiles(root, steps);
+    const d = fromUnit ? flagValue(fromUnit.argv, 'dynamic-config-dir') : null;
+    if (fromUnit && !commandLine) commandLine = fromUnit;
+    if (fromUnit && d) {
+      commandLine = fromUnit;
+      dir = hostPath(root, nodeAbs('/', d));
+      via = `--dynamic-config-dir in the kubelet's ${fromUnit.source}`;
+    } else if (fromUnit) {
+      steps.push(`${fromUnit.source}: no --dynamic-config-dir flag`);
+    }
+  }
+
+  if (!dir) {
+    if (rootedIsDir(root, DEFAULT_DYNAMIC_CONFIG_DIR)) {
+      dir = hostPath(root, DEFAULT_DYNAMIC_CONFIG_DIR);
+      via = `the default ${DEFAULT_DYNAMIC_CONFIG_DIR}`;
+    } else steps.push(`default: ${DEFAULT_DYNAMIC_CONFIG_DIR} does not exist`);
+  }
+  if (dir) steps.push(`found the store at ${dir} (${via})`);
+
+  const cfg = commandLine ? flagValue(commandLine.argv, 'config') : null;
+  const configFile = cfg ? hostPath(root, nodeAbs(commandLine!.cwd, cfg)) : null;
+  return { dir, via, steps, commandLine, configFile };
+}
+
+/** The store directory, or an EnvError naming every place that was tried. */
+export function requireStoreDir(d: Discovery): string {
+  if (d.dir) return d.dir;
+  throw new EnvError(
+    `no dynamic kubelet config store found; tried:\n  ${d.steps.join('\n  ')}`,
+    'give the kubelet\'s --dynamic-config-dir with --dir (or --root for a mounted node disk)',
+    'STORE_NOT_FOUND',
+  );
+}

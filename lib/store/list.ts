@@ -1,0 +1,88 @@
+// The `ls` report: every checkpoint with its files, sizes, hashes and markers.
+
+import { createHash } from 'node:crypto';
+import { decodeMetaState } from './meta.js';
+import { orderRVs } from './order.js';
+import type { Checkpoint, PayloadReader, Snapshot } from './snapshot.js';
+import type { Finding } from '../integrity/findings.js';
+import { resolveUid } from './refs.js';
+
+export type VerifyState = 'ok' | 'warning' | 'error';
+
+export interface ListedFile {
+  name: string;
+  size: number;
+  /** Hex SHA-256 of the file; null when it could not be read (or is over the cap). */
+  sha256: string | null;
+}
+
+export interface ListedCheckpoint {
+  uid: string;
+  resourceVersion: string;
+  path: string;
+  modified: string;
+  files: ListedFile[];
+  assigned: boolean;
+  lastKnownGood: boolean;
+  /** Worst finding severity for this checkpoint, when verify ran. */
+  verify?: VerifyState;
+}
+
+export interface ListReport {
+  checkpoints: ListedCheckpoint[];
+}
+
+function marked(snap: Snapshot): { assigned: string | null; lkg: string | null } {
+  const key = (n: 'assigned' | 'last-known-good') => {
+    const d = decodeMetaState(snap.meta[n]);
+    return d.state === 'source' ? `${d.source.uid}/${d.source.resourceVersion}` : null;
+  };
+  return { assigned: key('assigned'), lkg: key('last-known-good') };
+}
+
+function listFile(reader: PayloadReader, cp: Checkpoint, name: string, size: number): ListedFile {
+  const r = reader.read(cp, name);
+  const sha256 = r.ok && !r.truncated ? createHash('sha256').update(r.bytes).digest('hex') : null;
+  return { name, size, sha256 };
+}
+
+export interface ListOptions {
+  uid?: string | undefined;
+  /** Worst verify state per `UID/RV` (absent = ok), when the caller ran verify. */
+  verify?: Map<string, VerifyState>;
+}
+
+/** List checkpoints UID by UID (in name order), resourceVersions oldest first. */
+export function buildList(snap: Snapshot, reader: PayloadReader, opts: ListOptions = {}): ListReport {
+  const m = marked(snap);
+  const uids = opts.uid ? [resolveUid(snap, opts.uid).uid] : snap.uids.map((u) => u.uid);
+  const out: ListedCheckpoint[] = [];
+  for (const u of snap.uids) {
+    if (!uids.includes(u.uid)) continue;
+    for (const cp of orderRVs(u.checkpoints)) {
+      const id = `${cp.uid}/${cp.rv}`;
+      const item: ListedCheckpoint = {
+        uid: cp.uid,
+        resourceVersion: cp.rv,
+        path: cp.rel,
+        modified: new Date(cp.entry.mtimeMs).toISOString(),
+        files: cp.files.map((f) => listFile(reader, cp, f.name, f.size)),
+        assigned: m.assigned === id,
+        lastKnownGood: m.lkg === id,
+      };
+      if (opts.verify) item.verify = opts.verify.get(id) ?? 'ok';
+      out.push(item);
+    }
+  }
+  return { checkpoints: out };
+}
+
+/** The worst severity per `UID/RV` (info does not count); checkpoints without findings are ok. */
+export function verifyStates(findings: readonly Finding[]): Map<string, VerifyState> {
+  const m = new Map<string, VerifyState>();
+  for (const x of findings) {
+    if (!x.ref || !x.ref.includes('/') || x.severity === 'info') continue;
+    if (x.severity === 'error' || !m.has(x.ref)) m.set(x.ref, x.severity);
+  }
+  return m;
+}

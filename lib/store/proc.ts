@@ -1,0 +1,72 @@
+// Running kubelet processes, read from /proc: the first discovery step and the
+// recovery interlock ("a kubelet using this store is running").
+
+import fs from 'node:fs';
+import path from 'node:path';
+
+export interface KubeletProcess {
+  pid: number;
+  argv: string[];
+  /** The process's working directory (relative flags resolve against it), when readable. */
+  cwd: string | null;
+}
+
+function readArgv(procRoot: string, pid: string): string[] | null {
+  try {
+    const raw = fs.readFileSync(path.join(procRoot, pid, 'cmdline'));
+    if (raw.length === 0) return null;
+    const parts = raw.toString('utf8').split('\0');
+    if (parts[parts.length - 1] === '') parts.pop();
+    return parts;
+  } catch {
+    return null;
+  }
+}
+
+function readComm(procRoot: string, pid: string): string {
+  try {
+    return fs.readFileSync(path.join(procRoot, pid, 'comm'), 'utf8').trim();
+  } catch {
+    return '';
+  }
+}
+
+/** Processes whose name or executable is `kubelet`. */
+export function listKubeletProcesses(procRoot = '/proc'): KubeletProcess[] {
+  let pids: string[];
+  try {
+    pids = fs.readdirSync(procRoot).filter((n) => /^[0-9]+$/.test(n));
+  } catch {
+    return [];
+  }
+  const out: KubeletProcess[] = [];
+  for (const pid of pids) {
+    if (Number(pid) === process.pid) continue;
+    const comm = readComm(procRoot, pid);
+    const argv = readArgv(procRoot, pid);
+    if (!argv) continue;
+    if (comm !== 'kubelet' && path.basename(argv[0] ?? '') !== 'kubelet') continue;
+    let cwd: string | null = null;
+    try {
+      cwd = fs.readlinkSync(path.join(procRoot, pid, 'cwd'));
+    } catch {
+      cwd = null;
+    }
+    out.push({ pid: Number(pid), argv, cwd });
+  }
+  return out.sort((a, b) => a.pid - b.pid);
+}
+
+/** The value of a `--name=value` / `--name value` / `-name value` flag; the last one wins (pflag). */
+export function flagValue(argv: readonly string[], name: string): string | null {
+  let value: string | null = null;
+  for (let i = 1; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') break;
+    const m = /^--?([^=]+)(?:=(.*))?$/s.exec(a);
+    if (!m || m[1] !== name) continue;
+    if (m[2] !== undefined) value = m[2];
+    else if (i + 1 < argv.length) value = argv[++i]!;
+  }
+  return value;
+}

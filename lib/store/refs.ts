@@ -1,0 +1,132 @@
+// Ref resolution (DESIGN.md "Refs"): how a command names a config.
+
+import path from 'node:path';
+import { EnvError, RefusedError, UsageError } from '../errors.js';
+import { decodeMetaState } from './meta.js';
+import { orderRVs } from './order.js';
+import { unsafeNameReason } from './safepath.js';
+import type { Checkpoint, Snapshot } from './snapshot.js';
+import type { ConfigMapSource, MetaName } from './types.js';
+
+export type Resolved =
+  | {
+      kind: 'checkpoint';
+      ref: string;
+      /** The meta file the ref went through (`assigned`, `lkg`), else null. */
+      via: MetaName | null;
+      checkpoint: Checkpoint;
+      /** The payload file name, or null when --key is needed and was not given. */
+      key: string | null;
+      /** The ConfigMap source a meta file records for this UID, when one does. */
+      source: ConfigMapSource | null;
+    }
+  | { kind: 'local'; ref: string; via: MetaName | null; path: string | null }
+  | { kind: 'meta'; ref: string; name: MetaName }
+  | { kind: 'file'; ref: string; path: string };
+
+export interface ResolveOptions {
+  /** --key: which file of the checkpoint is the payload. */
+  key?: string | null;
+  /** Host path of the node's --config file, when known. */
+  localConfig?: string | null;
+  cwd?: string;
+}
+
+const META_ALIASES: Record<string, MetaName> = { assigned: 'assigned', 'last-known-good': 'last-known-good', lkg: 'last-known-good' };
+const MIN_PREFIX = 4;
+
+/** Sources recorded by the meta files, keyed by UID. */
+export function metaSources(snap: Snapshot): Map<string, { name: MetaName; source: ConfigMapSource }> {
+  const out = new Map<string, { name: MetaName; source: ConfigMapSource }>();
+  for (const name of ['last-known-good', 'assigned'] as const) {
+    const d = decodeMetaState(snap.meta[name]);
+    if (d.state === 'source' && d.source.uid) out.set(d.source.uid, { name, source: d.source });
+  }
+  return out;
+}
+
+/** The payload file: --key, else the meta file's key for this UID, else `kubelet`, else the only file. */
+export function payloadKey(cp: Checkpoint, source: ConfigMapSource | null, key?: string | null): string | null {
+  if (key) return key;
+  if (source?.kubeletConfigKey) return source.kubeletConfigKey;
+  if (cp.files.some((f) => f.name === 'kubelet')) return 'kubelet';
+  if (cp.files.length === 1) return cp.files[0]!.name;
+  return null;
+}
+
+/** Resolve a UID or unique prefix (≥ 4 characters) to its checkpoints, ordered. */
+export function resolveUid(snap: Snapshot, uid: string): { uid: string; checkpoints: Checkpoint[] } {
+  const exact = snap.uids.find((u) => u.uid === uid);
+  if (exact) return { uid, checkpoints: orderRVs(exact.checkpoints) };
+  const hits = uid.length >= MIN_PREFIX ? snap.uids.filter((u) => u.uid.startsWith(uid)) : [];
+  if (hits.length === 1) return { uid: hits[0]!.uid, checkpoints: orderRVs(hits[0]!.checkpoints) };
+  if (hits.length > 1) {
+    throw new UsageError(`UID prefix "${uid}" is ambiguous: it matches ${hits.map((h) => h.uid).join(', ')}`, 'give more characters of the UID', 'AMBIGUOUS_REF');
+  }
+  const hint = uid.length < MIN_PREFIX && snap.uids.some((u) => u.uid.startsWith(uid)) ? `a UID prefix needs at least ${MIN_PREFIX} characters` : 'run `kubelet-ckpt ls` to see the checkpoints';
+  throw new UsageError(`unknown ref "${uid}": no checkpoint UID ${uid.length < 36 ? 'starts with' : 'is'} "${uid}"`, hint, 'UNKNOWN_REF');
+}
+
+function checkpointOf(snap: Snapshot, ref: string, uid: string, rv: string | null, opts: ResolveOptions): Resolved {
+  const r = resolveUid(snap, uid);
+  let cp: Checkpoint | undefined;
+  if (rv === null) {
+    if (r.checkpoints.length !== 1) {
+      throw new UsageError(
+        `UID ${r.uid} has ${r.checkpoints.length} resourceVersions: ${r.checkpoints.map((c) => c.rv).join(', ')}`,
+        `name one as ${r.uid}/RV`,
+        'AMBIGUOUS_REF',
+      );
+    }
+    cp = r.checkpoints[0];
+  } else {
+    cp = r.checkpoints.find((c) => c.rv === rv);
+    if (!cp) {
+      throw new UsageError(
+        `unknown ref "${ref}": UID ${r.uid} has no resourceVersion "${rv}" (it has ${r.checkpoints.map((c) => c.rv).join(', ') || 'none'})`,
+        null,
+        'UNKNOWN_REF',
+      );
+    }
+  }
+  const source = metaSources(snap).get(cp!.uid)?.source ?? null;
+  return { kind: 'checkpoint', ref, via: null, checkpoint: cp!, key: payloadKey(cp!, source, opts.key), source };
+}
+
+function throughMeta(snap: Snapshot, ref: string, name: MetaName, opts: ResolveOptions): Resolved {
+  const d = decodeMetaState(snap.meta[name]);
+  if (d.state === 'missing' || d.state === 'empty') return { kind: 'local', ref, via: name, path: opts.localConfig ?? null };
+  if (d.state === 'unreadable') throw new EnvError(`cannot read meta/${name}: ${d.error}`, `see \`kubelet-ckpt show meta/${name}\``, 'META_UNREADABLE');
+  if (d.state === 'error') throw new EnvError(`meta/${name} cannot be decoded: ${d.error}`, `see \`kubelet-ckpt show meta/${name} --raw\``, 'META_DECODE');
+  const s = d.source;
+  if (d.unsafe.length) {
+    throw new RefusedError(`meta/${name} names ${d.unsafe[0]!.field} ${JSON.stringify(s[d.unsafe[0]!.field])}, which ${d.unsafe[0]!.reason}: not followed`, 'run `kubelet-ckpt verify` for details', 'UNSAFE_REF');
+  }
+  const u = snap.uids.find((x) => x.uid === s.uid);
+  const cp = u?.checkpoints.find((c) => c.rv === s.resourceVersion);
+  if (!cp) {
+    throw new EnvError(`meta/${name} names checkpoint ${s.uid}/${s.resourceVersion}, which is not on disk`, 'run `kubelet-ckpt verify` for details', 'CHECKPOINT_MISSING');
+  }
+  return { kind: 'checkpoint', ref, via: name, checkpoint: cp, key: opts.key || s.kubeletConfigKey || null, source: s };
+}
+
+/** Resolve a ref as given on the command line. Throws UsageError (exit 2) for bad refs. */
+export function resolveRef(snap: Snapshot, ref: string, opts: ResolveOptions = {}): Resolved {
+  if (ref === '') throw new UsageError('empty ref', 'name a config: assigned, lkg, local, UID/RV, or a file path', 'UNKNOWN_REF');
+  const alias = META_ALIASES[ref];
+  if (alias) return throughMeta(snap, ref, alias, opts);
+  if (ref === 'local') return { kind: 'local', ref, via: null, path: opts.localConfig ?? null };
+  if (ref === 'meta/assigned' || ref === 'meta/last-known-good' || ref === 'meta/lkg') {
+    return { kind: 'meta', ref, name: ref === 'meta/assigned' ? 'assigned' : 'last-known-good' };
+  }
+  if (ref.startsWith('/') || ref.startsWith('./') || ref.startsWith('../')) {
+    return { kind: 'file', ref, path: path.resolve(opts.cwd ?? process.cwd(), ref) };
+  }
+  const parts = ref.split('/');
+  if (parts.length > 2) throw new UsageError(`bad ref "${ref}": expected UID/RV`, 'a file path must start with /, ./ or ../', 'UNKNOWN_REF');
+  for (const p of parts) {
+    const why = unsafeNameReason(p);
+    if (why) throw new UsageError(`bad ref "${ref}": "${p}" ${why}`, null, 'UNSAFE_REF');
+  }
+  return checkpointOf(snap, ref, parts[0]!, parts[1] ?? null, opts);
+}

@@ -1,0 +1,72 @@
+// Reading node files under --root (a mounted node disk): absolute symlinks on that disk
+// point at the node's own /, so they are resolved inside the root, never on the host.
+
+import fs from 'node:fs';
+import path from 'node:path';
+
+const MAX_LINKS = 40;
+
+/** Resolve a node-absolute path to a host path inside `root`, following links within it. */
+export function resolveInRoot(root: string, nodePath: string): string | null {
+  if (root === '/' || root === '') return nodePath;
+  const parts = nodePath.split('/').filter((p) => p && p !== '.');
+  const done: string[] = [];
+  let hops = 0;
+  while (parts.length) {
+    const part = parts.shift()!;
+    if (part === '..') {
+      done.pop();
+      continue;
+    }
+    const host = path.join(root, ...done, part);
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(host);
+    } catch {
+      return path.join(root, ...done, part, ...parts);
+    }
+    if (!st.isSymbolicLink()) {
+      done.push(part);
+      continue;
+    }
+    if (++hops > MAX_LINKS) return null;
+    const target = fs.readlinkSync(host);
+    const rest = target.split('/').filter((p) => p && p !== '.');
+    if (target.startsWith('/')) done.length = 0;
+    parts.unshift(...rest);
+  }
+  return path.join(root, ...done);
+}
+
+/** The text of a node file, or null when absent or unreadable. */
+export function rootedRead(root: string, nodePath: string, cap = 1024 * 1024): string | null {
+  const host = resolveInRoot(root, nodePath);
+  if (!host) return null;
+  try {
+    const st = fs.statSync(host);
+    if (!st.isFile() || st.size > cap) return null;
+    return fs.readFileSync(host, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+export function rootedList(root: string, nodeDir: string): string[] {
+  const host = resolveInRoot(root, nodeDir);
+  if (!host) return [];
+  try {
+    return fs.readdirSync(host);
+  } catch {
+    return [];
+  }
+}
+
+export function rootedIsDir(root: string, nodePath: string): boolean {
+  const host = resolveInRoot(root, nodePath);
+  if (!host) return false;
+  try {
+    return fs.statSync(host).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,154 @@
+// Just enough of systemd's unit-file and environment-file syntax to rebuild the kubelet's
+// command line from kubelet.service, its drop-ins and the EnvironmentFile=s they name.
+
+import { rootedList, rootedRead } from './rooted.js';
+
+export interface UnitFiles {
+  /** Files read, in the order systemd applies them. */
+  files: string[];
+  environment: Map<string, string>;
+  environmentFiles: { path: string; optional: boolean }[];
+  execStart: string | null;
+}
+
+const UNIT_DIRS = ['/etc/systemd/system', '/run/systemd/system', '/usr/local/lib/systemd/system', '/lib/systemd/system', '/usr/lib/systemd/system'];
+const UNIT = 'kubelet.service';
+
+/** Logical lines of a unit file: comments dropped, backslash continuations joined. */
+function logicalLines(text: string): string[] {
+  const out: string[] = [];
+  let cur = '';
+  for (const raw of text.split(/\r?\n/)) {
+    const line = cur ? raw : raw.trimStart();
+    if (!cur && (line.startsWith('#') || line.startsWith(';'))) continue;
+    if (line.endsWith('\\')) {
+      cur += line.slice(0, -1) + ' ';
+      continue;
+    }
+    out.push((cur + line).trim());
+    cur = '';
+  }
+  if (cur) out.push(cur.trim());
+  return out;
+}
+
+/** Split on whitespace honouring "double" and 'single' quotes and backslash escapes. */
+export function splitWords(s: string): string[] {
+  const words: string[] = [];
+  let cur = '';
+  let inWord = false;
+  let quote: '"' | "'" | null = null;
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i]!;
+    if (quote) {
+      if (c === quote) quote = null;
+      else if (c === '\\' && quote === '"' && i + 1 < s.length) cur += s[++i];
+      else cur += c;
+      continue;
+    }
+    if (c === '"' || c === "'") {
+      quote = c;
+      inWord = true;
+    } else if (c === '\\' && i + 1 < s.length) {
+      cur += s[++i];
+      inWord = true;
+    } else if (/\s/.test(c)) {
+      if (inWord) words.push(cur);
+      cur = '';
+      inWord = false;
+    } else {
+      cur += c;
+      inWord = true;
+    }
+  }
+  if (inWord) words.push(cur);
+  return words;
+}
+
+function applyServiceLine(u: UnitFiles, key: string, value: string): void {
+  if (key === 'ExecStart') u.execStart = value === '' ? null : value;
+  else if (key === 'Environment') {
+    for (const w of splitWords(value)) {
+      const eq = w.indexOf('=');
+      if (eq > 0) u.environment.set(w.slice(0, eq), w.slice(eq + 1));
+    }
+  } else if (key === 'EnvironmentFile') {
+    if (value === '') u.environmentFiles = [];
+    else {
+      const optional = value.startsWith('-');
+      u.environmentFiles.push({ path: optional ? value.slice(1) : value, optional });
+    }
+  }
+}
+
+function applyUnitText(u: UnitFiles, text: string): void {
+  let section = '';
+  for (const line of logicalLines(text)) {
+    const sec = /^\[(.+)\]$/.exec(line);
+    if (sec) {
+      section = sec[1]!;
+      continue;
+    }
+    const eq = line.indexOf('=');
+    if (section !== 'Service' || eq < 0) continue;
+    applyServiceLine(u, line.slice(0, eq).trim(), line.slice(eq + 1).trim());
+  }
+}
+
+/** Read kubelet.service and its drop-ins under `root`. Returns null when there is no unit. */
+export function readKubeletUnit(root: string): UnitFiles | null {
+  const u: UnitFiles = { files: [], environment: new Map(), environmentFiles: [], execStart: null };
+  for (const dir of UNIT_DIRS) {
+    const text = rootedRead(root, `${dir}/${UNIT}`);
+    if (text !== null) {
+      u.files.push(`${dir}/${UNIT}`);
+      applyUnitText(u, text);
+      break;
+    }
+  }
+  // Drop-ins: one per file name, the first directory wins; applied in name order.
+  const dropins = new Map<string, string>();
+  for (const dir of UNIT_DIRS) {
+    for (const name of rootedList(root, `${dir}/${UNIT}.d`)) {
+      if (name.endsWith('.conf') && !dropins.has(name)) dropins.set(name, `${dir}/${UNIT}.d/${name}`);
+    }
+  }
+  for (const name of [...dropins.keys()].sort()) {
+    const p = dropins.get(name)!;
+    const text = rootedRead(root, p);
+    if (text === null) continue;
+    u.files.push(p);
+    applyUnitText(u, text);
+  }
+  return u.files.length ? u : null;
+}
+
+/** Parse an EnvironmentFile: KEY=VALUE lines, quotes removed, comments ignored. */
+export function parseEnvFile(text: string): Map<string, string> {
+  const env = new Map<string, string>();
+  for (const line of logicalLines(text)) {
+    const m = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/s.exec(line);
+    if (!m) continue;
+    const words = splitWords(m[2]!);
+    env.set(m[1]!, words.join(' '));
+  }
+  return env;
+}
+
+/**
+ * systemd's ExecStart expansion: `$VAR` as a whole word splits into words, `${VAR}`
+ * substitutes in place as part of one word; the command's `-@+!` prefixes are dropped.
+ */
+export function expandExecStart(exec: string, env: Map<string, string>): string[] {
+  const out: string[] = [];
+  for (const word of splitWords(exec)) {
+    const whole = /^\$([A-Za-z_][A-Za-z0-9_]*)$/.exec(word);
+    if (whole) {
+      out.push(...splitWords(env.get(whole[1]!) ?? ''));
+      continue;
+    }
+    out.push(word.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, k: string) => env.get(k) ?? ''));
+  }
+  if (out.length) out[0] = out[0]!.replace(/^[-@+!:]+/, '');
+  return out;
+}

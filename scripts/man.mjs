@@ -1,0 +1,28 @@
+#!/usr/bin/env node
+// man/*.md (the source) → man/*.1 (roff) with marked-man, deterministic.
+//   node scripts/man.mjs           regenerate
+//   node scripts/man.mjs --check   fail when a committed .1 is out of date
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const root = path.resolve(new URL('..', import.meta.url).pathname);
+const manDir = path.join(root, 'man');
+const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+const bin = path.join(root, 'node_modules', 'marked-man', 'bin', 'marked-man.js');
+const check = process.argv.includes('--check');
+let stale = 0;
+for (const md of fs.readdirSync(manDir).filter((f) => f.endsWith('.md')).sort()) {
+  const roff = execFileSync(process.execPath, [bin, '--version', `kubelet-ckpt ${pkg.version}`, '--manual', 'kubelet-ckpt manual', '--no-breaks', path.join(manDir, md)], {
+    encoding: 'utf8',
+    env: { ...process.env, SOURCE_DATE_EPOCH: '1795305600' },
+  });
+  const out = path.join(manDir, md.replace(/\.md$/, '.1'));
+  if (check) {
+    if (!fs.existsSync(out) || fs.readFileSync(out, 'utf8') !== roff) {
+      console.error(`out of date: man/${path.basename(out)} (run npm run man)`);
+      stale++;
+    }
+  } else fs.writeFileSync(out, roff);
+}
+process.exitCode = stale ? 1 : 0;

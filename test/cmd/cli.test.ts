@@ -1,0 +1,174 @@
+// The built CLI, run as a user would: args → stdout, stderr, exit code.
+import t from 'tap';
+import fs from 'node:fs';
+import path from 'node:path';
+import { GOOD_PAYLOAD, asNobody, copyFixture, isRoot, json, metaYaml, repoRoot, runCli, writeTree } from '../helpers.js';
+
+const DEMO_ROOT = path.join(repoRoot, 'fixtures/demo');
+const DEMO = path.join(DEMO_ROOT, 'var/lib/kubelet/dynamic-config');
+const UID = '5808539f-48e3-4e47-8ce6-c261c48fa1d9';
+const X = '946d785e-998a-11e7-a8dd-42010a800006';
+
+t.test('status -o json on the demo store: DESIGN.md shape', async (t) => {
+  const r = runCli(['--dir', DEMO, 'status', '--no-journal', '-o', 'json']);
+  t.equal(r.code, 0, r.stderr);
+  t.equal(r.stderr, '');
+  const s = json(r);
+  t.same(Object.keys(s).slice(0, 8), ['store', 'assigned', 'lastKnownGood', 'assignedModified', 'trial', 'nextBoot', 'checkpoints', 'problems']);
+  t.same(s.assigned, { namespace: 'kube-system', name: 'node-config-worker', uid: UID, resourceVersion: '42315', kubeletConfigKey: 'kubelet', apiPath: '/api/v1/namespaces/kube-system/configmaps/node-config-worker' });
+  t.match(s.lastKnownGood, { uid: UID, resourceVersion: '41877' });
+  t.match(s.nextBoot, { source: 'assigned', ref: { uid: UID, resourceVersion: '42315' }, statusError: null, willStart: true, promotesToLastKnownGood: true });
+  t.match(s.trial, { inTrial: true, endsAt: /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/ });
+  t.equal(s.checkpoints, 4);
+  t.match(s.assignedModified, /Z$/);
+});
+
+t.test('--root finds the store through kubeadm-flags.env', async (t) => {
+  const r = runCli(['--root', DEMO_ROOT, 'status', '--no-journal', '-o', 'json', '-v']);
+  t.equal(r.code, 0, r.stderr);
+  t.equal(json(r).store, path.join(DEMO, 'store'));
+  t.match(r.stderr, /discover: systemd: EnvironmentFile \/var\/lib\/kubelet\/kubeadm-flags.env/);
+});
+
+t.test('status text fits the reader', async (t) => {
+  const r = runCli(['--dir', DEMO, 'status', '--no-journal']);
+  t.equal(r.code, 0);
+  t.match(r.stdout, /^Store {12}.*\nAssigned {9}kube-system\/node-config-worker {2}5808539f-48e3-4e47-8ce6-c261c48fa1d9\/42315 {2}key kubelet\n/);
+  t.match(r.stdout, /Next boot {8}assigned 5808539f-48e3-4e47-8ce6-c261c48fa1d9\/42315: starts/);
+  t.notMatch(r.stdout, /\u001b\[/, 'no colour when not a TTY');
+});
+
+t.test('status on the scenario stores: source, willStart, exit code', async (t) => {
+  const table: [string, string, boolean | null, number][] = [
+    ['stores/healthy', 'assigned', true, 0],
+    ['stores/in-trial', 'assigned', true, 0],
+    ['stores/empty-meta', 'local', true, 0],
+    ['stores/bad-meta', 'none', false, 1],
+    ['stores/hostile', 'unknown', null, 1],
+  ];
+  for (const [store, source, willStart, code] of table) {
+    const r = runCli(['--dir', path.join(repoRoot, 'fixtures', store), 'status', '--no-journal', '-o', 'json']);
+    t.equal(r.code, code, `${store} exit code`);
+    t.match(json(r).nextBoot, { source, willStart }, store);
+  }
+});
+
+t.test('ls: markers, order, sha256', async (t) => {
+  const r = runCli(['--dir', DEMO, 'ls', '-o', 'json']);
+  t.equal(r.code, 0, r.stderr);
+  const cps = json<{ checkpoints: { uid: string; resourceVersion: string; assigned: boolean; lastKnownGood: boolean; files: { name: string; size: number; sha256: string }[]; path: string }[] }>(r).checkpoints;
+  t.same(cps.map((c) => `${c.uid.slice(0, 4)}/${c.resourceVersion}${c.assigned ? 'A' : ''}${c.lastKnownGood ? 'L' : ''}`), ['5808/41230', '5808/41877L', '5808/42315A', '705a/1326']);
+  const f = cps[2]!.files[0]!;
+  const bytes = fs.readFileSync(path.join(DEMO, 'store', cps[2]!.path, 'kubelet'));
+  t.equal(f.size, bytes.length);
+  t.equal(f.sha256, (await import('node:crypto')).createHash('sha256').update(bytes).digest('hex'));
+  const text = runCli(['--dir', DEMO, 'ls', '--uid', '5808']);
+  t.equal(text.stdout.split('\n').filter(Boolean).length, 4, 'header + 3 RVs of one UID');
+});
+
+t.test('show: payloads, meta files, raw bytes, refs', async (t) => {
+  const raw = runCli(['--dir', DEMO, 'show', 'meta/assigned', '--raw']);
+  t.equal(raw.stdout, fs.readFileSync(path.join(DEMO, 'store/meta/assigned'), 'utf8'));
+  const js = runCli(['--dir', DEMO, 'show', `${UID.slice(0, 8)}/41230`]);
+  t.equal(js.code, 0);
+  t.match(js.stdout, /^\{\n {2}"kind": "KubeletConfiguration"/, 'JSON payload pretty-printed');
+  const lkg = runCli(['--dir', DEMO, 'show', 'lkg', '-o', 'json']);
+  t.match(json(lkg), { kind: 'checkpoint', uid: UID, resourceVersion: '41877', key: 'kubelet', path: `checkpoints/${UID}/41877/kubelet` });
+  const local = runCli(['--root', DEMO_ROOT, 'show', 'local', '-o', 'json']);
+  t.match(json(local), { kind: 'local', path: path.join(DEMO_ROOT, 'var/lib/kubelet/config.yaml') });
+});
+
+t.test('usage errors exit 2 and name the way out', async (t) => {
+  const table: [string[], RegExp][] = [
+    [['--dir', DEMO, 'show', 'zzzz'], /unknown ref "zzzz"/],
+    [['--dir', DEMO, 'show', UID], /has 3 resourceVersions: 41230, 41877, 42315/],
+    [['--dir', DEMO, 'show', `${UID}/..`], /bad ref/],
+    [['--dir', DEMO, 'frobnicate'], /Unknown argument|Unknown command|Did you mean/i],
+    [['--dir', DEMO, 'status', '--bogus'], /Unknown argument/i],
+    [['--dir', DEMO, 'status', '-o', 'xml'], /Invalid values|Choices/i],
+    [['--dir', DEMO], /name a command/],
+  ];
+  for (const [args, msg] of table) {
+    const r = runCli(args);
+    t.equal(r.code, 2, args.join(' '));
+    t.match(r.stderr, msg);
+    t.equal(r.stdout, '', 'nothing on stdout');
+  }
+});
+
+t.test('-o json errors: stdout empty, error object on stderr', async (t) => {
+  const r = runCli(['--dir', '/nonexistent/dc', 'status', '-o', 'json']);
+  t.equal(r.code, 3);
+  t.equal(r.stdout, '');
+  t.match(JSON.parse(r.stderr), { error: { code: 'STORE_NOT_FOUND', message: /nonexistent/, exitCode: 3, hint: /--dir/ } });
+  const u = runCli(['--dir', DEMO, 'show', 'nope', '-o', 'json']);
+  t.match(JSON.parse(u.stderr), { error: { code: 'UNKNOWN_REF', exitCode: 2 } });
+});
+
+t.test('bad stores: exit 3 with a hint, never a stack trace', async (t) => {
+  const dir = t.testdir({ file: 'x', empty: {}, nometa: { store: { checkpoints: {} } } });
+  const table: [string, number, RegExp][] = [
+    [path.join(dir, 'missing'), 3, /cannot open .*missing: no such file/],
+    [path.join(dir, 'file'), 3, /is not a directory/],
+    [path.join(dir, 'empty'), 3, /no checkpoint store in/],
+  ];
+  for (const [d, code, msg] of table) {
+    const r = runCli(['--dir', d, 'status', '--no-journal']);
+    t.equal(r.code, code, d);
+    t.match(r.stderr, msg);
+    t.notMatch(r.stderr, /\n\s+at /, 'no stack trace');
+  }
+  const nm = runCli(['--dir', path.join(dir, 'nometa'), 'status', '--no-journal', '-o', 'json']);
+  t.equal(nm.code, 0, 'a store without meta/: the kubelet would create it empty (local)');
+  t.match(json(nm).nextBoot, { source: 'local' });
+});
+
+t.test('unreadable store or meta dir: exit 3 with a hint to run as root', { skip: !isRoot && 'needs root to drop privileges' }, async (t) => {
+  const dir = copyFixture('stores/healthy');
+  fs.chmodSync(path.join(dir, 'store'), 0o700);
+  let r = asNobody(['--dir', dir, 'status', '--no-journal']);
+  t.equal(r.code, 3, r.stderr);
+  t.match(r.stderr, /run kubelet-ckpt as root/);
+  fs.chmodSync(path.join(dir, 'store'), 0o755);
+  fs.chmodSync(path.join(dir, 'store/meta'), 0o700);
+  r = asNobody(['--dir', dir, 'status', '--no-journal']);
+  t.equal(r.code, 3, r.stderr);
+  t.match(r.stderr, /cannot read .*meta: permission denied/);
+  fs.chmodSync(path.join(dir, 'store/meta'), 0o755);
+  fs.chmodSync(path.join(dir, `store/checkpoints/${X}`), 0o700);
+  r = asNobody(['--dir', dir, 'ls', '-o', 'json']);
+  t.equal(r.code, 0, 'an unreadable entry inside the store is reported, the rest shown');
+  r = asNobody(['--dir', dir, 'verify', '-o', 'json']);
+  t.match(json(r).findings, [{ code: 'UNREADABLE' }]);
+});
+
+t.test('hostile store: nothing outside is read, everything reported', async (t) => {
+  const dir = copyFixture('stores/hostile');
+  writeTree(dir, { 'store/checkpoints/x': null });
+  const r = runCli(['--dir', dir, 'verify', '-o', 'json']);
+  t.equal(r.code, 1);
+  const codes = json<{ findings: { code: string }[] }>(r).findings.map((f) => f.code);
+  for (const c of ['UNSAFE_REF', 'CHECKPOINT_ENTRY', 'PAYLOAD_NOT_UTF8']) t.ok(codes.includes(c), c);
+  const show = runCli(['--dir', dir, 'show', 'assigned']);
+  t.equal(show.code, 4, 'a meta file naming ".." is refused, not followed');
+  const lkg = runCli(['--dir', dir, 'show', 'lkg']);
+  t.not(lkg.code, 0);
+  t.notMatch(lkg.stdout, /root:/, '/etc/passwd is never printed');
+});
+
+t.test('a store written as the kubelet writes it', async (t) => {
+  const dir = t.testdir();
+  writeTree(dir, { 'store/meta/assigned': metaYaml({ uid: X, rv: '7' }), 'store/meta/last-known-good': '', [`store/checkpoints/${X}/7/kubelet`]: GOOD_PAYLOAD });
+  const r = runCli(['--dir', dir, 'status', '--no-journal', '-o', 'json']);
+  t.match(json(r), { assigned: { uid: X, resourceVersion: '7' }, lastKnownGood: null, nextBoot: { source: 'assigned', willStart: true, promotesToLastKnownGood: true } });
+  t.equal(runCli(['--dir', path.join(dir, 'store'), 'status', '--no-journal', '-o', 'json']).code, 0, 'the store dir itself is accepted');
+});
+
+t.test('help and version', async (t) => {
+  const h = runCli(['--help']);
+  t.equal(h.code, 0);
+  for (const c of ['status', 'ls', 'show', 'verify', 'completion']) t.match(h.stdout, new RegExp(`kubelet-ckpt ${c}`));
+  t.match(runCli(['--version']).stdout, /^\d+\.\d+\.\d+\n$/);
+  const comp = runCli(['completion'], { env: { SHELL: '/bin/bash' } });
+  t.match(comp.stdout, /complete -o .*kubelet-ckpt/);
+});

@@ -1,0 +1,91 @@
+// Shared test helpers: real directory trees in temp dirs, and the built CLI run as a user would.
+
+import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const sharedDir = path.resolve(repoRoot, '../shared');
+export const cliPath = path.join(repoRoot, 'dist', 'kubelet-ckpt.mjs');
+
+/** Write `files` (path → content) under `dir`. A null content makes a directory. */
+export function writeTree(dir: string, files: Record<string, string | Buffer | null>): string {
+  for (const [rel, content] of Object.entries(files)) {
+    const p = path.join(dir, rel);
+    if (content === null) {
+      fs.mkdirSync(p, { recursive: true });
+      continue;
+    }
+    fs.mkdirSync(path.dirname(p), { recursive: true });
+    fs.writeFileSync(p, content);
+  }
+  return dir;
+}
+
+/** A fresh temp dir (removed at exit by the OS tmp cleaner; tests use t.testdir where they can). */
+export function tempDir(prefix = 'kckpt-'): string {
+  return fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', prefix));
+}
+
+/** Copy a fixture tree (symlinks kept as links) into a temp dir. */
+export function copyFixture(rel: string, dest = tempDir()): string {
+  fs.chmodSync(dest, 0o755);
+  fs.cpSync(path.join(repoRoot, 'fixtures', rel), dest, { recursive: true, verbatimSymlinks: true });
+  return dest;
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run the built CLI. NO_COLOR unless the caller sets env; never inherits a TTY. */
+export function runCli(args: string[], opts: SpawnSyncOptions = {}): CliResult {
+  const r = spawnSync(process.execPath, [cliPath, ...args], {
+    encoding: 'utf8',
+    timeout: 60_000,
+    ...opts,
+    env: { ...cleanEnv(), NO_COLOR: '1', ...(opts.env ?? {}) },
+  });
+  return { code: r.status, stdout: String(r.stdout), stderr: String(r.stderr) };
+}
+
+/** The environment without tap's NODE_OPTIONS hooks (children are the program, not tests). */
+export function cleanEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.NODE_OPTIONS;
+  delete env.NODE_EXTRA_CA_CERTS;
+  return env;
+}
+
+export function json<T = Record<string, unknown>>(r: CliResult): T {
+  try {
+    return JSON.parse(r.stdout) as T;
+  } catch {
+    throw new Error(`stdout is not JSON (exit ${r.code}):\n${r.stdout}\nstderr:\n${r.stderr}`);
+  }
+}
+
+/** The kubelet's golden meta encoding (store-format.md) for simple values. */
+export function metaYaml(s: { uid: string; rv: string; name?: string; namespace?: string; key?: string }): string {
+  const rv = /^[0-9]+$/.test(s.rv) ? `"${s.rv}"` : s.rv;
+  return `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: SerializedNodeConfigSource\nsource:\n  configMap:\n    kubeletConfigKey: ${s.key ?? 'kubelet'}\n    name: ${s.name ?? 'cfg'}\n    namespace: ${s.namespace ?? 'kube-system'}\n    resourceVersion: ${rv}\n    uid: ${s.uid}\n`;
+}
+
+export const GOOD_PAYLOAD = 'kind: KubeletConfiguration\napiVersion: kubelet.config.k8s.io/v1beta1\ncgroupDriver: systemd\nclusterDNS:\n- 10.96.0.10\nclusterDomain: cluster.local\nstaticPodPath: /etc/kubernetes/manifests\nauthentication:\n  x509:\n    clientCAFile: /etc/kubernetes/pki/ca.crt\n';
+
+/** Run a function as an unprivileged user (nobody) via setpriv, for permission tests as root. */
+export function asNobody(args: string[], opts: SpawnSyncOptions = {}): CliResult {
+  const r = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, cliPath, ...args], {
+    encoding: 'utf8',
+    timeout: 60_000,
+    ...opts,
+    // This machine's /etc is not searchable by others: keep node from reading openssl.cnf.
+    env: { ...cleanEnv(), NO_COLOR: '1', OPENSSL_CONF: '/dev/null', ...(opts.env ?? {}) },
+  });
+  return { code: r.status, stdout: String(r.stdout), stderr: String(r.stderr) };
+}
+
+export const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;

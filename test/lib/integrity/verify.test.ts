@@ -1,0 +1,111 @@
+// Every finding code of DESIGN.md's table, each from a real tree built on disk.
+import t from 'tap';
+import fs from 'node:fs';
+import path from 'node:path';
+import { takeSnapshot, fsPayloadReader } from '../../../lib/store/snapshot.js';
+import { verifyStore } from '../../../lib/integrity/verify.js';
+import type { ConfigJudge } from '../../../lib/integrity/judge.js';
+import { GOOD_PAYLOAD, metaYaml, writeTree } from '../../helpers.js';
+
+const U = 'aaaaaaaa-0000-4000-8000-00000000000a';
+const V = 'bbbbbbbb-0000-4000-8000-00000000000b';
+
+/** A stand-in for the kubelet pipeline, keyed on markers in the payload text. */
+const judge: ConfigJudge = (bytes) => {
+  const s = bytes.toString();
+  if (!s.includes('kind:')) return { stage: 'load-error', error: "failed to decode: Object 'Kind' is missing in '...'" };
+  if (s.includes('INVALID')) return { stage: 'validate-error', error: 'invalid configuration: port (--port) 0 must be between 1 and 65535, inclusive', failures: [{ field: 'port', message: 'invalid configuration: port (--port) 0 must be between 1 and 65535, inclusive' }] };
+  return {
+    stage: 'ok',
+    error: null,
+    strict: s.includes('STRICT') ? [{ path: 'notAField', message: 'unknown field "notAField"' }] : [],
+    relativePaths: s.includes('RELATIVE') ? [{ field: 'staticPodPath', value: 'manifests' }] : [],
+    overrides: s.includes('OVERRIDE') ? [{ flag: 'max-pods', path: 'maxPods', value: 50, payloadValue: 110 }] : [],
+  };
+};
+
+const good = (extra = '') => GOOD_PAYLOAD + extra;
+const base = (files: Record<string, string | Buffer | null>) => ({
+  'store/meta/assigned': metaYaml({ uid: U, rv: '1' }),
+  'store/meta/last-known-good': metaYaml({ uid: U, rv: '1' }),
+  [`store/checkpoints/${U}/1/kubelet`]: good(),
+  ...files,
+});
+
+function verify(t: Tap.Test, files: Record<string, string | Buffer | null>, setup?: (dir: string) => void) {
+  const dir = t.testdir();
+  writeTree(dir, files);
+  setup?.(dir);
+  const snap = takeSnapshot(dir);
+  return verifyStore(snap, { reader: fsPayloadReader(snap), judge, local: { path: null, judgement: null } });
+}
+
+const codes = (r: { findings: { code: string }[] }) => [...new Set(r.findings.map((f) => f.code))].sort();
+
+t.test('a healthy store has no findings', async (t) => {
+  const r = verify(t, base({}));
+  t.same(r, { ok: true, findings: [] });
+});
+
+const table: [string, Record<string, string | Buffer | null>, string[], ((dir: string) => void)?][] = [
+  ['META_NOT_REGULAR (directory)', base({ 'store/meta/last-known-good': null }), ['META_NOT_REGULAR', 'NEXT_BOOT_FAILS']],
+  ['META_DECODE', base({ 'store/meta/assigned': 'garbage: [' }), ['META_DECODE', 'NEXT_BOOT_FAILS']],
+  ['META_INCOMPLETE', base({ 'store/meta/last-known-good': metaYaml({ uid: U, rv: '1', name: '""' }) }), ['META_INCOMPLETE']],
+  ['UNSAFE_REF', base({ 'store/meta/assigned': metaYaml({ uid: '..', rv: '1' }) }), ['UNSAFE_REF']],
+  ['CHECKPOINT_MISSING', base({ 'store/meta/assigned': metaYaml({ uid: U, rv: '2' }) }), ['CHECKPOINT_MISSING']],
+  ['PAYLOAD_KEY_MISSING', base({ 'store/meta/assigned': metaYaml({ uid: V, rv: '3' }), [`store/checkpoints/${V}/3/other`]: good() }), ['PAYLOAD_KEY_MISSING']],
+  ['PAYLOAD_DECODE', base({ 'store/meta/assigned': metaYaml({ uid: V, rv: '3' }), [`store/checkpoints/${V}/3/kubelet`]: 'apiVersion: v1\n' }), ['PAYLOAD_DECODE']],
+  ['PAYLOAD_INVALID', base({ 'store/meta/assigned': metaYaml({ uid: V, rv: '3' }), [`store/checkpoints/${V}/3/kubelet`]: good('# INVALID\n') }), ['PAYLOAD_INVALID']],
+  ['PAYLOAD_STRICT', base({ [`store/checkpoints/${U}/1/kubelet`]: good('# STRICT\n') }), ['PAYLOAD_STRICT']],
+  ['PAYLOAD_RELATIVE_PATH', base({ [`store/checkpoints/${U}/1/kubelet`]: good('# RELATIVE\n') }), ['PAYLOAD_RELATIVE_PATH']],
+  ['FLAG_OVERRIDE', base({ [`store/checkpoints/${U}/1/kubelet`]: good('# OVERRIDE\n') }), ['FLAG_OVERRIDE']],
+  ['CHECKPOINT_ENTRY (subdirectory)', base({ [`store/checkpoints/${U}/1/sub/x`]: 'x' }), ['CHECKPOINT_ENTRY']],
+  ['CHECKPOINT_ENTRY (bad key name)', base({ [`store/checkpoints/${U}/1/has space`]: 'x' }), ['CHECKPOINT_ENTRY']],
+  ['CHECKPOINT_ENTRY (file in checkpoints/)', base({ 'store/checkpoints/stray': 'x' }), ['CHECKPOINT_ENTRY']],
+  ['TMP_LEFTOVER', base({ 'store/meta/tmp_assigned0123': 'x', [`store/checkpoints/${U}/tmp_1987654`]: null }), ['TMP_LEFTOVER']],
+  ['LKG_UNUSABLE', base({ 'store/meta/last-known-good': metaYaml({ uid: V, rv: '3' }), [`store/checkpoints/${V}/3/kubelet`]: 'nokind\n' }), ['LKG_UNUSABLE', 'PAYLOAD_DECODE']],
+  ['PAYLOAD_TOO_LARGE', base({ [`store/checkpoints/${U}/1/big`]: Buffer.alloc(1024 * 1024 + 1, 0x61) }), ['PAYLOAD_TOO_LARGE']],
+  ['PAYLOAD_NOT_UTF8', base({ [`store/checkpoints/${U}/1/bin`]: Buffer.from([0xff, 0xfe, 0x00]) }), ['PAYLOAD_NOT_UTF8']],
+  ['NEXT_BOOT_FAILS', base({ 'store/meta/assigned': metaYaml({ uid: V, rv: '3' }), 'store/meta/last-known-good': metaYaml({ uid: V, rv: '4' }), [`store/checkpoints/${V}/3/kubelet`]: 'x\n', [`store/checkpoints/${V}/4/kubelet`]: 'y\n' }), ['LKG_UNUSABLE', 'NEXT_BOOT_FAILS', 'PAYLOAD_DECODE']],
+  ['HASH_MISMATCH', base({ 'store/meta/assigned': metaYaml({ uid: V, rv: '3', name: 'node-config-9mbkccg2cc' }), [`store/checkpoints/${V}/3/kubelet`]: good() }), ['HASH_MISMATCH']],
+  ['PERMISSIONS', base({}), ['PERMISSIONS'], (dir) => fs.chmodSync(path.join(dir, `store/checkpoints/${U}/1/kubelet`), 0o666)],
+  ['META_NOT_REGULAR (symlink inside)', base({ 'store/meta/copy': metaYaml({ uid: U, rv: '1' }) }), ['META_NOT_REGULAR'], (dir) => {
+    fs.rmSync(path.join(dir, 'store/meta/assigned'));
+    fs.symlinkSync('copy', path.join(dir, 'store/meta/assigned'));
+  }],
+  ['CHECKPOINT_ENTRY (symlink out of the store)', base({}), ['CHECKPOINT_ENTRY'], (dir) => fs.symlinkSync('/etc', path.join(dir, `store/checkpoints/${U}/2`))],
+];
+
+for (const [name, files, want, setup] of table) {
+  t.test(name, async (t) => {
+    const r = verify(t, files, setup);
+    t.same(codes(r), want, JSON.stringify(r.findings.map((f) => `${f.code}: ${f.message}`), null, 1));
+    t.equal(r.ok, !r.findings.some((f) => f.severity === 'error'));
+    for (const f of r.findings) {
+      t.match(f, { severity: /^(error|warning|info)$/, code: /^[A-Z0-9_]+$/, message: /\S/ });
+      if (f.path !== null) t.notMatch(f.path, /^\//, 'paths are relative to the store');
+    }
+  });
+}
+
+t.test('errors sort before warnings before info', async (t) => {
+  const r = verify(t, base({ [`store/checkpoints/${U}/1/kubelet`]: good('# OVERRIDE STRICT\n'), 'store/checkpoints/stray': 'x' }));
+  t.same(r.findings.map((f) => f.severity), ['error', 'warning', 'info']);
+});
+
+t.test('a symlinked meta file out of the store is never read', async (t) => {
+  const r = verify(t, base({ 'outside/secret': 'garbage: [' }), (dir) => {
+    fs.rmSync(path.join(dir, 'store/meta/assigned'));
+    fs.symlinkSync(path.join(dir, 'outside/secret'), path.join(dir, 'store/meta/assigned'));
+  });
+  t.same(codes(r), ['META_NOT_REGULAR'], 'the target (undecodable) was not read');
+  t.match(r.findings[0]!.message, /symbolic link to .*outside\/secret/);
+});
+
+t.test('a dangling meta symlink: the kubelet cannot read it', async (t) => {
+  const r = verify(t, base({}), (dir) => {
+    fs.rmSync(path.join(dir, 'store/meta/assigned'));
+    fs.symlinkSync('/nonexistent/x', path.join(dir, 'store/meta/assigned'));
+  });
+  t.same(codes(r), ['META_NOT_REGULAR', 'NEXT_BOOT_FAILS']);
+});

@@ -1,0 +1,74 @@
+import t from 'tap';
+import fs from 'node:fs';
+import path from 'node:path';
+import { discover, requireStoreDir } from '../../../lib/store/discover.js';
+import { expandExecStart, parseEnvFile, splitWords } from '../../../lib/store/systemd.js';
+import { resolveInRoot } from '../../../lib/store/rooted.js';
+import { flagValue } from '../../../lib/store/proc.js';
+import { writeTree } from '../../helpers.js';
+
+const KUBEADM_DROPIN = '[Service]\nEnvironment="KUBELET_KUBECONFIG_ARGS=--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf --kubeconfig=/etc/kubernetes/kubelet.conf"\nEnvironment="KUBELET_CONFIG_ARGS=--config=/var/lib/kubelet/config.yaml"\nEnvironmentFile=-/var/lib/kubelet/kubeadm-flags.env\nEnvironmentFile=-/etc/default/kubelet\nExecStart=\nExecStart=/usr/bin/kubelet $KUBELET_KUBECONFIG_ARGS $KUBELET_CONFIG_ARGS $KUBELET_KUBEADM_ARGS $KUBELET_EXTRA_ARGS\n';
+
+t.test('word splitting and env files', async (t) => {
+  t.same(splitWords(`a "b c" 'd e' f\\ g`), ['a', 'b c', 'd e', 'f g']);
+  t.same([...parseEnvFile('# comment\nKUBELET_KUBEADM_ARGS="--a=b --c=d"\nX=1\nexport Y=\'two words\'\n')], [['KUBELET_KUBEADM_ARGS', '--a=b --c=d'], ['X', '1'], ['Y', 'two words']]);
+  t.same([...parseEnvFile('KUBELET_KUBEADM_ARGS=--a=b --c=d\n')], [['KUBELET_KUBEADM_ARGS', '--a=b --c=d']], 'kubeadm 1.11-1.13 wrote it unquoted');
+  const env = new Map([['A', '--x=1 --y=2'], ['B', 'v']]);
+  t.same(expandExecStart('-/usr/bin/kubelet $A --z=${B}w $UNSET', env), ['/usr/bin/kubelet', '--x=1', '--y=2', '--z=vw']);
+});
+
+t.test('flagValue: pflag forms, last wins', async (t) => {
+  t.equal(flagValue(['kubelet', '--dynamic-config-dir=/a', '--dynamic-config-dir', '/b'], 'dynamic-config-dir'), '/b');
+  t.equal(flagValue(['kubelet', '-dynamic-config-dir=/c'], 'dynamic-config-dir'), '/c');
+  t.equal(flagValue(['kubelet', '--config=/x'], 'dynamic-config-dir'), null);
+});
+
+t.test('--root: kubeadm drop-in + kubeadm-flags.env (quoted and unquoted)', async (t) => {
+  for (const flags of ['KUBELET_KUBEADM_ARGS="--dynamic-config-dir=/var/lib/kubelet/dyn --cgroup-driver=systemd"\n', 'KUBELET_KUBEADM_ARGS=--dynamic-config-dir=/var/lib/kubelet/dyn --cgroup-driver=systemd\n']) {
+    const root = t.testdir();
+    writeTree(root, {
+      'lib/systemd/system/kubelet.service': '[Service]\nExecStart=/usr/bin/kubelet\n',
+      'etc/systemd/system/kubelet.service.d/10-kubeadm.conf': KUBEADM_DROPIN,
+      'var/lib/kubelet/kubeadm-flags.env': flags,
+      'var/lib/kubelet/dyn/store/meta': null,
+    });
+    const d = discover({ root });
+    t.equal(d.dir, path.join(root, 'var/lib/kubelet/dyn'));
+    t.equal(d.configFile, path.join(root, 'var/lib/kubelet/config.yaml'));
+    t.match(d.commandLine?.argv, ['/usr/bin/kubelet', '--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf', '--kubeconfig=/etc/kubernetes/kubelet.conf', '--config=/var/lib/kubelet/config.yaml', '--dynamic-config-dir=/var/lib/kubelet/dyn', '--cgroup-driver=systemd']);
+    t.match(d.steps.join('\n'), /EnvironmentFile \/var\/lib\/kubelet\/kubeadm-flags.env/);
+  }
+});
+
+t.test('--root: absolute symlinks on the node disk resolve inside it', async (t) => {
+  const root = t.testdir();
+  writeTree(root, { 'real/kubelet.service.d/10.conf': '[Service]\nExecStart=/usr/bin/kubelet --dynamic-config-dir=/data/dc\n', 'data/dc/store/meta': null });
+  fs.mkdirSync(path.join(root, 'etc/systemd/system'), { recursive: true });
+  fs.symlinkSync('/real/kubelet.service.d', path.join(root, 'etc/systemd/system/kubelet.service.d'));
+  t.equal(resolveInRoot(root, '/etc/systemd/system/kubelet.service.d/10.conf'), path.join(root, 'real/kubelet.service.d/10.conf'));
+  t.equal(discover({ root }).dir, path.join(root, 'data/dc'));
+  fs.symlinkSync('/../../../../etc', path.join(root, 'up'));
+  t.equal(resolveInRoot(root, '/up/passwd'), path.join(root, 'etc/passwd'), '.. cannot climb above the root');
+});
+
+t.test('--root: env files without a unit; the default dir; nothing found', async (t) => {
+  const r1 = t.testdir();
+  writeTree(r1, { 'etc/sysconfig/kubelet': 'KUBELET_EXTRA_ARGS=--dynamic-config-dir=/srv/dc\n' });
+  t.equal(discover({ root: r1 }).dir, path.join(r1, 'srv/dc'));
+  const r2 = t.testdir();
+  writeTree(r2, { 'var/lib/kubelet/dynamic-config/store/meta': null });
+  t.match(discover({ root: r2 }), { dir: path.join(r2, 'var/lib/kubelet/dynamic-config'), via: /default/ });
+  const r3 = t.testdir({ etc: {} });
+  const d = discover({ root: r3 });
+  t.equal(d.dir, null);
+  t.throws(() => requireStoreDir(d), { exitCode: 3, message: /tried:[\s\S]*running kubelet: skipped[\s\S]*systemd[\s\S]*default/ });
+});
+
+t.test('a running kubelet: /proc cmdline with a relative --dynamic-config-dir', async (t) => {
+  const proc = t.testdir({ '4242': { comm: 'kubelet\n', cmdline: 'kubelet\0--dynamic-config-dir=dc\0--config=/etc/k.yaml\0' }, '77': { comm: 'bash\n', cmdline: 'bash\0' }, self: {} });
+  fs.symlinkSync('/srv/node', path.join(proc, '4242', 'cwd'));
+  const d = discover({ procRoot: proc });
+  t.equal(d.dir, '/srv/node/dc');
+  t.match(d.via, /running kubelet \(pid 4242\)/);
+  t.equal(d.configFile, '/etc/k.yaml');
+});
