@@ -6,7 +6,8 @@ import path from 'node:path';
 import { EnvError, UsageError, fsReason } from './errors.js';
 import { discover, requireStoreDir, type Discovery } from './store/discover.js';
 import { fsPayloadReader, takeSnapshot, type PayloadReader, type Snapshot } from './store/snapshot.js';
-import { judgeConfig, judgeLocalConfig } from './integrity/pipeline.js';
+import { judgeConfig, judgeLocalConfig, type JudgeOptions } from './integrity/pipeline.js';
+import type { KubeletVersion } from './config/version.js';
 import type { ConfigJudge } from './integrity/judge.js';
 import type { LocalConfig } from './integrity/nextboot.js';
 
@@ -14,8 +15,8 @@ export interface GlobalOptions {
   dir?: string | undefined;
   root?: string | undefined;
   kubeletConfig?: string | undefined;
-  /** `X.Y` (already resolved from `auto` by the caller). */
-  kubeletVersion: string;
+  /** Already resolved from `auto` by the caller. */
+  kubeletVersion: KubeletVersion;
   now?: Date | undefined;
 }
 
@@ -42,15 +43,16 @@ function checkRoot(root: string): string {
   return abs;
 }
 
-function readLocal(file: string | null, judge: (b: Buffer, p: string) => LocalConfig['judgement']): LocalConfig {
-  if (!file) return { path: null, judgement: null };
+function readLocal(file: string | null, opts: JudgeOptions): { local: LocalConfig; gates?: Record<string, boolean> | undefined } {
+  if (!file) return { local: { path: null, judgement: null } };
   let bytes: Buffer;
   try {
     bytes = fs.readFileSync(file);
   } catch (err) {
-    return { path: file, judgement: { stage: 'load-error', error: `failed to load Kubelet config file ${file}, error failed to read kubelet config file "${file}", error: ${fsReason(err)}` } };
+    return { local: { path: file, judgement: { stage: 'load-error', error: `failed to load Kubelet config file ${file}, error failed to read kubelet config file "${file}", error: ${fsReason(err)}` } } };
   }
-  return { path: file, judgement: judge(bytes, file) };
+  const j = judgeLocalConfig(bytes, file, opts);
+  return { local: { path: file, judgement: j }, gates: j.gates };
 }
 
 /** status and verify judge the same payloads (next boot, then every checkpoint): once is enough. */
@@ -72,8 +74,8 @@ export function openSession(opts: GlobalOptions): Session {
   const dir = opts.dir ? path.resolve(opts.dir) : requireStoreDir(discovery);
   const snap = takeSnapshot(dir, { now: opts.now });
   const argv = discovery.commandLine?.argv ?? [];
-  const judge = memoJudge(judgeConfig({ version: opts.kubeletVersion, argv }));
   const localPath = opts.kubeletConfig ? path.resolve(opts.kubeletConfig) : discovery.configFile;
-  const local = readLocal(localPath, judgeLocalConfig({ version: opts.kubeletVersion, argv }));
+  const { local, gates } = readLocal(localPath, { version: opts.kubeletVersion, argv });
+  const judge = memoJudge(judgeConfig({ version: opts.kubeletVersion, argv, localGates: gates }));
   return { snap, discovery, reader: fsPayloadReader(snap), judge, local, version: opts.kubeletVersion, kubeletArgv: argv };
 }

@@ -152,6 +152,13 @@ export function predictNextBoot(snap: Snapshot, opts: PredictOptions): NextBoot 
   const statusError = a.tried && a.tried.ok === false ? statusErrorFor(a.tried.stage) : null;
   const base = { ref: null, statusError, promotesToLastKnownGood: false, assignedError: a.error, lastKnownGoodError: l.error };
 
+  // server.go validates the local config (defaults, --config file, flags) before the
+  // controller's Bootstrap: a bad local config stops the kubelet whatever the store holds.
+  const lj = opts.local.judgement;
+  if (lj && lj.stage !== 'ok') {
+    return { ...base, source: 'none', willStart: false, reason: `the local config ${opts.local.path} fails (${lj.error}): the kubelet exits before it reads the checkpoints` };
+  }
+
   for (const side of [a, l]) {
     const d = side.d;
     if (d.state === 'unreadable') {

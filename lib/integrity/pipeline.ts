@@ -1,36 +1,49 @@
-// Adapter from the kubelet's config pipeline to the next-boot judge seam.
-// TEMPORARY minimal implementation: decode checks only; replaced by lib/config/load.ts.
+// Adapter from the kubelet's config pipeline (lib/config/load.ts) to the judge seam used
+// by next-boot prediction and verify.
 
-import * as yaml from 'js-yaml';
+import { loadCheckpointConfig, type LoadOutcome } from '../config/load.js';
+import type { KubeletVersion } from '../config/version.js';
 import type { ConfigJudge, Judgement } from './judge.js';
 
 export interface JudgeOptions {
-  version: string;
+  version: KubeletVersion;
   argv: readonly string[];
+  /** featureGates of the node's local --config file (they sit under checkpoint gates). */
+  localGates?: Record<string, boolean> | undefined;
 }
 
-function minimal(bytes: Buffer, filePath: string): Judgement {
-  if (bytes.length === 0) return { stage: 'load-error', error: `kubelet config file "${filePath}" was empty` };
-  const text = bytes.toString('utf8');
-  let obj: unknown;
-  try {
-    obj = yaml.load(text, { json: true });
-  } catch (err) {
-    return { stage: 'load-error', error: `failed to decode: ${(err as Error).message}` };
-  }
-  const o = (obj ?? {}) as Record<string, unknown>;
-  if (!o.kind) return { stage: 'load-error', error: `failed to decode: Object 'Kind' is missing in '${text}'` };
-  if (!o.apiVersion) return { stage: 'load-error', error: `failed to decode: Object 'apiVersion' is missing in '${text}'` };
-  return { stage: 'ok', error: null };
-}
-
-export function judgeConfig(_opts: JudgeOptions): ConfigJudge {
-  return minimal;
-}
-
-export function judgeLocalConfig(_opts: JudgeOptions): ConfigJudge {
-  return (bytes, file) => {
-    const j = minimal(bytes, file);
-    return j.stage === 'load-error' ? { stage: j.stage, error: `failed to load Kubelet config file ${file}, error ${j.error}` } : j;
+function judgementOf(o: LoadOutcome): Judgement {
+  return {
+    stage: o.stage,
+    error: o.error,
+    failures: o.failures.map((f) => ({ field: f.field, message: f.message })),
+    strict: o.strict.map((s) => ({ path: s.path, message: s.message })),
+    relativePaths: o.relativePaths.map((r) => ({ field: r.field, value: r.value })),
+    overrides: o.overrides.map((x) => ({ flag: x.flag.replace(/^-+/, ''), path: x.path, value: x.value, payloadValue: payloadValue(o, x.path) })),
   };
+}
+
+function payloadValue(o: LoadOutcome, dotted: string): unknown {
+  let v: unknown = o.payload;
+  for (const k of dotted.split('.')) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
+  return v;
+}
+
+/** A checkpoint payload, judged as the kubelet's controller would. */
+export function judgeConfig(opts: JudgeOptions): ConfigJudge {
+  return (bytes, file) => judgementOf(loadCheckpointConfig(bytes, file, { version: opts.version, argv: opts.argv, localGates: opts.localGates }));
+}
+
+export interface LocalJudgement extends Judgement {
+  /** The local file's featureGates, which checkpoints are validated on top of. */
+  gates: Record<string, boolean> | undefined;
+}
+
+/** The node's local --config file; load errors carry the kubelet's extra wrapper. */
+export function judgeLocalConfig(bytes: Buffer, file: string, opts: JudgeOptions): LocalJudgement {
+  const o = loadCheckpointConfig(bytes, file, { version: opts.version, argv: opts.argv });
+  const j = judgementOf(o);
+  const gates = (o.payload?.featureGates ?? undefined) as Record<string, boolean> | undefined;
+  if (j.stage === 'load-error') return { ...j, error: `failed to load Kubelet config file ${file}, error ${j.error}`, gates };
+  return { ...j, gates };
 }

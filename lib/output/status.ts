@@ -4,7 +4,7 @@ import { countBySeverity } from '../integrity/findings.js';
 import type { StatusReport } from '../integrity/status.js';
 import type { SourceRef } from '../store/types.js';
 import type { TextContext } from './print.js';
-import { ago, shortTime } from './time.js';
+import { ago, clip, shortTime } from './time.js';
 
 const L = 17;
 const row = (label: string, value: string) => `${label.padEnd(L)}${value}`;
@@ -14,7 +14,7 @@ function sourceLine(r: SourceRef | null, state: string): string {
   if (r) return `${r.namespace}/${r.name}  ${r.uid}/${r.resourceVersion}  key ${r.kubeletConfigKey}`;
   if (state === 'missing') return 'local config (meta file missing; the kubelet creates it empty)';
   if (state === 'empty') return 'local config (meta file empty)';
-  return `unreadable (${state})`;
+  return state === 'error' ? 'cannot be decoded' : 'not read';
 }
 
 export function renderStatus(r: StatusReport, ctx: TextContext): string {
@@ -22,18 +22,18 @@ export function renderStatus(r: StatusReport, ctx: TextContext): string {
   const now = new Date();
   const lines: string[] = [row('Store', r.store)];
   lines.push(row('Assigned', sourceLine(r.assigned, r.meta.assigned.state)));
-  if (r.meta.assigned.error) lines.push(more(p.red(r.meta.assigned.error)));
+  if (r.meta.assigned.error) lines.push(more(p.red(clip(r.meta.assigned.error, ctx.width * 2, ctx.verbose))));
   if (r.assignedModified) {
     const trial = r.trial ? (r.trial.inTrial ? p.yellow(`in trial until ${shortTime(r.trial.endsAt)}`) : `trial ended ${shortTime(r.trial.endsAt)}`) : '';
     lines.push(more(`written ${shortTime(r.assignedModified)} (${ago(r.assignedModified, now)})${trial ? `; ${trial}` : ''}`));
   }
   lines.push(row('Last-known-good', sourceLine(r.lastKnownGood, r.meta.lastKnownGood.state)));
-  if (r.meta.lastKnownGood.error) lines.push(more(p.red(r.meta.lastKnownGood.error)));
+  if (r.meta.lastKnownGood.error) lines.push(more(p.red(clip(r.meta.lastKnownGood.error, ctx.width * 2, ctx.verbose))));
   const nb = r.nextBoot;
   const verdict = nb.willStart === true ? (nb.statusError ? p.yellow('starts, degraded') : p.green('starts')) : nb.willStart === false ? p.red('WILL NOT START') : p.yellow('unknown');
   const target = nb.ref ? `${nb.source} ${nb.ref.uid}/${nb.ref.resourceVersion}` : nb.source;
   lines.push(row('Next boot', `${p.bold(target)}: ${verdict}`));
-  lines.push(more(nb.reason));
+  lines.push(more(clip(nb.reason, ctx.width * 3, ctx.verbose)));
   if (nb.statusError) lines.push(more(`Node.Status.Config.Error: ${JSON.stringify(nb.statusError)}`));
   if (nb.promotesToLastKnownGood && nb.source === 'assigned') lines.push(more('becomes last-known-good once its 10-minute trial is over'));
   lines.push(row('Checkpoints', String(r.checkpoints)));

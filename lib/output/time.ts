@@ -17,3 +17,13 @@ export function humanBytes(n: number): string {
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)}K`;
   return `${(n / 1024 / 1024).toFixed(1)}M`;
 }
+
+/**
+ * One line of at most `max` characters: the kubelet's messages can embed a whole payload
+ * ("Object 'Kind' is missing in '<file>'"); text mode shows the start, -v shows all.
+ */
+export function clip(s: string, max: number, verbose = false): string {
+  const one = s.replace(/\s*\n\s*/g, ' ⏎ ');
+  if (verbose || one.length <= max) return verbose ? s : one;
+  return `${one.slice(0, max - 1)}…`;
+}

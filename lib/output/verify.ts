@@ -3,6 +3,7 @@
 import { countBySeverity, type Finding, type Severity } from '../integrity/findings.js';
 import type { VerifyReport } from '../integrity/verify.js';
 import type { TextContext } from './print.js';
+import { clip } from './time.js';
 
 const RANK: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
 
@@ -29,7 +30,7 @@ export function renderVerify(r: VerifyReport, ctx: TextContext): string {
     lines.push(p.bold(g));
     for (const x of fs) {
       lines.push(`  ${sev(x.severity)} ${x.code}`);
-      lines.push(`          ${x.message}${x.path && g !== x.path ? p.dim(` [${x.path}]`) : ''}`);
+      lines.push(`          ${clip(x.message, Math.max(60, ctx.width * 3 - 10), ctx.verbose)}${x.path && g !== x.path && ctx.verbose ? p.dim(` [${x.path}]`) : ''}`);
     }
   }
   const c = countBySeverity(r.findings);

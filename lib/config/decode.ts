@@ -1,0 +1,145 @@
+// decodeKubeletConfig: bytes of a checkpointed payload → the v1beta1 object the kubelet
+// would decode, or the kubelet's exact error text. Mirrors, in order:
+// configfiles.Load (empty file) → the codec factory's recognizer (JSON when the text
+// starts with `{`, else YAML → JSON) → SimpleMetaFactory.Interpret (kind/apiVersion,
+// case-insensitively, with Go's messages) → scheme lookup → typed decode
+// (codec.DecodeKubeletConfiguration wraps errors as "failed to decode: …").
+// Unknown and duplicate fields are not errors: the kubelet retries leniently and only
+// logs a warning, so they come back as `strict` issues.
+
+import { goQuote } from './gostrconv.js';
+import { jsonKindName, type JNode } from './jnode.js';
+import { hasJsonPrefix, parseGoJson, type DuplicateKey } from './json.js';
+import { parseYamlDocument } from './yaml.js';
+import { decodeTyped } from './typed-decode.js';
+import { KUBELET_CONFIGURATION, KUBELET_CONFIG_GROUP, KUBELET_CONFIG_VERSION, KUBELET_SCHEME_NAME } from './schema.js';
+import { DEFAULT_VERSION, type KubeletVersion } from './version.js';
+
+export type PayloadFormat = 'yaml' | 'json';
+
+export interface StrictIssue {
+  kind: 'unknown-field' | 'duplicate-field';
+  /** Dotted JSON path ("authentication.webhook.foo", "registerWithTaints[0].x"). */
+  path: string;
+  /** 1-based line of the repeated key (duplicates only). */
+  line?: number;
+  message: string;
+}
+
+export type DecodeResult =
+  | { ok: true; config: Record<string, unknown>; format: PayloadFormat; strict: StrictIssue[] }
+  | { ok: false; error: string; format?: PayloadFormat };
+
+export interface DecodeOptions {
+  /** The kubelet release whose v1beta1 type decodes the payload (fields it lacks are unknown). */
+  version?: KubeletVersion;
+}
+
+interface GroupVersionKind {
+  group: string;
+  version: string;
+  kind: string;
+}
+
+const FIND_KIND_TYPE = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
+
+/** encoding/json's case-insensitive field match (incl. the Kelvin sign and long s). */
+function foldEqual(a: string, b: string): boolean {
+  const norm = (s: string) => s.replace(/\u212a/g, 'k').replace(/\u017f/g, 's').toLowerCase();
+  return a === b || norm(a) === norm(b);
+}
+
+/** schema.ParseGroupVersion. */
+function parseGroupVersion(gv: string): { group: string; version: string } | { error: string } {
+  if (gv === '' || gv === '/') return { group: '', version: '' };
+  const parts = gv.split('/');
+  if (parts.length === 1) return { group: '', version: gv };
+  if (parts.length === 2) return { group: parts[0]!, version: parts[1]! };
+  return { error: `unexpected GroupVersion string: ${gv}` };
+}
+
+/** SimpleMetaFactory.Interpret: find apiVersion and kind with the standard library decoder. */
+function interpret(root: JNode): GroupVersionKind | { error: string } {
+  const jsonError = (msg: string) => ({ error: `couldn't get version/kind; json parse error: ${msg}` });
+  if (root.t === 'null') return { group: '', version: '', kind: '' };
+  if (root.t !== 'obj') return jsonError(`json: cannot unmarshal ${jsonKindName(root)} into Go value of type ${FIND_KIND_TYPE}`);
+  let apiVersion = '';
+  let kind = '';
+  let saved: string | null = null;
+  for (const [key, value] of root.entries) {
+    const field = key === 'apiVersion' || key === 'kind' ? key : foldEqual(key, 'apiVersion') ? 'apiVersion' : foldEqual(key, 'kind') ? 'kind' : null;
+    if (!field || value.t === 'null') continue;
+    if (value.t !== 'str') {
+      saved ??= `json: cannot unmarshal ${jsonKindName(value)} into Go struct field .${field} of type string`;
+      continue;
+    }
+    if (field === 'apiVersion') apiVersion = value.v;
+    else kind = value.v;
+  }
+  if (saved) return jsonError(saved);
+  const gv = parseGroupVersion(apiVersion);
+  if ('error' in gv) return gv;
+  return { ...gv, kind };
+}
+
+function groupVersionString(gvk: GroupVersionKind): string {
+  return gvk.group ? `${gvk.group}/${gvk.version}` : gvk.version;
+}
+
+/** The scheme's answer for a kind: decode it, or the error runtime.Scheme.New gives. */
+function schemeLookup(gvk: GroupVersionKind): 'kubelet' | 'node-config-source' | { error: string } {
+  if (gvk.group === KUBELET_CONFIG_GROUP && gvk.version === KUBELET_CONFIG_VERSION) {
+    if (gvk.kind === 'KubeletConfiguration') return 'kubelet';
+    if (gvk.kind === 'SerializedNodeConfigSource') return 'node-config-source';
+  }
+  if (gvk.version === '__internal') {
+    return { error: `no kind ${goQuote(gvk.kind)} is registered for the internal version of group ${goQuote(gvk.group)} in scheme ${goQuote(KUBELET_SCHEME_NAME)}` };
+  }
+  return { error: `no kind ${goQuote(gvk.kind)} is registered for version ${goQuote(groupVersionString(gvk))} in scheme ${goQuote(KUBELET_SCHEME_NAME)}` };
+}
+
+function duplicateIssue(d: DuplicateKey): StrictIssue {
+  const key = d.path.split('.').pop() ?? d.path;
+  return { kind: 'duplicate-field', path: d.path, line: d.line, message: `line ${d.line}: key ${goQuote(key)} already set in map` };
+}
+
+function unknownIssue(path: string): StrictIssue {
+  return { kind: 'unknown-field', path, message: `unknown field ${goQuote(path)}` };
+}
+
+/** Parse bytes into the JSON tree the decoder reads, with Go's wording for syntax errors. */
+function parseDocument(bytes: Uint8Array, format: PayloadFormat): { ok: true; root: JNode; duplicates: DuplicateKey[] } | { ok: false; error: string } {
+  if (format === 'json') {
+    const parsed = parseGoJson(bytes);
+    if (!parsed.ok) return { ok: false, error: `couldn't get version/kind; json parse error: ${parsed.error}` };
+    return { ok: true, root: parsed.value, duplicates: parsed.duplicates };
+  }
+  const parsed = parseYamlDocument(bytes);
+  if (!parsed.ok) return parsed;
+  return { ok: true, root: parsed.value, duplicates: parsed.duplicates };
+}
+
+/** Decode a checkpointed KubeletConfiguration payload as the kubelet's file loader does. */
+export function decodeKubeletConfig(bytes: Uint8Array, filePath: string, opts: DecodeOptions = {}): DecodeResult {
+  const version = opts.version ?? DEFAULT_VERSION;
+  if (bytes.length === 0) return { ok: false, error: `kubelet config file ${goQuote(filePath)} was empty` };
+  const format: PayloadFormat = hasJsonPrefix(bytes) ? 'json' : 'yaml';
+  const fail = (msg: string) => ({ ok: false as const, error: `failed to decode: ${msg}`, format });
+  const doc = parseDocument(bytes, format);
+  if (!doc.ok) return fail(doc.error);
+  const gvk = interpret(doc.root);
+  if ('error' in gvk) return fail(gvk.error);
+  const original = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  if (gvk.kind === '') return fail(`Object 'Kind' is missing in '${original}'`);
+  if (gvk.version === '') return fail(`Object 'apiVersion' is missing in '${original}'`);
+  const target = schemeLookup(gvk);
+  if (typeof target === 'object') return fail(target.error);
+  if (target === 'node-config-source') {
+    return { ok: false, error: `failed to cast object to KubeletConfiguration, unexpected type: ${gvk.group}/${gvk.version}, Kind=${gvk.kind}`, format };
+  }
+  const typed = decodeTyped(doc.root, KUBELET_CONFIGURATION, version);
+  if (!typed.ok) return fail(typed.error);
+  const duplicates = [...doc.duplicates].sort((a, b) => a.line - b.line);
+  const strict = [...duplicates.map(duplicateIssue), ...typed.unknownFields.map(unknownIssue)];
+  return { ok: true, config: typed.value, format, strict };
+}

@@ -1,0 +1,102 @@
+// The kubelet's whole pipeline for one checkpointed payload (controller.go, 1.12–1.23):
+// checkpointStore.Load = read, decode, v1beta1 defaults, resolve relative paths
+// (failure: "failed to load config") → transform = re-apply the command line
+// (failure: "internal failure") → ValidateKubeletConfiguration (failure: "failed to
+// validate config"). Bytes in, an outcome out; nothing is read or printed here.
+
+import { decodeKubeletConfig, type PayloadFormat, type StrictIssue } from './decode.js';
+import { applyDefaults } from './defaults.js';
+import { applyFlagOverrides, applyFlagRegistrationResets, parseKubeletFlags, type FlagOverride, type RegistrationReset } from './flags.js';
+import { getAt, hasAt, type ConfigObject } from './objpath.js';
+import { relativePathFields, resolveRelativePaths, type RelativePath } from './paths.js';
+import { validateKubeletConfig, type ValidationFailure } from './validate.js';
+import type { KubeletVersion } from './version.js';
+
+export { SUPPORTED_VERSIONS, DEFAULT_VERSION, parseKubeletVersion, resolveKubeletVersion, type KubeletVersion } from './version.js';
+
+export type LoadStage = 'ok' | 'load-error' | 'validate-error' | 'internal-error';
+
+/** Node.Status.Config.Error for each failing stage. */
+export const STATUS_ERRORS: Readonly<Record<Exclude<LoadStage, 'ok'>, string>> = {
+  'load-error': 'failed to load config, see Kubelet log for details',
+  'validate-error': 'failed to validate config, see Kubelet log for details',
+  'internal-error': 'internal failure, see Kubelet log for details',
+};
+
+export interface LoadOptions {
+  version: KubeletVersion;
+  /** The kubelet's command line (flags override payload fields). */
+  argv?: readonly string[];
+  /** featureGates of the node's local --config file. */
+  localGates?: Record<string, boolean>;
+}
+
+export interface LoadOutcome {
+  stage: LoadStage;
+  /** The kubelet's error text for the failing stage (what it logs), or null. */
+  error: string | null;
+  /** What the kubelet would put in Node.Status.Config.Error, or null. */
+  statusError: string | null;
+  version: KubeletVersion;
+  format: PayloadFormat | null;
+  /** The payload as decoded (typed, unknown fields dropped), before defaults. */
+  payload: ConfigObject | null;
+  /** Decoded, defaulted, paths resolved, command line applied: what gets validated. */
+  config: ConfigObject | null;
+  strict: StrictIssue[];
+  relativePaths: RelativePath[];
+  /** Flag overrides of fields the payload sets. */
+  overrides: FlagOverride[];
+  /** Every config-backed flag on the command line. */
+  flagOverrides: FlagOverride[];
+  /** 1.23: fields reset by flag registration whatever the payload said. */
+  resets: RegistrationReset[];
+  failures: ValidationFailure[];
+  /** Command-line flags that are not config fields. */
+  ignoredFlags: string[];
+  /** Command-line errors (the kubelet would not have started with these). */
+  flagErrors: string[];
+}
+
+/** True when a flag override changes something the payload itself sets. */
+function touchesPayload(payload: ConfigObject, o: FlagOverride): boolean {
+  if (!hasAt(payload, o.path)) return false;
+  if (o.kind !== 'map-bool') return true;
+  const gates = (getAt(payload, o.path) ?? {}) as Record<string, unknown>;
+  return Object.keys(o.value as Record<string, boolean>).some((k) => Object.hasOwn(gates, k));
+}
+
+function failed(base: LoadOutcome, stage: Exclude<LoadStage, 'ok'>, error: string): LoadOutcome {
+  return { ...base, stage, error, statusError: STATUS_ERRORS[stage] };
+}
+
+/** Decode, default, override and validate one payload as a kubelet of `opts.version` would. */
+export function loadCheckpointConfig(bytes: Uint8Array, filePath: string, opts: LoadOptions): LoadOutcome {
+  const { version } = opts;
+  const flags = parseKubeletFlags(opts.argv ?? [], version);
+  const base: LoadOutcome = {
+    stage: 'ok', error: null, statusError: null, version, format: null, payload: null, config: null,
+    strict: [], relativePaths: [], overrides: [], flagOverrides: flags.overrides, resets: [], failures: [],
+    ignoredFlags: flags.ignored, flagErrors: flags.errors,
+  };
+  const decoded = decodeKubeletConfig(bytes, filePath, { version });
+  if (!decoded.ok) return failed({ ...base, format: decoded.format ?? null }, 'load-error', decoded.error);
+  const payload = decoded.config;
+  const defaulted = applyDefaults(payload, version);
+  const loaded = resolveRelativePaths(defaulted, filePath, version);
+  const stepped: LoadOutcome = {
+    ...base,
+    format: decoded.format,
+    payload,
+    config: loaded,
+    strict: decoded.strict,
+    relativePaths: relativePathFields(defaulted, filePath, version),
+    overrides: flags.overrides.filter((o) => touchesPayload(payload, o)),
+  };
+  if (flags.errors.length > 0) return failed(stepped, 'internal-error', flags.errors[0]!);
+  const reset = applyFlagRegistrationResets(loaded, version);
+  const config = applyFlagOverrides(reset.config, flags.overrides);
+  const result = validateKubeletConfig(config, { version, localGates: opts.localGates, klogFlags: flags.klog });
+  const validated = { ...stepped, config, resets: reset.resets, failures: result.failures };
+  return result.error ? failed(validated, 'validate-error', result.error) : validated;
+}

@@ -1,0 +1,58 @@
+// Path fields of KubeletConfiguration (KubeletConfigurationPathRefs): the kubelet's loader
+// joins every non-empty relative value onto the directory of the file it loaded, which
+// for a checkpoint is <dynamic-config-dir>/store/checkpoints/<uid>/<rv>/ — almost never
+// what the author meant, so each one is worth a warning. Cgroup names are not paths.
+
+import path from 'node:path';
+import { deepClone, getAt, setAt, type ConfigObject } from './objpath.js';
+import { inRange, type KubeletVersion } from './version.js';
+
+export interface PathField {
+  path: string;
+  since?: KubeletVersion;
+}
+
+/** Path fields per helpers.go (1.20–1.23 all have these; podLogsDir only arrives in 1.29). */
+export const PATH_FIELDS: readonly PathField[] = [
+  { path: 'staticPodPath' },
+  { path: 'authentication.x509.clientCAFile' },
+  { path: 'tlsCertFile' },
+  { path: 'tlsPrivateKeyFile' },
+  { path: 'resolvConf' },
+  { path: 'volumePluginDir' },
+];
+
+export function pathFieldsFor(version: KubeletVersion): string[] {
+  return PATH_FIELDS.filter((f) => inRange(version, f.since)).map((f) => f.path);
+}
+
+export interface RelativePath {
+  /** v1beta1 JSON path of the field. */
+  field: string;
+  /** The value as written. */
+  value: string;
+  /** What the kubelet turns it into (filepath.Join(dir, value)). */
+  resolved: string;
+}
+
+/** Go's filepath.Join(dir, value): joined and cleaned. */
+function goJoin(dir: string, value: string): string {
+  return path.posix.normalize(path.posix.join(dir, value)).replace(/\/$/, '') || '/';
+}
+
+/** The relative path fields of `config`, resolved against the directory of `filePath`. */
+export function relativePathFields(config: ConfigObject, filePath: string, version: KubeletVersion): RelativePath[] {
+  const dir = path.posix.dirname(filePath);
+  return pathFieldsFor(version).flatMap((field) => {
+    const v = getAt(config, field);
+    if (typeof v !== 'string' || v === '' || path.posix.isAbsolute(v)) return [];
+    return [{ field, value: v, resolved: goJoin(dir, v) }];
+  });
+}
+
+/** resolveRelativePaths: a new config with every relative path field made absolute. */
+export function resolveRelativePaths(config: ConfigObject, filePath: string, version: KubeletVersion): ConfigObject {
+  const out = deepClone(config);
+  for (const rel of relativePathFields(config, filePath, version)) setAt(out, rel.field, rel.resolved);
+  return out;
+}

@@ -1,0 +1,440 @@
+// YAML the way the kubelet reads it: sigs.k8s.io/yaml turns YAML into JSON with go-yaml v2
+// and the typed JSON decoder does the rest. So this module reproduces go-yaml v2 on top of
+// js-yaml 4 with a custom schema:
+// - YAML 1.1 plain scalars as go-yaml v2 resolves them: y/Y/yes/Yes/YES/on/On/ON/true/…
+//   are booleans, `0x1F`, `0o17`, `017` (octal), `1_000`, `0b101` are integers, `1e3`,
+//   `.5` are floats, `~`/`null`/empty are null. go-yaml v2 does NOT implement base-60
+//   (`1:30` stays a string), nor timestamps (they stay strings when decoded into
+//   interface{}), so neither do we.
+// - only the first document of a stream is read; a repeated key keeps the last value and
+//   is reported (the kubelet's strict pass notices, its lenient retry keeps the last).
+// - the result is the JSON document json.Marshal would write: keys sorted, numbers as Go
+//   prints them, NaN/Inf refused, aliases expanded under go-yaml's aliasing limits.
+// Nothing here throws on bad input: errors come back as values with go-yaml-style text.
+
+import * as yaml from 'js-yaml';
+import type { JNode } from './jnode.js';
+import { childPath, type DuplicateKey } from './json.js';
+import { goQuote } from './gostrconv.js';
+
+export type YamlParse = { ok: true; value: JNode; duplicates: DuplicateKey[] } | { ok: false; error: string };
+
+/** Deeper nesting than this is refused (go-yaml allows 10000; no kubelet config comes close). */
+export const MAX_YAML_DEPTH = 2000;
+/** Absolute cap on nodes produced by alias expansion, on top of go-yaml's ratio rule. */
+export const MAX_YAML_NODES = 5_000_000;
+
+class YamlError extends Error {}
+
+// ---------------------------------------------------------------------------------------
+// Scalars: go-yaml v2's resolve() for plain scalars.
+
+/** A scalar as go-yaml resolved it; js-yaml keeps it opaque until conversion. */
+export class GoScalar {
+  constructor(readonly kind: 'int' | 'float' | 'bool' | 'null', readonly value: bigint | number | boolean | null) {}
+  get [Symbol.toStringTag](): string {
+    return 'GoScalar';
+  }
+  /** The JSON object key sigs.k8s.io/yaml makes of it (null keys are refused later). */
+  toString(): string {
+    if (this.kind === 'null') return NULL_KEY;
+    if (this.kind === 'float') return formatFloatKey(this.value as number);
+    return String(this.value);
+  }
+}
+
+const NULL_KEY = '\u0000kubelet-ckpt:null-key\u0000';
+const BOOL_WORDS: Record<string, boolean> = {
+  y: true, Y: true, yes: true, Yes: true, YES: true, true: true, True: true, TRUE: true, on: true, On: true, ON: true,
+  n: false, N: false, no: false, No: false, NO: false, false: false, False: false, FALSE: false, off: false, Off: false, OFF: false,
+};
+const NULL_WORDS = new Set(['', '~', 'null', 'Null', 'NULL']);
+const SPECIAL_FLOATS: Record<string, number> = {
+  '.nan': NaN, '.NaN': NaN, '.NAN': NaN,
+  '.inf': Infinity, '.Inf': Infinity, '.INF': Infinity,
+  '+.inf': Infinity, '+.Inf': Infinity, '+.INF': Infinity,
+  '-.inf': -Infinity, '-.Inf': -Infinity, '-.INF': -Infinity,
+};
+const YAML_STYLE_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
+const GO_FLOAT = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
+const MAX_INT64 = (1n << 63n) - 1n;
+const MAX_UINT64 = (1n << 64n) - 1n;
+
+/** strconv.ParseInt/ParseUint(s, 0, 64) on an already underscore-free string; null if invalid. */
+function parseGoBase0(s: string, signed: boolean): bigint | null {
+  let body = s;
+  let neg = false;
+  if (signed && (body[0] === '+' || body[0] === '-')) {
+    neg = body[0] === '-';
+    body = body.slice(1);
+  }
+  let re = /^[0-9]+$/;
+  let prefix = '';
+  if (/^0[xX]/.test(body)) { re = /^[0-9a-fA-F]+$/; prefix = '0x'; body = body.slice(2); }
+  else if (/^0[bB]/.test(body)) { re = /^[01]+$/; prefix = '0b'; body = body.slice(2); }
+  else if (/^0[oO]/.test(body)) { re = /^[0-7]+$/; prefix = '0o'; body = body.slice(2); }
+  else if (/^0./.test(body)) { re = /^[0-7]+$/; prefix = '0o'; body = body.slice(1); }
+  if (!re.test(body)) return null;
+  const n = BigInt(prefix + body);
+  if (signed) {
+    if (neg ? n > MAX_INT64 + 1n : n > MAX_INT64) return null;
+    return neg ? -n : n;
+  }
+  return n > MAX_UINT64 ? null : n;
+}
+
+/** go-yaml v2 resolve() for an untagged plain scalar. Strings come back as strings. */
+export function resolvePlainScalar(s: string): GoScalar | string {
+  // go-yaml only looks further when the first character hints at a non-string.
+  if (s !== '' && !'+-0123456789yYnNtTfFoO~.'.includes(s[0]!)) return s;
+  if (Object.hasOwn(BOOL_WORDS, s)) return new GoScalar('bool', BOOL_WORDS[s]!);
+  if (NULL_WORDS.has(s)) return new GoScalar('null', null);
+  if (Object.hasOwn(SPECIAL_FLOATS, s)) return new GoScalar('float', SPECIAL_FLOATS[s]!);
+  const c = s[0]!;
+  if (c === '.') {
+    return GO_FLOAT.test(s) && Number.isFinite(Number(s)) ? new GoScalar('float', Number(s)) : s;
+  }
+  if (!(c === '+' || c === '-' || (c >= '0' && c <= '9'))) return s;
+  const plain = s.replace(/_/g, '');
+  const i = parseGoBase0(plain, true);
+  if (i !== null) return new GoScalar('int', i);
+  const u = parseGoBase0(plain, false);
+  if (u !== null) return new GoScalar('int', u);
+  if (YAML_STYLE_FLOAT.test(plain) && Number.isFinite(Number(plain))) return new GoScalar('float', Number(plain));
+  if (/^-0[bB][01]+$/.test(plain)) {
+    const n = -BigInt('0b' + plain.slice(3));
+    if (n >= -(MAX_INT64 + 1n)) return new GoScalar('int', n);
+  }
+  return s;
+}
+
+function scalarType(tag: string, kind: GoScalar['kind'], accept: (r: GoScalar | string) => boolean): yaml.Type {
+  return new yaml.Type(`tag:yaml.org,2002:${tag}`, {
+    kind: 'scalar',
+    resolve: (data: unknown) => typeof data === 'string' ? accept(resolvePlainScalar(data)) : data === null && kind === 'null',
+    construct: (data: unknown) => {
+      const r = resolvePlainScalar(typeof data === 'string' ? data : '');
+      if (kind === 'float' && r instanceof GoScalar && r.kind === 'int') return new GoScalar('float', Number(r.value));
+      return r;
+    },
+  });
+}
+
+const isKind = (k: GoScalar['kind']) => (r: GoScalar | string) => r instanceof GoScalar && r.kind === k;
+
+/** Any other tag: go-yaml keeps the node as it is (scalars as strings). */
+function passThrough(kind: 'scalar' | 'sequence' | 'mapping'): yaml.Type {
+  return new yaml.Type('', { kind, multi: true, construct: (d: unknown) => (d === null && kind === 'scalar' ? '' : d) });
+}
+
+const GO_YAML_SCHEMA = yaml.FAILSAFE_SCHEMA.extend({
+  implicit: [
+    scalarType('null', 'null', isKind('null')),
+    scalarType('bool', 'bool', isKind('bool')),
+    scalarType('int', 'int', isKind('int')),
+    scalarType('float', 'float', (r) => r instanceof GoScalar && (r.kind === 'float' || r.kind === 'int')),
+    // `<<` merge keys: js-yaml merges any key carrying this tag.
+    new yaml.Type('tag:yaml.org,2002:merge', { kind: 'scalar', resolve: (d: unknown) => d === '<<' }),
+  ],
+  explicit: [
+    new yaml.Type('tag:yaml.org,2002:binary', {
+      kind: 'scalar',
+      resolve: (d: unknown) => typeof d === 'string' && /^[A-Za-z0-9+/=\s]*$/.test(d),
+      construct: (d: string) => Buffer.from(d.replace(/\s/g, ''), 'base64').toString('utf8'),
+    }),
+    new yaml.Type('tag:yaml.org,2002:timestamp', { kind: 'scalar' }),
+    passThrough('scalar'),
+    passThrough('sequence'),
+    passThrough('mapping'),
+  ],
+});
+
+// ---------------------------------------------------------------------------------------
+// Bytes → text: libyaml's reader checks, and the first document only.
+
+/** libyaml's reader errors for bytes that are not acceptable YAML characters. */
+function readerError(text: string, bytes: Uint8Array): string | null {
+  const utf8 = checkUtf8(bytes);
+  if (utf8) return utf8;
+  for (const ch of text) {
+    const cp = ch.codePointAt(0)!;
+    const ok = cp === 0x09 || cp === 0x0a || cp === 0x0d || (cp >= 0x20 && cp <= 0x7e) || cp === 0x85 ||
+      (cp >= 0xa0 && cp <= 0xd7ff) || (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff);
+    if (!ok) return 'control characters are not allowed';
+  }
+  return null;
+}
+
+function checkUtf8(b: Uint8Array): string | null {
+  for (let i = 0; i < b.length;) {
+    const c = b[i]!;
+    const width = (c & 0x80) === 0 ? 1 : (c & 0xe0) === 0xc0 ? 2 : (c & 0xf0) === 0xe0 ? 3 : (c & 0xf8) === 0xf0 ? 4 : 0;
+    if (width === 0) return 'invalid leading UTF-8 octet';
+    if (i + width > b.length) return 'incomplete UTF-8 octet sequence';
+    let value = width === 1 ? c : width === 2 ? c & 0x1f : width === 3 ? c & 0x0f : c & 0x07;
+    for (let k = 1; k < width; k++) {
+      const t = b[i + k]!;
+      if ((t & 0xc0) !== 0x80) return 'invalid trailing UTF-8 octet';
+      value = (value << 6) | (t & 0x3f);
+    }
+    const minimal = width === 1 || (width === 2 && value >= 0x80) || (width === 3 && value >= 0x800) || (width === 4 && value >= 0x10000);
+    if (!minimal) return 'invalid length of a UTF-8 sequence';
+    if ((value >= 0xd800 && value <= 0xdfff) || value > 0x10ffff) return 'invalid Unicode character';
+    i += width;
+  }
+  return null;
+}
+
+/** Bytes as libyaml decodes them: a UTF-16 BOM switches encoding, else UTF-8. */
+function decodeText(bytes: Uint8Array): { text: string; utf8: boolean } {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (buf.length >= 2 && buf[0] === 0xff && buf[1] === 0xfe) return { text: buf.subarray(2).toString('utf16le'), utf8: false };
+  if (buf.length >= 2 && buf[0] === 0xfe && buf[1] === 0xff) {
+    const swapped = Buffer.from(buf.subarray(2, buf.length - (buf.length % 2)));
+    swapped.swap16();
+    return { text: swapped.toString('utf16le'), utf8: false };
+  }
+  // libyaml consumes a UTF-8 byte order mark.
+  const text = buf.toString('utf8');
+  return { text: text.startsWith('\ufeff') ? text.slice(1) : text, utf8: true };
+}
+
+const MARKER = /^(---|\.\.\.)(?=[ \t\r\n]|$)/;
+
+/** The text of the first document (earlier lines kept, so line numbers stay right). */
+export function firstDocument(text: string): string {
+  let offset = 0;
+  let started = false;
+  let content = false;
+  for (const line of text.split(/(?<=\n)/)) {
+    const m = MARKER.exec(line);
+    if (m) {
+      if (m[1] === '...' && (started || content)) return text.slice(0, offset);
+      if (m[1] === '---') {
+        if (started || content) return text.slice(0, offset);
+        started = true;
+        if (line.slice(3).trim() !== '' && !line.slice(3).trim().startsWith('#')) content = true;
+      }
+    } else if (!(started || content) && line.startsWith('%')) {
+      // a directive before the first document
+    } else if (line.trim() !== '' && !line.trimStart().startsWith('#')) {
+      content = true;
+    }
+    offset += line.length;
+  }
+  return text;
+}
+
+// ---------------------------------------------------------------------------------------
+// js-yaml result → JSON tree, as sigs.k8s.io/yaml + encoding/json would write it.
+
+interface NodeInfo {
+  kind: string | null;
+  result: unknown;
+  tag: string | null;
+  line: number;
+}
+
+/** Collect repeated keys per mapping object from js-yaml's open/close events. */
+function duplicateTracker() {
+  const stack: { line: number; children: NodeInfo[] }[] = [];
+  const dups = new Map<object, { key: string; line: number }[]>();
+  const listener = (event: 'open' | 'close', state: yaml.State) => {
+    const s = state as yaml.State & { kind: string | null; result: unknown; tag: string | null };
+    if (event === 'open') {
+      stack.push({ line: s.line + 1, children: [] });
+      return;
+    }
+    const frame = stack.pop();
+    if (!frame) return;
+    const info: NodeInfo = { kind: s.kind, result: s.result, tag: s.tag, line: frame.line };
+    if (s.kind === 'mapping' && s.result && typeof s.result === 'object' && frame.children.length % 2 === 0) {
+      const seen = new Set<string>();
+      for (let i = 0; i < frame.children.length; i += 2) {
+        const k = frame.children[i]!;
+        if (k.tag === 'tag:yaml.org,2002:merge') continue;
+        const key = String(k.result);
+        if (seen.has(key)) {
+          const list = dups.get(s.result as object) ?? [];
+          list.push({ key, line: k.line });
+          dups.set(s.result as object, list);
+        }
+        seen.add(key);
+      }
+    }
+    stack[stack.length - 1]?.children.push(info);
+  };
+  return { listener, dups };
+}
+
+/** Bytewise (UTF-8) order, as Go sorts map keys. */
+function goKeyOrder(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}
+
+/** FormatFloat(f, 'g', -1, 32), with go-yaml's .inf/.nan spellings (float map keys). */
+function formatFloatKey(f: number): string {
+  if (Number.isNaN(f)) return '.nan';
+  if (f === Infinity) return '.inf';
+  if (f === -Infinity) return '-.inf';
+  const x = Math.fround(f);
+  if (x === 0) return Object.is(x, -0) ? '-0' : '0';
+  let digits = '';
+  let exp = 0;
+  for (let p = 1; p <= 9; p++) {
+    const [mant, e] = x.toExponential(p - 1).split('e') as [string, string];
+    if (Math.fround(Number(mant + 'e' + e)) === x) {
+      digits = mant.replace('-', '').replace('.', '');
+      exp = Number(e);
+      break;
+    }
+  }
+  const sign = x < 0 ? '-' : '';
+  if (exp < -4 || exp >= 6) {
+    const m = digits.length > 1 ? digits[0] + '.' + digits.slice(1) : digits;
+    const es = Math.abs(exp) < 10 ? '0' + Math.abs(exp) : String(Math.abs(exp));
+    return `${sign}${m}e${exp < 0 ? '-' : '+'}${es}`;
+  }
+  if (exp < 0) return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`;
+  if (digits.length <= exp + 1) return sign + digits + '0'.repeat(exp + 1 - digits.length);
+  return `${sign}${digits.slice(0, exp + 1)}.${digits.slice(exp + 1)}`;
+}
+
+/** encoding/json's float64 text (JS prints the same shortest digits and switch points). */
+function goJsonFloat(f: number): string {
+  if (Number.isNaN(f)) throw new YamlError('json: unsupported value: NaN');
+  if (!Number.isFinite(f)) throw new YamlError(`json: unsupported value: ${f > 0 ? '+Inf' : '-Inf'}`);
+  if (Object.is(f, -0)) return '-0';
+  return String(f);
+}
+
+/** go-yaml v2's decoder limit on alias expansion ("billion laughs"). */
+function allowedAliasRatio(decodeCount: number): number {
+  if (decodeCount <= 400_000) return 0.99;
+  if (decodeCount >= 4_000_000) return 0.10;
+  return 0.99 - 0.89 * ((decodeCount - 400_000) / 3_600_000);
+}
+
+class Converter {
+  private decodeCount = 0;
+  private aliasCount = 0;
+  private readonly seen = new Set<object>();
+  private readonly active = new Set<object>();
+  readonly duplicates: DuplicateKey[] = [];
+
+  constructor(private readonly dups: Map<object, { key: string; line: number }[]>) {}
+
+  private count(inAlias: boolean): void {
+    this.decodeCount++;
+    if (inAlias) this.aliasCount++;
+    if (this.aliasCount > 100 && this.decodeCount > 1000 && this.aliasCount / this.decodeCount > allowedAliasRatio(this.decodeCount)) {
+      throw new YamlError('yaml: document contains excessive aliasing');
+    }
+    if (this.decodeCount > MAX_YAML_NODES) throw new YamlError('yaml: document is too large once its aliases are expanded');
+  }
+
+  convert(v: unknown, path: string, inAlias: boolean): JNode {
+    this.count(inAlias);
+    if (v === null || v === undefined) return { t: 'null' };
+    if (typeof v === 'string') return { t: 'str', v };
+    if (v instanceof GoScalar) return this.scalar(v);
+    if (v instanceof Uint8Array) return { t: 'str', v: Buffer.from(v).toString('utf8') };
+    if (typeof v !== 'object') return { t: 'str', v: String(v) };
+    if (this.active.has(v)) throw new YamlError('yaml: anchor value contains itself');
+    const alias = inAlias || this.seen.has(v);
+    this.seen.add(v);
+    this.active.add(v);
+    try {
+      return Array.isArray(v) ? this.sequence(v, path, alias) : this.mapping(v as Record<string, unknown>, path, alias);
+    } finally {
+      this.active.delete(v);
+    }
+  }
+
+  private scalar(s: GoScalar): JNode {
+    switch (s.kind) {
+      case 'null': return { t: 'null' };
+      case 'bool': return { t: 'bool', v: s.value as boolean };
+      case 'int': return { t: 'num', s: String(s.value) };
+      case 'float': return { t: 'num', s: goJsonFloat(s.value as number) };
+    }
+  }
+
+  private sequence(items: unknown[], path: string, alias: boolean): JNode {
+    return { t: 'arr', items: items.map((item, i) => this.convert(item, `${path}[${i}]`, alias)) };
+  }
+
+  private mapping(obj: Record<string, unknown>, path: string, alias: boolean): JNode {
+    const keys = Object.keys(obj);
+    if (keys.includes(NULL_KEY)) {
+      throw new YamlError(`Unsupported map key of type: %!s(<nil>), key: <nil>, value: ${goValueHint(obj[NULL_KEY])}`);
+    }
+    if (!alias) {
+      for (const d of this.dups.get(obj) ?? []) this.duplicates.push({ path: childPath(path, d.key), line: d.line });
+    }
+    keys.sort(goKeyOrder);
+    return { t: 'obj', entries: keys.map((k) => [k, this.convert(obj[k], childPath(path, k), alias)]) };
+  }
+}
+
+/** A rough `%+#v` of a value, for the unsupported-key message. */
+function goValueHint(v: unknown): string {
+  if (v === null || v === undefined || (v instanceof GoScalar && v.kind === 'null')) return '<nil>';
+  if (typeof v === 'string') return goQuote(v);
+  if (v instanceof GoScalar) return String(v.value);
+  return Array.isArray(v) ? '[]interface {}{...}' : 'map[interface {}]interface {}{...}';
+}
+
+/** js-yaml reasons with a libyaml equivalent: [js-yaml prefix, libyaml problem, error class]. */
+const LIBYAML_WORDING: [string, string, 'scanner' | 'parser'][] = [
+  ['unexpected end of the stream within a double quoted scalar', 'found unexpected end of stream', 'scanner'],
+  ['unexpected end of the stream within a single quoted scalar', 'found unexpected end of stream', 'scanner'],
+  ['unexpected end of the document within a double quoted scalar', 'found unexpected document indicator', 'scanner'],
+  ['unexpected end of the document within a single quoted scalar', 'found unexpected document indicator', 'scanner'],
+  ['tab characters must not be used in indentation', 'found character that cannot start any token', 'scanner'],
+  ['unknown escape sequence', 'found unknown escape character', 'scanner'],
+  ['expected hexadecimal character', 'did not find expected hexdecimal number', 'scanner'],
+  ['end of the stream or a document separator is expected', 'did not find expected <document start>', 'parser'],
+];
+
+/**
+ * js-yaml's exception in go-yaml's words where they correspond (others keep js-yaml's
+ * reason). go-yaml's parser.fail(): scanner errors print the 1-based line, parser errors
+ * the 0-based one, and nothing at all when the problem is on the first line.
+ */
+function describeYamlException(e: yaml.YAMLException): string {
+  const line = e.mark?.line ?? 0;
+  const alias = /^unidentified alias "(.*)"$/.exec(e.reason);
+  if (alias) return `yaml: unknown anchor '${alias[1]}' referenced`;
+  const known = LIBYAML_WORDING.find(([prefix]) => e.reason.startsWith(prefix));
+  if (!known) return `yaml: line ${line + 1}: ${e.reason}`;
+  const [, problem, cls] = known;
+  if (line === 0) return `yaml: ${problem}`;
+  return `yaml: line ${cls === 'scanner' ? line + 1 : line}: ${problem}`;
+}
+
+/** Parse the first YAML document of `bytes` into the JSON tree the kubelet's decoder sees. */
+export function parseYamlDocument(bytes: Uint8Array): YamlParse {
+  const { text, utf8 } = decodeText(bytes);
+  const bad = utf8 ? readerError(text, bytes) : readerError(text, Buffer.from(text, 'utf8'));
+  if (bad) return { ok: false, error: `yaml: ${bad}` };
+  const tracker = duplicateTracker();
+  let doc: unknown;
+  try {
+    const options = { schema: GO_YAML_SCHEMA, json: true, listener: tracker.listener, maxDepth: MAX_YAML_DEPTH } as yaml.LoadOptions;
+    doc = yaml.load(firstDocument(text), options);
+  } catch (e) {
+    if (e instanceof yaml.YAMLException) return { ok: false, error: describeYamlException(e) };
+    if (e instanceof RangeError) return { ok: false, error: 'yaml: exceeded max depth' };
+    throw e;
+  }
+  try {
+    const conv = new Converter(tracker.dups);
+    const value = conv.convert(doc, '', false);
+    return { ok: true, value, duplicates: conv.duplicates };
+  } catch (e) {
+    if (e instanceof YamlError) return { ok: false, error: e.message };
+    if (e instanceof RangeError) return { ok: false, error: 'yaml: exceeded max depth' };
+    throw e;
+  }
+}

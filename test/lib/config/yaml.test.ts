@@ -1,0 +1,176 @@
+import t from 'tap';
+import { toPlain, type JNode } from '../../../lib/config/jnode.js';
+import { firstDocument, parseYamlDocument, resolvePlainScalar } from '../../../lib/config/yaml.js';
+import { decodeKubeletConfig } from '../../../lib/config/decode.js';
+
+const HEAD = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
+
+function valueOf(yamlText: string): JNode {
+  const r = parseYamlDocument(Buffer.from(`v: ${yamlText}\n`));
+  if (!r.ok) throw new Error(r.error);
+  if (r.value.t !== 'obj') throw new Error('not a mapping');
+  return r.value.entries.find(([k]) => k === 'v')![1];
+}
+
+t.test('YAML 1.1 scalars resolve as go-yaml v2 resolves them', async (t) => {
+  const table: [string, JNode][] = [
+    ...['y', 'Y', 'yes', 'Yes', 'YES', 'on', 'On', 'ON', 'true', 'True', 'TRUE'].map((s): [string, JNode] => [s, { t: 'bool', v: true }]),
+    ...['n', 'N', 'no', 'No', 'NO', 'off', 'Off', 'OFF', 'false', 'False', 'FALSE'].map((s): [string, JNode] => [s, { t: 'bool', v: false }]),
+    ...['~', 'null', 'Null', 'NULL', ''].map((s): [string, JNode] => [s, { t: 'null' }]),
+    ['yES', { t: 'str', v: 'yES' }],
+    ['oN', { t: 'str', v: 'oN' }],
+    ['"yes"', { t: 'str', v: 'yes' }],
+    ["'off'", { t: 'str', v: 'off' }],
+    ['0x1F', { t: 'num', s: '31' }],
+    ['0X1f', { t: 'num', s: '31' }],
+    ['0o17', { t: 'num', s: '15' }],
+    ['017', { t: 'num', s: '15' }],
+    ['08', { t: 'num', s: '8' }],
+    ['1_000', { t: 'num', s: '1000' }],
+    ['0b101', { t: 'num', s: '5' }],
+    ['-0b101', { t: 'num', s: '-5' }],
+    ['+12', { t: 'num', s: '12' }],
+    ['-0x10', { t: 'num', s: '-16' }],
+    ['1e3', { t: 'num', s: '1000' }],
+    ['1.0', { t: 'num', s: '1' }],
+    ['1.5', { t: 'num', s: '1.5' }],
+    ['.5', { t: 'num', s: '0.5' }],
+    ['-.5e-7', { t: 'num', s: '-5e-8' }],
+    ['1e21', { t: 'num', s: '1e+21' }],
+    ['9223372036854775807', { t: 'num', s: '9223372036854775807' }],
+    ['18446744073709551615', { t: 'num', s: '18446744073709551615' }],
+    ['99999999999999999999', { t: 'num', s: '100000000000000000000' }],
+    ['1e400', { t: 'str', v: '1e400' }],
+    ['1:30', { t: 'str', v: '1:30' }], // go-yaml v2 has no base-60 numbers
+    ['190:20:30', { t: 'str', v: '190:20:30' }],
+    ['2001-12-14', { t: 'str', v: '2001-12-14' }], // timestamps stay strings in interface{}
+    ['0x', { t: 'str', v: '0x' }],
+    ['1_0.5', { t: 'num', s: '10.5' }],
+    ['!!str 5', { t: 'str', v: '5' }],
+    ['!!float 5', { t: 'num', s: '5' }],
+    ['!!int "0x10"', { t: 'num', s: '16' }],
+    ['!custom 5', { t: 'str', v: '5' }],
+  ];
+  for (const [text, want] of table) t.same(valueOf(text), want, `v: ${text}`);
+});
+
+t.test('resolvePlainScalar keeps plain words as strings', async (t) => {
+  for (const s of ['hello', 'systemd', 'None', 'nope', 'yess', '.', '-', '+', '1.2.3', '10.96.0.10']) t.equal(resolvePlainScalar(s), s, s);
+});
+
+t.test('cgroupsPerQOS: off is a boolean false to the kubelet', async (t) => {
+  const r = decodeKubeletConfig(Buffer.from(`${HEAD}cgroupsPerQOS: off\nfailSwapOn: Yes\n`), '/k');
+  t.ok(r.ok);
+  if (r.ok) {
+    t.equal(r.config.cgroupsPerQOS, false);
+    t.equal(r.config.failSwapOn, true);
+  }
+});
+
+t.test('a YAML 1.1 boolean where a string is expected is a decode error', async (t) => {
+  const r = decodeKubeletConfig(Buffer.from(`${HEAD}cgroupDriver: no\n`), '/k');
+  t.same(r, { ok: false, format: 'yaml', error: 'failed to decode: json: cannot unmarshal bool into Go struct field KubeletConfiguration.cgroupDriver of type string' });
+});
+
+t.test('keys resolve too (y: and 1: become "true" and "1")', async (t) => {
+  const r = parseYamlDocument(Buffer.from('y: 1\n1: 2\n1.5: 3\nyes: 4\n'));
+  t.ok(r.ok);
+  if (r.ok) t.same(toPlain(r.value), { '1': 2, '1.5': 3, true: 4 });
+  const bad = parseYamlDocument(Buffer.from('~: 1\n'));
+  t.match(bad, { ok: false, error: /^Unsupported map key of type: %!s\(<nil>\)/ });
+});
+
+t.test('duplicate keys: the last value wins and each repeat is reported', async (t) => {
+  const text = `${HEAD}maxPods: 10\nfeatureGates:\n  NodeSwap: true\n  NodeSwap: false\nmaxPods: 20\nauthentication:\n  webhook:\n    enabled: true\n    enabled: false\n`;
+  const r = decodeKubeletConfig(Buffer.from(text), '/k');
+  t.ok(r.ok);
+  if (!r.ok) return;
+  t.equal(r.config.maxPods, 20);
+  t.same(r.config.featureGates, { NodeSwap: false });
+  t.same(r.config.authentication, { webhook: { enabled: false } });
+  t.same(r.strict.map((s) => [s.kind, s.path, s.line]), [
+    ['duplicate-field', 'featureGates.NodeSwap', 6],
+    ['duplicate-field', 'maxPods', 7],
+    ['duplicate-field', 'authentication.webhook.enabled', 11],
+  ]);
+  t.equal(r.strict.find((s) => s.path === 'maxPods')!.message, 'line 7: key "maxPods" already set in map');
+});
+
+t.test('JSON and YAML spellings of one config decode identically', async (t) => {
+  const json = JSON.stringify({
+    kind: 'KubeletConfiguration', apiVersion: 'kubelet.config.k8s.io/v1beta1', maxPods: 50, cgroupsPerQOS: false,
+    featureGates: { NodeSwap: true }, evictionHard: { 'memory.available': '100Mi' }, clusterDNS: ['10.96.0.10'],
+    memoryThrottlingFactor: 0.5, syncFrequency: '30s', registerWithTaints: [{ key: 'a', value: 'b', effect: 'NoSchedule' }],
+  }, null, 2);
+  const yamlText = `${HEAD}maxPods: 50\ncgroupsPerQOS: false\nfeatureGates: {NodeSwap: true}\nevictionHard:\n  memory.available: 100Mi\nclusterDNS: [10.96.0.10]\nmemoryThrottlingFactor: 0.5\nsyncFrequency: 30s\nregisterWithTaints:\n- {key: a, value: b, effect: NoSchedule}\n`;
+  const a = decodeKubeletConfig(Buffer.from(json), '/k');
+  const b = decodeKubeletConfig(Buffer.from(yamlText), '/k');
+  t.equal(a.ok && a.format, 'json');
+  t.equal(b.ok && b.format, 'yaml');
+  t.same(a.ok && a.config, b.ok && b.config);
+  t.same(a.ok && a.config, JSON.parse(json), 'JSON decodes as JSON.parse would');
+});
+
+t.test('only the first document of a stream is read', async (t) => {
+  t.equal(firstDocument('a: 1\n---\nb: 2\n'), 'a: 1\n');
+  t.equal(firstDocument('# c\n---\na: 1\n...\nb: [\n'), '# c\n---\na: 1\n');
+  t.equal(firstDocument('%YAML 1.1\n---\na: 1\n---\n'), '%YAML 1.1\n---\na: 1\n');
+  t.equal(firstDocument('--- {a: 1}\n--- {b: 2}\n'), '--- {a: 1}\n');
+  const r = decodeKubeletConfig(Buffer.from(`${HEAD}maxPods: 5\n---\nmaxPods: [broken\n`), '/k');
+  t.match(r, { ok: true, config: { maxPods: 5 } });
+  const empty = decodeKubeletConfig(Buffer.from(`---\n---\n${HEAD}`), '/k');
+  t.match(empty, { ok: false, error: /^failed to decode: Object 'Kind' is missing in '---\n---\n/ });
+});
+
+t.test('merge keys and aliases expand as go-yaml does', async (t) => {
+  const r = parseYamlDocument(Buffer.from('base: &b {x: 1, z: 3}\nc:\n  <<: *b\n  x: 2\nd: *b\n'));
+  t.ok(r.ok);
+  if (r.ok) t.same(toPlain(r.value), { base: { x: 1, z: 3 }, c: { x: 2, z: 3 }, d: { x: 1, z: 3 } });
+});
+
+t.test('hostile input never throws and stays bounded', async (t) => {
+  let laughs = 'a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n';
+  for (let i = 1; i < 12; i++) laughs += `a${i}: &a${i} [${Array(10).fill(`*a${i - 1}`).join(',')}]\n`;
+  const deepFlow = '['.repeat(100_000) + ']'.repeat(100_000);
+  let deepBlock = '';
+  for (let i = 0; i < 5000; i++) deepBlock += ' '.repeat(i) + `k${i}:\n`;
+  const random = Buffer.alloc(1 << 20);
+  let seed = 42;
+  for (let i = 0; i < random.length; i++) random[i] = (seed = (seed * 1103515245 + 12345) >>> 0) >>> 24;
+  const table: [string, Buffer, RegExp][] = [
+    ['billion laughs', Buffer.from(laughs), /^yaml: document contains excessive aliasing$/],
+    ['self-referencing anchor', Buffer.from('a: &a [*a]\n'), /contains itself/],
+    ['deep flow nesting', Buffer.from(deepFlow), /^yaml: /],
+    ['deep block nesting', Buffer.from(deepBlock), /^yaml: /],
+    ['NUL byte', Buffer.from('kind: Kubelet\u0000Configuration\n'), /^yaml: control characters are not allowed$/],
+    ['invalid UTF-8', Buffer.from([0x6b, 0x3a, 0x20, 0xc3, 0x28, 0x0a]), /^yaml: invalid trailing UTF-8 octet$/],
+    ['lone continuation byte', Buffer.from([0x80, 0x41]), /^yaml: invalid leading UTF-8 octet$/],
+    ['truncated sequence', Buffer.from([0x61, 0xe2, 0x82]), /^yaml: incomplete UTF-8 octet sequence$/],
+    ['1 MiB of random bytes', random, /^yaml: /],
+    ['.inf', Buffer.from('v: .inf\n'), /^json: unsupported value: \+Inf$/],
+    ['.nan', Buffer.from('v: .NaN\n'), /^json: unsupported value: NaN$/],
+  ];
+  for (const [name, bytes, want] of table) {
+    const start = Date.now();
+    const r = parseYamlDocument(bytes);
+    t.match(r, { ok: false, error: want }, name);
+    t.ok(Date.now() - start < 5000, `${name} finishes quickly`);
+  }
+});
+
+t.test('syntax errors come back as values with go-yaml wording where it is known', async (t) => {
+  const table: [string, string][] = [
+    ['a: "open\n', 'yaml: line 2: found unexpected end of stream'],
+    ['a: 1\nb:\n\t- x\n', 'yaml: line 3: found character that cannot start any token'],
+    ['a: *nowhere\n', "yaml: unknown anchor 'nowhere' referenced"],
+    ['a: [1, 2\n', 'yaml: line 2: unexpected end of the stream within a flow collection'],
+  ];
+  for (const [text, want] of table) t.same(parseYamlDocument(Buffer.from(text)), { ok: false, error: want }, JSON.stringify(text));
+});
+
+t.test('UTF-8 and UTF-16 byte order marks are honoured', async (t) => {
+  const bom8 = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('a: yes\n')]);
+  t.same(parseYamlDocument(bom8), { ok: true, value: { t: 'obj', entries: [['a', { t: 'bool', v: true }]] }, duplicates: [] });
+  const bom16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('a: 1\n', 'utf16le')]);
+  t.same(parseYamlDocument(bom16), { ok: true, value: { t: 'obj', entries: [['a', { t: 'num', s: '1' }]] }, duplicates: [] });
+});

@@ -1,0 +1,43 @@
+// The kubelet v1.23.0's own Bootstrap decisions (shared/vectors/bootstrap.json):
+// every assigned × last-known-good state, rebuilt as a real store on disk.
+import t from 'tap';
+import fs from 'node:fs';
+import path from 'node:path';
+import { takeSnapshot, fsPayloadReader } from '../../../lib/store/snapshot.js';
+import { predictNextBoot } from '../../../lib/integrity/nextboot.js';
+import { judgeConfig } from '../../../lib/integrity/pipeline.js';
+import { sharedDir, writeTree } from '../../helpers.js';
+
+interface Vector {
+  name: string;
+  storeFiles: Record<string, string>;
+  kubelet: { nextBoot: string; willStart: boolean; statusError: string | null; assignedError: string | null; lastKnownGoodError: string | null; bootstrapError: string | null };
+}
+
+const file = path.join(sharedDir, 'vectors', 'bootstrap.json');
+if (!fs.existsSync(file)) {
+  t.skip('shared/vectors/bootstrap.json is not beside the checkout');
+} else {
+  const vectors = JSON.parse(fs.readFileSync(file, 'utf8')) as Vector[];
+  const root = t.testdir();
+  /** go-yaml's parser messages are not reproduced word for word; everything else is. */
+  const norm = (s: string | null) => (s === null ? null : s.replace(/yaml: line \d+: .*/, 'yaml: <parser error>'));
+  let i = 0;
+  for (const v of vectors) {
+    t.test(v.name, async (t) => {
+      const dir = path.join(root, String(i++));
+      fs.mkdirSync(path.join(dir, 'store'), { recursive: true });
+      writeTree(path.join(dir, 'store'), v.storeFiles);
+      const snap = takeSnapshot(dir);
+      const nb = predictNextBoot(snap, { reader: fsPayloadReader(snap), judge: judgeConfig({ version: '1.23', argv: [] }), local: { path: null, judgement: null } });
+      t.equal(nb.source, v.kubelet.nextBoot, 'next boot source');
+      t.equal(nb.willStart, v.kubelet.willStart, 'willStart');
+      t.equal(nb.statusError, v.kubelet.statusError, 'Node.Status.Config.Error');
+      const sub = (s: string | null) => (s === null ? null : s.split('<dynamic-config-dir>').join(dir));
+      t.equal(norm(nb.assignedError), norm(sub(v.kubelet.assignedError)), 'assigned error text');
+      if (v.kubelet.nextBoot !== 'none' || v.kubelet.lastKnownGoodError) {
+        t.equal(norm(nb.lastKnownGoodError), norm(sub(v.kubelet.lastKnownGoodError)), 'last-known-good error text');
+      }
+    });
+  }
+}
