@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const sharedDir = path.resolve(repoRoot, '../shared');
-export const cliPath = path.join(repoRoot, 'dist', 'kubelet-ckpt.mjs');
+export const cliPath = path.join(repoRoot, 'dist', 'kubelet-ckpt.cjs');
 
 /** Write `files` (path → content) under `dir`. A null content makes a directory. */
 export function writeTree(dir: string, files: Record<string, string | Buffer | null>): string {

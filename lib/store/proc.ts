@@ -31,6 +31,16 @@ function readComm(procRoot: string, pid: string): string {
   }
 }
 
+/** The process name is `kubelet`, or (renamed process) its executable is. */
+function isKubelet(procRoot: string, pid: string): boolean {
+  if (readComm(procRoot, pid) === 'kubelet') return true;
+  try {
+    return path.basename(fs.readlinkSync(path.join(procRoot, pid, 'exe'))).replace(/ \(deleted\)$/, '') === 'kubelet';
+  } catch {
+    return false;
+  }
+}
+
 /** Processes whose name or executable is `kubelet`. */
 export function listKubeletProcesses(procRoot = '/proc'): KubeletProcess[] {
   let pids: string[];
@@ -42,10 +52,10 @@ export function listKubeletProcesses(procRoot = '/proc'): KubeletProcess[] {
   const out: KubeletProcess[] = [];
   for (const pid of pids) {
     if (Number(pid) === process.pid) continue;
-    const comm = readComm(procRoot, pid);
+    // comm first: one small read per process, cmdline only for kubelets.
+    if (!isKubelet(procRoot, pid)) continue;
     const argv = readArgv(procRoot, pid);
     if (!argv) continue;
-    if (comm !== 'kubelet' && path.basename(argv[0] ?? '') !== 'kubelet') continue;
     let cwd: string | null = null;
     try {
       cwd = fs.readlinkSync(path.join(procRoot, pid, 'cwd'));

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 const repo = path.resolve(new URL('../..', import.meta.url).pathname);
-const cli = path.join(repo, 'dist', 'kubelet-ckpt.mjs');
+const cli = path.join(repo, 'dist', 'kubelet-ckpt.cjs');
 const runs = process.argv.includes('--smoke') ? 7 : Number(process.argv[process.argv.indexOf('--runs') + 1]) || 31;
 
 function makeStore() {
