@@ -85,8 +85,9 @@ function parseMultimap(s: string): Record<string, string[]> {
   return out;
 }
 
-function parseReservedMemory(s: string): { numaNode: number; limits: Record<string, string> }[] {
-  if (s === '') return [];
+/** cliflag.ReservedMemoryVar; an empty value leaves the field as it was (a Go quirk). */
+function parseReservedMemory(s: string): { numaNode: number; limits: Record<string, string> }[] | undefined {
+  if (s === '') return undefined;
   return s.split(';').map((reservation) => {
     const parts = reservation.split(':');
     if (parts.length !== 2) throw new FlagValueError(`the reserved memory has incorrect format, expected numaNodeID:type=quantity[,type=quantity...], got ${reservation}`);
@@ -171,7 +172,7 @@ function isIP(s: string): boolean {
   return /^[0-9a-fA-F:.]+$/.test(s) && (s.match(/::/g) ?? []).length <= 1;
 }
 
-/** Parse one flag value; undefined means "leave the field unchanged" (an empty IP). */
+/** Parse one flag value; undefined means "leave the field unchanged" (an empty IP or reserved-memory). */
 export function parseFlagValue(kind: FlagKind, raw: string): unknown {
   try {
     switch (kind) {

@@ -100,11 +100,8 @@ export function resolvePlainScalar(s: string): GoScalar | string {
   if (i !== null) return new GoScalar('int', i);
   const u = parseGoBase0(plain, false);
   if (u !== null) return new GoScalar('int', u);
+  // ParseFloat's range error (1e400) leaves the scalar a string, as in Go.
   if (YAML_STYLE_FLOAT.test(plain) && Number.isFinite(Number(plain))) return new GoScalar('float', Number(plain));
-  if (/^-0[bB][01]+$/.test(plain)) {
-    const n = -BigInt('0b' + plain.slice(3));
-    if (n >= -(MAX_INT64 + 1n)) return new GoScalar('int', n);
-  }
   return s;
 }
 
