@@ -9,9 +9,10 @@ import * as status from './status.js';
 import * as ls from './ls.js';
 import * as show from './show.js';
 import * as verify from './verify.js';
+import * as diff from './diff.js';
 import { install as installCompletion } from './completion.js';
 
-export const COMMANDS = [status, ls, show, verify];
+export const COMMANDS = [status, ls, show, verify, diff];
 
 /** The output format, read from raw argv so that even a parse failure honours -o json. */
 export function rawFormat(argv: readonly string[]): string {

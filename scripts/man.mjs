@@ -13,10 +13,12 @@ const bin = path.join(root, 'node_modules', 'marked-man', 'bin', 'marked-man.js'
 const check = process.argv.includes('--check');
 let stale = 0;
 for (const md of fs.readdirSync(manDir).filter((f) => f.endsWith('.md')).sort()) {
-  const roff = execFileSync(process.execPath, [bin, '--version', `kubelet-ckpt ${pkg.version}`, '--manual', 'kubelet-ckpt manual', '--no-breaks', path.join(manDir, md)], {
+  let roff = execFileSync(process.execPath, [bin, '--version', `kubelet-ckpt ${pkg.version}`, '--manual', 'kubelet-ckpt manual', '--no-breaks', path.join(manDir, md)], {
     encoding: 'utf8',
     env: { ...process.env, SOURCE_DATE_EPOCH: '1795305600' },
   });
+  // marked-man leaves HTML entities of inline code in the roff; man shows them raw.
+  roff = roff.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
   const out = path.join(manDir, md.replace(/\.md$/, '.1'));
   if (check) {
     if (!fs.existsSync(out) || fs.readFileSync(out, 'utf8') !== roff) {

@@ -16,8 +16,9 @@ function commands(): string[] {
   return [...out.matchAll(/^\s+kubelet-ckpt (\w[\w-]*)/gm)].map((m) => m[1]!);
 }
 
+/** The command's own options: yargs lists them under "Options:", after "Global options:". */
 function optionsOf(help: string): string[] {
-  const section = help.split(/\nGlobal options:\n/)[0]!;
+  const section = (help.split(/\nOptions:\n/)[1] ?? '').split(/\n\n/)[0]!;
   return [...section.matchAll(/^\s+(?:-\w, )?(--[\w-]+)/gm)].map((m) => m[1]!).filter((o) => o !== '--help' && o !== '--version');
 }
 

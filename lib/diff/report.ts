@@ -1,0 +1,49 @@
+// `diff` as a whole: one bare UID is a history, anything else a pair; and what the command
+// prints for scripts (DESIGN.md JSON), warns about, and exits with. Nothing is printed here.
+
+import { UsageError } from '../errors.js';
+import type { DiffOptions } from './compare.js';
+import { diffHistory, isBareUid, type HistoryReport } from './history.js';
+import { diffRefs, type PairReport } from './pair.js';
+import type { Change } from './semantic.js';
+import { printable, type DiffSource, type Side } from './sides.js';
+
+export { compareDocs, DEFAULT_CONTEXT, type Comparison, type DiffOptions, type FieldChange } from './compare.js';
+export { diffHistory, isBareUid, type HistoryReport, type HistoryStep, type StepSide } from './history.js';
+export { diffRefs, type PairReport } from './pair.js';
+
+export type DiffReport = PairReport | HistoryReport;
+
+/**
+ * The whole command: one bare UID is a history; otherwise REF is compared with the second
+ * ref, or with `assigned`.
+ */
+export function runDiff(src: DiffSource, refs: readonly string[], opts: DiffOptions = {}): DiffReport {
+  if (refs.length === 0 || refs.length > 2) throw new UsageError(`diff takes one or two refs, got ${refs.length}`, 'kubelet-ckpt diff REF [REF]');
+  if (opts.labels && opts.labels.length > 2) throw new UsageError('--label may be given at most twice (from, then to)');
+  if (opts.keys && opts.keys.length > 2) throw new UsageError('--key may be given at most twice (from, then to)');
+  if (refs.length === 1 && isBareUid(refs[0]!)) return diffHistory(src, refs[0]!, opts);
+  return diffRefs(src, refs[0]!, refs[1] ?? 'assigned', opts);
+}
+
+/** The JSON shape of DESIGN.md: sides and changes only, internal fields dropped. */
+export function diffJson(r: DiffReport): unknown {
+  const side = (s: Side) => ({ ref: s.ref, uid: s.uid, resourceVersion: s.resourceVersion, path: s.path });
+  const change = (c: Change) => ({ path: c.path, op: c.op, from: c.from, to: c.to });
+  if (r.mode === 'history') {
+    return { uid: r.uid, steps: r.steps.map((s) => ({ from: side(s.from), to: side(s.to), changes: s.changes.map(change) })) };
+  }
+  return { from: side(r.from), to: side(r.to), changes: r.changes.map(change), unified: r.unified };
+}
+
+/** Warnings that JSON output carries on stderr (text output prints them inline). */
+export function diffNotes(r: DiffReport): string[] {
+  if (r.mode === 'pair') return r.notes.map(printable);
+  return r.steps.flatMap((s) => s.notes.map((n) => printable(`${s.from.resourceVersion} -> ${s.to.resourceVersion}: ${n}`)));
+}
+
+/** 0 semantically equal, 1 different, 3 when part of a history could not be read. */
+export function diffExitCode(r: DiffReport): number {
+  if (r.mode === 'history' && r.unreadable) return 3;
+  return r.equal ? 0 : 1;
+}
