@@ -1,6 +1,6 @@
 // Which kubelet release's rules apply (--kubelet-version X.Y|auto).
 
-import { execFileSync } from 'node:child_process';
+import { childProcess } from './builtins.js';
 import { DEFAULT_VERSION, resolveKubeletVersion as resolveRelease, type KubeletVersion } from './config/version.js';
 
 export interface ResolvedVersion {
@@ -19,7 +19,7 @@ export function resolveKubeletVersion(opt: string | undefined, kubeletBinary = '
   if (opt !== 'auto') return fromText(opt, 'kubelet');
   let out: string;
   try {
-    out = execFileSync(kubeletBinary, ['--version'], { encoding: 'utf8', timeout: 3000, stdio: ['ignore', 'pipe', 'ignore'] });
+    out = childProcess().execFileSync(kubeletBinary, ['--version'], { encoding: 'utf8', timeout: 3000, stdio: ['ignore', 'pipe', 'ignore'] });
   } catch {
     return { version: DEFAULT_VERSION, note: `\`kubelet --version\` did not run; using the ${DEFAULT_VERSION} rules` };
   }

@@ -5,7 +5,7 @@
 // (`immutable` is never set by `kubectl create` and cannot be seen in a checkpoint: omitted.)
 
 import { isUtf8 } from 'node:buffer';
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../builtins.js';
 
 /**
  * How the Go that built kubectl escaped \b and \f: `\u0008`/`\u000c` before Go 1.22,
@@ -188,7 +188,7 @@ export function goJsonString(b: Uint8Array, mode: GoEscapes): Buffer {
 
 /** sha256 hex, first 10 characters, 0→g 1→h 3→k a→m e→t (kubectl encodeHash: no vowels, no look-alikes). */
 function hashSuffix(json: Buffer): string {
-  const hex = createHash('sha256').update(json).digest('hex');
+  const hex = sha256Hex(json);
   const map: Record<string, string> = { '0': 'g', '1': 'h', '3': 'k', a: 'm', e: 't' };
   return [...hex.slice(0, 10)].map((c) => map[c] ?? c).join('');
 }

@@ -18,6 +18,6 @@ function onlySet(s: Session, refs: readonly string[]): Set<string> | undefined {
   return only;
 }
 
-export function verifySession(s: Session, refs: readonly string[] = []): VerifyReport {
-  return verifyStore(s.snap, { reader: s.reader, judge: s.judge, local: s.local, only: onlySet(s, refs) });
+export function verifySession(s: Session, refs: readonly string[] = [], payloads: 'all' | 'referenced' = 'all'): VerifyReport {
+  return verifyStore(s.snap, { reader: s.reader, judge: s.judge, local: s.local, only: onlySet(s, refs), payloads });
 }

@@ -20,6 +20,12 @@ export interface VerifyOptions {
   only?: Set<string>;
   /** ConfigMap names learned elsewhere (journal) for UIDs no meta file names. */
   knownNames?: Map<string, string>;
+  /**
+   * `all` (verify): decode and validate every checkpoint's payload. `referenced`
+   * (status): only the checkpoints the meta files name, which decide the next boot;
+   * structure, permissions and sizes are still checked everywhere.
+   */
+  payloads?: 'all' | 'referenced';
 }
 
 export interface VerifyReport {
@@ -273,6 +279,7 @@ export function verifyStore(snap: Snapshot, opts: VerifyOptions): VerifyReport {
       const ref = `${cp.uid}/${cp.rv}`;
       if (opts.only && !opts.only.has(ref)) continue;
       findings.push(...checkpointEntryFindings(cp, ref));
+      if (opts.payloads === 'referenced' && sources.get(cp.uid)?.source.resourceVersion !== cp.rv && lkgRef !== ref) continue;
       const p = payloadFindings(cp, ref, ctx);
       findings.push(...p.findings);
       if (ref === lkgRef && p.judgement && p.judgement.stage !== 'ok') {

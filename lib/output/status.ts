@@ -39,7 +39,9 @@ export function renderStatus(r: StatusReport, ctx: TextContext): string {
   lines.push(row('Checkpoints', String(r.checkpoints)));
   const c = countBySeverity(r.problems);
   const prob = c.error + c.warning === 0 ? p.green('none') : [c.error ? p.red(`${c.error} error${c.error > 1 ? 's' : ''}`) : '', c.warning ? p.yellow(`${c.warning} warning${c.warning > 1 ? 's' : ''}`) : ''].filter(Boolean).join(', ') + ' (see `kubelet-ckpt verify`)';
+  const scope = p.dim('  (assigned and last-known-good payloads; `verify` checks every checkpoint)');
   lines.push(row('Problems', prob));
+  if (ctx.verbose) lines.push(scope);
   if (ctx.verbose && r.localConfig) lines.push(row('Local config', r.localConfig));
   const j = r.journal?.lastEvent as { time?: string; kind?: string; message?: string } | null | undefined;
   if (r.journal) lines.push(row('Journal', j ? `${shortTime(j.time ?? null)} ${j.kind}: ${j.message ?? ''}`.slice(0, Math.max(20, ctx.width - L)) : 'no kubelet config events found'));

@@ -1,6 +1,6 @@
 // The `ls` report: every checkpoint with its files, sizes, hashes and markers.
 
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../builtins.js';
 import { decodeMetaState } from './meta.js';
 import { orderRVs } from './order.js';
 import type { Checkpoint, PayloadReader, Snapshot } from './snapshot.js';
@@ -42,7 +42,7 @@ function marked(snap: Snapshot): { assigned: string | null; lkg: string | null }
 
 function listFile(reader: PayloadReader, cp: Checkpoint, name: string, size: number): ListedFile {
   const r = reader.read(cp, name);
-  const sha256 = r.ok && !r.truncated ? createHash('sha256').update(r.bytes).digest('hex') : null;
+  const sha256 = r.ok && !r.truncated ? sha256Hex(r.bytes) : null;
   return { name, size, sha256 };
 }
 

@@ -1,7 +1,7 @@
 // The `show` report: the bytes of a checkpoint payload, a meta file, the local config
 // or a file, with a decoded value for pretty printing.
 
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../builtins.js';
 import { EnvError, UsageError, fsReason } from '../errors.js';
 import { readFileCapped } from './safepath.js';
 import { PAYLOAD_CAP, type PayloadReader, type Snapshot } from './snapshot.js';
@@ -92,7 +92,7 @@ export function buildShow(snap: Snapshot, reader: PayloadReader, ref: string, op
     key: b.key,
     path: b.path,
     size: b.bytes.length,
-    sha256: createHash('sha256').update(b.bytes).digest('hex'),
+    sha256: sha256Hex(b.bytes),
     bytes: b.bytes,
     text: utf8OrNull(b.bytes),
   };
