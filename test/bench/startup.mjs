@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Startup benchmark: `status --no-journal` on a 10-checkpoint store, bundled build, against
 // `node -e 0`, interleaved, median of N runs each. Target: ratio ≤ 1.5.
-//   node test/bench/startup.mjs [--runs N]
+//   node test/bench/startup.mjs [--runs N] [--instructions]
+// --instructions also counts instructions with valgrind's callgrind (slow, but independent of
+// how busy the machine is; wall-clock ratios on a shared machine drift with its load).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -45,7 +47,19 @@ for (let i = 0; i < runs; i++) {
   anchor.push(time(process.execPath, ['-e', '0']));
   ours.push(time(process.execPath, [cli, '--dir', store, 'status', '--no-journal']));
 }
-fs.rmSync(store, { recursive: true, force: true });
 const a = median(anchor);
 const o = median(ours);
 console.log(`startup: node -e 0 median ${a.toFixed(1)} ms; kubelet-ckpt status --no-journal (10 checkpoints, bundle) median ${o.toFixed(1)} ms; ratio ${(o / a).toFixed(2)} (target <= 1.5) over ${runs} interleaved runs`);
+
+function instructions(args) {
+  const r = spawnSync('valgrind', ['--tool=callgrind', '--callgrind-out-file=/dev/null', process.execPath, ...args], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
+  const m = /Collected : (\d+)/.exec(r.stderr ?? '');
+  return m ? Number(m[1]) : null;
+}
+if (process.argv.includes('--instructions')) {
+  const ia = instructions(['-e', '0']);
+  const io = instructions([cli, '--dir', store, 'status', '--no-journal']);
+  if (ia && io) console.log(`startup (instructions): node -e 0 ${(ia / 1e6).toFixed(0)}M; status ${(io / 1e6).toFixed(0)}M; ratio ${(io / ia).toFixed(2)} (target <= 1.5)`);
+  else console.log('startup (instructions): valgrind not available');
+}
+fs.rmSync(store, { recursive: true, force: true });
