@@ -14,8 +14,9 @@ type Filter = (cb: (err: Error | null, defaults: string[] | undefined) => void) 
 export function install<T>(cli: Argv<T>): Argv<T> {
   return cli.completion(command, describe, (current: string, argv: { _: (string | number)[]; dir?: string; root?: string }, filter: Filter, done: Done) => {
     filter((_err, defaults) => {
-      const cmd = String(argv._[0] ?? '');
-      if (!REF_COMMANDS.has(cmd) || current.startsWith('-')) return done(defaults ?? []);
+      // argv._ holds the program name and the words typed so far: find the command.
+      const cmd = argv._.map(String).find((w) => REF_COMMANDS.has(w));
+      if (!cmd || current.startsWith('-')) return done(defaults ?? []);
       done([...(defaults ?? []), ...refCandidates({ dir: argv.dir, root: argv.root }).filter((r) => r.startsWith(current))]);
     });
   });
