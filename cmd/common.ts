@@ -51,7 +51,6 @@ export function session(args: GlobalArgs, streams: Streams): Session {
   const s = openSession({ dir: args.dir, root: args.root, kubeletConfig: args['kubelet-config'], kubeletVersion: v.version });
   if (args.verbose) {
     for (const step of s.discovery.steps) streams.stderr.write(`discover: ${step}\n`);
-    if (args.dir) streams.stderr.write(`discover: --dir given: ${s.snap.storeDir}\n`);
   }
   return s;
 }

@@ -10,9 +10,14 @@ import * as ls from './ls.js';
 import * as show from './show.js';
 import * as verify from './verify.js';
 import * as diff from './diff.js';
+import * as reset from './reset.js';
+import * as rollback from './rollback.js';
+import * as undo from './undo.js';
+import * as prune from './prune.js';
+import * as journal from './journal.js';
 import { install as installCompletion } from './completion.js';
 
-export const COMMANDS = [status, ls, show, verify, diff];
+export const COMMANDS = [status, ls, show, verify, diff, journal, reset, rollback, undo, prune];
 
 /** The output format, read from raw argv so that even a parse failure honours -o json. */
 export function rawFormat(argv: readonly string[]): string {

@@ -1,5 +1,6 @@
 import type { Argv } from 'yargs';
-import { buildStatus, statusDegraded } from '../lib/integrity/status.js';
+import { buildStatus, statusDegraded, type StatusReport } from '../lib/integrity/status.js';
+import type { Session } from '../lib/session.js';
 import { renderStatus } from '../lib/output/status.js';
 import { output, processStreams, session, setExit, type GlobalArgs } from './common.js';
 import { problemsOf } from './verify-shared.js';
@@ -23,12 +24,15 @@ export async function handler(args: Args): Promise<void> {
   const streams = processStreams(args);
   const s = session(args, streams);
   const report = buildStatus(s, problemsOf(s));
-  if (args.journal) report.journal = { lastEvent: await lastJournalEvent(args, s) };
+  if (args.journal) report.journal = await journalEvidence(args, s);
   output(report, renderStatus, args, streams);
   setExit(statusDegraded(report) ? 1 : 0);
 }
 
-/** Journal evidence arrives with the journal module; until then there is none. */
-async function lastJournalEvent(_args: Args, _s: unknown): Promise<unknown | null> {
-  return null;
+/** One bounded read of the journal's tail (the journal code loads only here). */
+async function journalEvidence(args: Args, s: Session): Promise<StatusReport['journal']> {
+  const { lastEvidence } = await import('../lib/journal/evidence.js');
+  const { storeViewOf } = await import('../lib/journal/store-view.js');
+  const e = await lastEvidence({ root: args.root, store: storeViewOf(s.snap) });
+  return { lastEvent: e.lastEvent, summary: e.summary ?? e.reason, restarts: e.restarts, crashLoop: e.crashLoop };
 }

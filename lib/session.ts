@@ -70,8 +70,8 @@ function memoJudge(judge: ConfigJudge): ConfigJudge {
 /** Resolve the store and read it. Throws EnvError (exit 3) when it cannot be found or read. */
 export function openSession(opts: GlobalOptions): Session {
   const root = opts.root ? checkRoot(opts.root) : '/';
-  const discovery = discover({ root });
-  const dir = opts.dir ? path.resolve(opts.dir) : requireStoreDir(discovery);
+  const discovery = discover({ root, dir: opts.dir });
+  const dir = requireStoreDir(discovery);
   const snap = takeSnapshot(dir, { now: opts.now });
   const argv = discovery.commandLine?.argv ?? [];
   const localPath = opts.kubeletConfig ? path.resolve(opts.kubeletConfig) : discovery.configFile;

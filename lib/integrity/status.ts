@@ -23,7 +23,8 @@ export interface StatusReport {
   nextBoot: NextBoot;
   checkpoints: number;
   problems: Finding[];
-  journal?: { lastEvent: unknown | null };
+  /** The last journal evidence (`status` without --no-journal). */
+  journal?: { lastEvent: unknown | null; summary: string | null; restarts: number; crashLoop: boolean };
   /** Extra detail for text mode and -v: each meta file's state. */
   meta: { assigned: MetaSummary; lastKnownGood: MetaSummary };
   localConfig: string | null;

@@ -43,7 +43,10 @@ export function renderStatus(r: StatusReport, ctx: TextContext): string {
   lines.push(row('Problems', prob));
   if (ctx.verbose) lines.push(scope);
   if (ctx.verbose && r.localConfig) lines.push(row('Local config', r.localConfig));
-  const j = r.journal?.lastEvent as { time?: string; kind?: string; message?: string } | null | undefined;
-  if (r.journal) lines.push(row('Journal', j ? `${shortTime(j.time ?? null)} ${j.kind}: ${j.message ?? ''}`.slice(0, Math.max(20, ctx.width - L)) : 'no kubelet config events found'));
+  if (r.journal) {
+    const j = r.journal;
+    lines.push(row('Journal', clip(j.summary ?? 'no kubelet config events found', Math.max(20, ctx.width - L), ctx.verbose)));
+    if (j.crashLoop) lines.push(more(p.red(`crash loop: ${j.restarts} restarts, 3 or more failed starts within 10 minutes`)));
+  }
   return lines.join('\n');
 }

@@ -2,6 +2,7 @@
 // (DESIGN.md "Global options"): a running kubelet, then the systemd unit with its
 // drop-ins and env files, then the default directory. Each step is recorded for -v.
 
+import fs from 'node:fs';
 import path from 'node:path';
 import { EnvError } from '../errors.js';
 import { flagValue, listKubeletProcesses } from './proc.js';
@@ -35,6 +36,11 @@ export interface DiscoverOptions {
   /** The node's / (rescue use); '/' on a live node. */
   root?: string;
   procRoot?: string;
+  /**
+   * --dir, when given: the store is known, and only a kubelet command line naming this
+   * store may supply flags and the --config file (another kubelet's flags do not apply).
+   */
+  dir?: string;
 }
 
 /** Rebuild the kubelet's argv from its unit; null when there is no unit. */
@@ -78,8 +84,39 @@ function hostPath(root: string, nodePath: string): string {
   return resolveInRoot(root, nodePath) ?? path.join(root, nodePath);
 }
 
+function real(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
+}
+
+/** Does a kubelet's --dynamic-config-dir (host path) name the store given as --dir? */
+function namesStore(dynamicConfigDir: string, given: string): boolean {
+  const g = real(given);
+  return real(dynamicConfigDir) === g || real(path.join(dynamicConfigDir, 'store')) === g;
+}
+
+/** With --dir: keep only a command line that names that store. */
+function forGivenDir(d: Discovery, given: string): Discovery {
+  const dir = path.resolve(given);
+  const steps = [...d.steps];
+  if (d.dir && d.commandLine && namesStore(d.dir, given)) {
+    steps.push(`--dir ${dir}: the kubelet's command line (${d.commandLine.source}) names this store`);
+    return { ...d, dir, via: '--dir', steps };
+  }
+  steps.push(`--dir ${dir}: no kubelet command line found names this store${d.dir ? ` (found ${d.dir})` : ''}; kubelet flags and its --config file are not applied (give --kubelet-config, or --root for a mounted node)`);
+  return { dir, via: '--dir', steps, commandLine: null, configFile: null };
+}
+
 /** Discover the kubelet's command line and its --dynamic-config-dir. Never throws. */
 export function discover(opts: DiscoverOptions = {}): Discovery {
+  const found = discoverNode(opts);
+  return opts.dir ? forGivenDir(found, opts.dir) : found;
+}
+
+function discoverNode(opts: DiscoverOptions): Discovery {
   const root = opts.root ?? '/';
   const steps: string[] = [];
   let commandLine: KubeletCommandLine | null = null;
@@ -92,6 +129,8 @@ export function discover(opts: DiscoverOptions = {}): Discovery {
     for (const p of procs) {
       const d = flagValue(p.argv, 'dynamic-config-dir');
       commandLine ??= { argv: p.argv, source: `pid ${p.pid}`, pid: p.pid, cwd: p.cwd ?? '/' };
+      // With --dir and several kubelets, the one running on that store.
+      if (d && opts.dir && !namesStore(nodeAbs(p.cwd ?? '/', d), opts.dir)) continue;
       if (d) {
         commandLine = { argv: p.argv, source: `pid ${p.pid}`, pid: p.pid, cwd: p.cwd ?? '/' };
         dir = nodeAbs(p.cwd ?? '/', d);

@@ -12,7 +12,7 @@ const X = '946d785e-998a-11e7-a8dd-42010a800006';
 t.test('status -o json on the demo store: DESIGN.md shape', async (t) => {
   // The trial clock depends on the mtime of meta/assigned: set it here, 3 minutes ago.
   const demo = copyFixture('demo/var/lib/kubelet/dynamic-config');
-  const written = new Date(Date.now() - 3 * 60 * 1000);
+  const written = new Date(Math.floor(Date.now() / 1000) * 1000 - 3 * 60 * 1000); // whole seconds: utimes rounds
   fs.utimesSync(path.join(demo, 'store/meta/assigned'), written, written);
   const r = runCli(['--dir', demo, 'status', '--no-journal', '-o', 'json']);
   t.equal(r.code, 0, r.stderr);

@@ -72,3 +72,23 @@ t.test('a running kubelet: /proc cmdline with a relative --dynamic-config-dir', 
   t.match(d.via, /running kubelet \(pid 4242\)/);
   t.equal(d.configFile, '/etc/k.yaml');
 });
+
+t.test('--dir: only a kubelet running on that store supplies flags and --config', async (t) => {
+  const base = t.testdir({
+    proc: {
+      '100': { comm: 'kubelet\n', cmdline: 'kubelet\0--dynamic-config-dir=/other/dc\0--config=/etc/other.yaml\0--max-pods=10\0' },
+      '200': { comm: 'kubelet\n', cmdline: 'kubelet\0--dynamic-config-dir=DC\0--config=/etc/mine.yaml\0' },
+    },
+    dc: { store: { meta: {} } },
+  });
+  const dc = path.join(base, 'dc');
+  fs.writeFileSync(path.join(base, 'proc/200/cmdline'), `kubelet\0--dynamic-config-dir=${dc}\0--config=/etc/mine.yaml\0`);
+  const mine = discover({ procRoot: path.join(base, 'proc'), dir: dc });
+  t.match(mine, { dir: dc, via: '--dir', commandLine: { pid: 200 }, configFile: '/etc/mine.yaml' });
+  const viaStore = discover({ procRoot: path.join(base, 'proc'), dir: path.join(dc, 'store') });
+  t.match(viaStore.commandLine, { pid: 200 }, 'the store directory itself names the same store');
+  fs.rmSync(path.join(base, 'proc/200'), { recursive: true });
+  const other = discover({ procRoot: path.join(base, 'proc'), dir: dc });
+  t.match(other, { dir: dc, commandLine: null, configFile: null });
+  t.match(other.steps.join('\n'), /no kubelet command line found names this store.*flags and its --config file are not applied/);
+});

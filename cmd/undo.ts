@@ -1,0 +1,35 @@
+import type { Argv } from 'yargs';
+import { output, processStreams, session, setExit, type GlobalArgs } from './common.js';
+import { recoveryOptions, runMetaCommand, type RecoveryArgs } from './reset.js';
+
+export const command = 'undo [id]';
+export const describe = 'restore the meta files from the latest backup (or backup ID) made by reset, rollback or undo; --list shows them';
+
+interface Args extends RecoveryArgs {
+  id?: string;
+  list: boolean;
+}
+
+export function builder(y: Argv<GlobalArgs>): Argv<Args> {
+  return recoveryOptions(y)
+    .positional('id', { type: 'string', describe: 'the backup to restore (20261122T080000.123Z); default: the latest' })
+    .option('list', { type: 'boolean', default: false, describe: 'list the backups (id, time, command, files) and change nothing' })
+    .option('force', { type: 'boolean', default: false, describe: 'restore even though the meta files changed since the backup, or a kubelet using the store is running' })
+    .example('$0 undo --list', 'the history of recovery commands on this store')
+    .example('$0 undo --dry-run', 'what restoring the latest backup would write')
+    .example('$0 undo 20261122T080000.123Z --yes', 'restore one backup') as unknown as Argv<Args>;
+}
+
+export async function handler(args: Args): Promise<void> {
+  if (args.list) {
+    const streams = processStreams(args);
+    const s = session(args, streams);
+    const { listBackups } = await import('../lib/recovery/index.js');
+    const { renderBackups } = await import('../lib/output/recovery.js');
+    const backups = listBackups(s.snap.dynamicConfigDir).map(({ id, time, command, files }) => ({ id, time, command, files }));
+    output({ backups }, renderBackups, args, streams);
+    return setExit(0);
+  }
+  const { planUndo } = await import('../lib/recovery/index.js');
+  await runMetaCommand(args, ['undo', args.id ?? ''], (ctx) => planUndo(ctx, { id: args.id ?? null, force: args.force, restartKubelet: args['restart-kubelet'] }));
+}

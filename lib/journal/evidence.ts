@@ -1,0 +1,137 @@
+// One line of journal evidence for `status`: the last relevant event from a bounded read
+// of the journal (the newest entries, a time limit). When no journal is readable this is
+// a no-op that costs a few stat calls: no process is spawned.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { resolveInRoot } from '../store/rooted.js';
+import type { StoreView } from './correlate.js';
+import type { EventKind, JournalEvent, JournalResult } from './events.js';
+import { readJournal } from './index.js';
+import { eventText, sanitize, shortRef } from './render.js';
+import { findOnPath } from './sources.js';
+
+export interface EvidenceOptions {
+  /** `--root`: read the node's `/var/log/journal` under it. */
+  root?: string;
+  /** Newest journal entries to read (default 5000). */
+  lines?: number;
+  /** Give up after this long, keeping what was read (default 800 ms). */
+  timeoutMs?: number;
+  store?: StoreView | null;
+  journalctl?: string;
+  /** Where the live journal lives (tests). */
+  journalDirs?: readonly string[];
+}
+
+export interface Evidence {
+  /** DESIGN.md's `status` → `journal.lastEvent`. */
+  lastEvent: JournalEvent | null;
+  /** One line for status's text output, e.g. `2021-08-21 18:54:34Z restarted to kube-system/cm (5808539f/437429)`. */
+  summary: string | null;
+  restarts: number;
+  crashLoop: boolean;
+  /** Why there is no evidence, when there is none (`no journal readable` …). */
+  reason: string | null;
+}
+
+/** Kinds worth a line in status: what ran, what changed, what failed. */
+const RELEVANT: ReadonlySet<EventKind> = new Set([
+  'checkpoint-load',
+  'load-failed',
+  'validate-failed',
+  'internal-error',
+  'bootstrap-failed',
+  'restart-for-config',
+  'restart-for-local',
+  'reset-requested',
+  'lkg-updated',
+  'sync-failed',
+  'feature-gate-off',
+  'start-limit-hit',
+  'kubelet-exited',
+]);
+
+const LIVE_JOURNAL_DIRS = ['/var/log/journal', '/run/log/journal'];
+
+const none = (reason: string): Evidence => ({ lastEvent: null, summary: null, restarts: 0, crashLoop: false, reason });
+
+export async function lastEvidence(opts: EvidenceOptions = {}): Promise<Evidence> {
+  const bin = findOnPath(opts.journalctl ?? 'journalctl');
+  if (!bin) return none('journalctl not found');
+  const root = opts.root && path.resolve(opts.root) !== '/' ? path.resolve(opts.root) : null;
+  const dirs = root ? [resolveInRoot(root, '/var/log/journal')] : (opts.journalDirs ?? LIVE_JOURNAL_DIRS);
+  if (!dirs.some((d) => d !== null && readableDir(d))) return none('no journal readable');
+  let result: JournalResult;
+  try {
+    result = await readJournal({
+      source: 'auto',
+      root: root ?? undefined,
+      lines: opts.lines ?? 5000,
+      timeoutMs: opts.timeoutMs ?? 800,
+      store: opts.store ?? null,
+      journalctl: bin,
+    });
+  } catch (err) {
+    return none(`journal not read: ${(err as Error).message}`);
+  }
+  return evidenceOf(result);
+}
+
+/** The evidence a result holds (pure; also used on results read some other way). */
+export function evidenceOf(r: JournalResult): Evidence {
+  const last = lastRelevant(r.events);
+  if (!last) return { ...none('no kubelet config events in the newest journal entries'), restarts: r.restarts, crashLoop: r.crashLoop };
+  return { lastEvent: last, summary: sanitize(describe(last, r)), restarts: r.restarts, crashLoop: r.crashLoop, reason: null };
+}
+
+function lastRelevant(events: readonly JournalEvent[]): JournalEvent | null {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i]!;
+    if (!RELEVANT.has(e.kind)) continue;
+    if (e.kind === 'kubelet-exited' && !e.exitStatus) continue; // a clean exit says less than what preceded it
+    return e;
+  }
+  return null;
+}
+
+function describe(e: JournalEvent, r: JournalResult): string {
+  const when = e.time ? e.time.slice(0, 19).replace('T', ' ') + 'Z' : 'at an unknown time';
+  const ref = shortRef(e);
+  const loop = r.crashLoop ? ' — crash loop' : '';
+  switch (e.kind) {
+    case 'restart-for-config':
+      return `${when} kubelet restarted to use ${cmName(e) ?? 'a ConfigMap'} (${ref})${loop}`;
+    case 'restart-for-local':
+      return `${when} kubelet restarted to use its local config${loop}`;
+    case 'checkpoint-load': {
+      // What the last restart restarted to: the restart line and the new process's load.
+      const restart = lastBefore(r.events, e, (x) => x.kind === 'restart-for-config' && x.uid === e.uid && x.resourceVersion === e.resourceVersion);
+      if (restart?.time) return `${restart.time.slice(0, 19).replace('T', ' ')}Z kubelet restarted to use ${cmName(e) ?? 'a ConfigMap'} (${ref}), loaded by pid ${e.pid ?? '?'}${loop}`;
+      return `${when} kubelet (pid ${e.pid ?? '?'}) loaded ${cmName(e) ?? 'checkpoint'} (${ref})${loop}`;
+    }
+    case 'lkg-updated':
+      return `${when} last-known-good became ${cmName(e) ?? ''} (${ref})${loop}`.replace(' ()', '');
+    default:
+      return `${when} ${e.kind}: ${eventText(e)}${loop}`;
+  }
+}
+
+function lastBefore(events: readonly JournalEvent[], e: JournalEvent, pred: (x: JournalEvent) => boolean): JournalEvent | null {
+  for (let i = events.indexOf(e) - 1; i >= 0; i--) if (pred(events[i]!)) return events[i]!;
+  return null;
+}
+
+function cmName(e: JournalEvent): string | null {
+  const m = e.apiPath ? /^\/api\/v1\/namespaces\/([^/]+)\/configmaps\/([^/]+)$/.exec(e.apiPath) : null;
+  return m ? `${m[1]}/${m[2]}` : null;
+}
+
+function readableDir(d: string): boolean {
+  try {
+    fs.accessSync(d, fs.constants.R_OK | fs.constants.X_OK);
+    return fs.statSync(d).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,226 @@
+// One candidate line → at most one record: the source format (JSON export, a text prefix
+// of journalctl's output modes, or raw klog/`cat`), the klog header, and the catalogue.
+// Header-less lines after a legacy line are its continuation (journald splits a multi-line
+// klog message into one entry per line).
+
+import { classifyKubelet, classifySystemd, looksLikeSystemd, isKubeletUnit, type Classified } from './catalog.js';
+import type { JournalEvent } from './events.js';
+import { parseJsonEntry } from './json-export.js';
+import { looksLikeKlog, parseKlogHeader, type KlogHeader } from './klog.js';
+import { Follow } from './scan.js';
+import { monthOf, normaliseMonthToken, parsePrefix, type LineTime, type LocalTime, type Prefixed } from './syslog.js';
+
+/** An event whose time is not yet resolved (year-less times wait for year inference). */
+export interface LineRecord {
+  event: JournalEvent;
+  time: LineTime | null;
+}
+
+/** Caps on what one event absorbs from continuation lines. */
+export const CONTINUATION_MAX_LINES = 64;
+export const CONTINUATION_MAX_CHARS = 16 * 1024;
+
+interface Parsed {
+  cls: Classified | null;
+  /** The line had a text prefix or was a JSON entry (not raw klog/`cat`). */
+  prefixed: boolean;
+  /** The line is about the kubelet (not systemd talking about another unit). */
+  relevant: boolean;
+  pid: number | null;
+  time: LineTime | null;
+  message: string;
+}
+
+interface Continuation {
+  record: LineRecord;
+  pid: number | null;
+  /** journalctl indents the further lines of one multi-line entry (text modes only). */
+  prefixed: boolean;
+  lines: number;
+  chars: number;
+}
+
+export class LineParser {
+  /** Relevant lines that became no event, and malformed ones (bad JSON, overlong, null MESSAGE). */
+  skipped = 0;
+  private readonly learnedMonths = new Map<string, number>();
+  private lastMonth = 0;
+  private cont: Continuation | null = null;
+
+  constructor(
+    private readonly source: string,
+    private readonly emit: (r: LineRecord) => void,
+  ) {}
+
+  /** A candidate line; says whether the lines after it may continue it, or should be watched (a start). */
+  line(raw: string): Follow {
+    this.cont = null;
+    const text = clean(raw);
+    const p = this.parse(text);
+    if (!p) {
+      this.skipped++;
+      return Follow.None;
+    }
+    if (!p.cls) {
+      if (p.relevant) this.skipped++;
+      return Follow.None;
+    }
+    const record: LineRecord = { event: toEvent(p, this.source), time: p.time };
+    this.emit(record);
+    const kind = p.cls.kind;
+    if (kind === 'kubelet-started' || kind === 'controller-start') return Follow.Watch;
+    if (!p.cls.continues) return Follow.None;
+    this.cont = { record, pid: p.pid, prefixed: p.prefixed, lines: 0, chars: 0 };
+    return Follow.Continuation;
+  }
+
+  /** A line after a continued one: true when it was taken as part of that message. */
+  continuation(raw: string): boolean {
+    const c = this.cont;
+    if (!c) return false;
+    const more = this.continuationText(clean(raw), c);
+    if (more === null || c.lines >= CONTINUATION_MAX_LINES || c.chars + more.length > CONTINUATION_MAX_CHARS) {
+      this.cont = null;
+      return false;
+    }
+    c.record.event.message += '\n' + more;
+    c.lines++;
+    c.chars += more.length + 1;
+    return true;
+  }
+
+  /** A line too long to decode that held a marker. */
+  overlong(): void {
+    this.cont = null;
+    this.skipped++;
+  }
+
+  private parse(text: string): Parsed | null {
+    if (text[0] === '{') return this.parseJson(text);
+    const p = parsePrefix(text);
+    if (p) {
+      if (isSystemdIdent(p.ident, p.pid)) return systemdLine(p.message, null, p.pid, this.lineTime(p.time, null, p.monthToken));
+      return this.kubeletLine(p.message, p.pid, p.time, p.monthToken, p.wholeSecond);
+    }
+    return this.kubeletLine(text, null, null, null, null);
+  }
+
+  private parseJson(text: string): Parsed | null {
+    const e = parseJsonEntry(text);
+    if (!e || e.message === null) return null;
+    const time: LineTime | null = e.timeMs === null ? null : { exact: e.timeMs };
+    const fromSystemd = e.pid === 1 || e.ident === 'systemd' || (e.comm === 'systemd' && e.unit !== null);
+    if (fromSystemd) {
+      const p = systemdLine(e.message, e.unit, e.pid, time);
+      // systemd talks about many units; only the kubelet's count as skipped when unrecognised.
+      p.relevant = e.unit === null ? /kubelet/.test(e.message) : isKubeletUnit(e.unit);
+      return p;
+    }
+    return this.kubeletLine(e.message, e.pid, time, null, null);
+  }
+
+  private kubeletLine(message: string, pid: number | null, prefixTime: LineTime | null, monthToken: string | null, whole: Prefixed['wholeSecond']): Parsed {
+    const header = parseKlogHeader(message);
+    const text = header ? header.body : message;
+    const cls = classifyKubelet(text, header);
+    if (!cls && !header && prefixTime === null && looksLikeSystemd(message)) {
+      // `cat` output: systemd's lines have no identifier at all.
+      return systemdLine(message, null, null, null);
+    }
+    const time = refine(this.lineTime(prefixTime, header, monthToken), whole, header);
+    // Marker hits in unrelated chatter (a line mentioning systemd) are not "skipped" lines.
+    const relevant = cls !== null || RELEVANT_TEXT.test(text);
+    return { cls, relevant, prefixed: pid !== null || prefixTime !== null, pid: pid ?? header?.pid ?? null, time, message: text };
+  }
+
+  /**
+   * Exact instants win; a year-less prefix defers to the klog header (numeric month,
+   * microseconds, locale-proof) and teaches the parser the locale's month word.
+   */
+  private lineTime(prefix: LineTime | null, header: KlogHeader | null, monthToken: string | null): LineTime | null {
+    if (prefix && 'exact' in prefix) return prefix;
+    if (prefix && prefix.local.year !== null) return prefix;
+    if (header) {
+      if (monthToken && !monthOf(monthToken)) this.learnedMonths.set(normaliseMonthToken(monthToken), header.month);
+      this.lastMonth = header.month;
+      return { local: fromHeader(header) };
+    }
+    if (!prefix) return null;
+    const local = prefix.local;
+    if (local.month === 0) local.month = (monthToken && monthOf(monthToken, this.learnedMonths)) || this.lastMonth;
+    if (local.month === 0) return null;
+    this.lastMonth = local.month;
+    return prefix;
+  }
+
+  /** The text a continuation line adds, or null when the line is something else. */
+  private continuationText(text: string, c: Continuation): string | null {
+    if (text[0] === '{') {
+      const e = parseJsonEntry(text);
+      if (!e || e.message === null || e.pid !== c.pid || e.pid === 1) return null;
+      return bodyContinuation(e.message);
+    }
+    const p = parsePrefix(text);
+    if (p) {
+      if (p.pid !== c.pid || isSystemdIdent(p.ident, p.pid)) return null;
+      return bodyContinuation(p.message);
+    }
+    if (c.prefixed) return /^\s/.test(text) ? text.trim() : null;
+    return bodyContinuation(text);
+  }
+}
+
+const RELEVANT_TEXT = /onfig controller|ynamic|a valid configuration/;
+
+/**
+ * A prefix printed to the second (short-iso, short-full) and a klog header of the same
+ * wall-clock second: the header's microseconds make the time as precise as the JSON export's.
+ */
+function refine(time: LineTime | null, whole: Prefixed['wholeSecond'], h: KlogHeader | null): LineTime | null {
+  if (!time || !whole || !h || h.hour !== whole.hour || h.minute !== whole.minute || h.second !== whole.second) return time;
+  const ms = Math.floor(h.micros / 1000);
+  return 'exact' in time ? { exact: time.exact + ms } : { local: { ...time.local, micros: h.micros } };
+}
+
+function bodyContinuation(message: string): string | null {
+  if (looksLikeKlog(message) || looksLikeSystemd(message)) return null;
+  if (message.startsWith('goroutine ') || message.startsWith('Flag --')) return null; // a stack dump or the next stderr line
+  return message;
+}
+
+function isSystemdIdent(ident: string | null, pid: number | null): boolean {
+  return ident === 'systemd' || (pid === 1 && ident !== 'kubelet');
+}
+
+function systemdLine(message: string, unit: string | null, pid: number | null, time: LineTime | null): Parsed {
+  const cls = classifySystemd(message, unit);
+  const relevant = unit !== null ? isKubeletUnit(unit) : /kubelet/i.test(message);
+  return { cls, relevant, prefixed: true, pid, time, message };
+}
+
+function fromHeader(h: KlogHeader): LocalTime {
+  return { year: null, month: h.month, day: h.day, hour: h.hour, minute: h.minute, second: h.second, micros: h.micros };
+}
+
+function toEvent(p: Parsed, source: string): JournalEvent {
+  const c = p.cls!;
+  return {
+    time: null,
+    pid: p.pid,
+    kind: c.kind,
+    uid: c.uid,
+    resourceVersion: c.resourceVersion,
+    apiPath: c.apiPath,
+    key: c.key,
+    exitStatus: c.exitStatus,
+    message: p.message,
+    source,
+  };
+}
+
+// NUL bytes never belong to log text; a CR is left by CRLF files.
+function clean(raw: string): string {
+  let s = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+  if (s.includes('\0')) s = s.replace(/\0/g, '');
+  return s;
+}

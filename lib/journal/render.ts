@@ -1,0 +1,226 @@
+// Text for people: a timeline (time, pid, kind, short ref, one-line message; failures
+// marked), the per-checkpoint table, the kubelet processes, and a summary line. Pure:
+// the command prints the string. Log text is hostile input: control characters are
+// replaced before anything reaches a terminal.
+
+import { isFailure, isSystemdKind, parseApiPath, type CheckpointSummary, type JournalEvent, type JournalResult, type ProcessSummary } from './events.js';
+import { goUnquote, parseStructured } from './klog.js';
+
+export interface RenderOptions {
+  color: boolean;
+  /** Terminal width; 0 or Infinity: do not truncate (a pipe). */
+  width: number;
+}
+
+const RED = '\x1b[31m';
+const YELLOW = '\x1b[33m';
+const DIM = '\x1b[2m';
+const BOLD = '\x1b[1m';
+const RESET = '\x1b[0m';
+
+/** Below this many columns for the message, it is printed on a line of its own. */
+const MIN_MESSAGE = 16;
+
+const RESTART_KINDS = new Set(['restart-for-config', 'restart-for-local', 'reset-requested', 'restart-scheduled']);
+
+export function renderJournalText(r: JournalResult, o: RenderOptions): string {
+  const width = o.width > 0 && Number.isFinite(o.width) ? Math.max(40, o.width) : Infinity;
+  const paint = (code: string, s: string) => (o.color ? code + s + RESET : s);
+  const timeFmt = timeFormatter([...r.events.map((e) => e.time), ...r.checkpoints.flatMap((c) => [c.firstSeen, c.lastSeen])]);
+  const out: string[] = [];
+  if (r.events.length === 0) {
+    out.push(`No kubelet config events found${r.skipped ? ` (${r.skipped} unrecognised line${r.skipped === 1 ? '' : 's'} skipped)` : ''}.`);
+  } else {
+    out.push(paint(BOLD, `Timeline (UTC${timeFmt.year ? `, ${timeFmt.year}` : ''})`));
+    out.push(...timeline(r.events, timeFmt.fmt, width, paint));
+  }
+  if (r.checkpoints.length) out.push('', paint(BOLD, 'Checkpoints'), ...checkpointTable(r.checkpoints, timeFmt.fmt, width));
+  if (r.processes.length) out.push('', paint(BOLD, 'Kubelet processes'), ...processTable(r.processes, timeFmt.fmt, width, paint));
+  out.push('', summaryLine(r, paint));
+  return out.join('\n') + '\n';
+}
+
+// ---- timeline ----
+
+function timeline(events: readonly JournalEvent[], fmt: (iso: string | null) => string, width: number, paint: (c: string, s: string) => string): string[] {
+  const rows = events.map((e) => ({ e, time: fmt(e.time), pid: isSystemdKind(e.kind) ? 'systemd' : e.pid === null ? '-' : String(e.pid), ref: shortRef(e) }));
+  const wTime = maxLen(rows.map((r) => r.time));
+  const wPid = maxLen(rows.map((r) => r.pid));
+  const wKind = maxLen(rows.map((r) => r.e.kind));
+  const wRef = maxLen(rows.map((r) => r.ref));
+  const gap = width < 100 ? ' ' : '  ';
+  return rows.map(({ e, time, pid, ref }) => {
+    const fail = isFailure(e);
+    const head = `${fail ? '!' : ' '} ${[time.padEnd(wTime), pid.padStart(wPid), e.kind.padEnd(wKind), ref.padEnd(wRef)].join(gap)}${gap}`;
+    const text = eventText(e);
+    // A narrow terminal leaves the message too little room: it goes on its own line below.
+    const room = width - head.length;
+    const line = room >= MIN_MESSAGE || text.length <= room ? head + fit(text, room) : `${head.trimEnd()}\n      ${fit(text, width - 6)}`;
+    if (fail) return paint(RED, line);
+    if (RESTART_KINDS.has(e.kind)) return paint(YELLOW, line);
+    if (isSystemdKind(e.kind)) return paint(DIM, line);
+    return line;
+  });
+}
+
+/** `uid[:8]/rv`, `uid[:8]` or `-`. */
+export function shortRef(e: Pick<JournalEvent, 'uid' | 'resourceVersion' | 'kind' | 'exitStatus'>): string {
+  if (e.kind === 'kubelet-exited' && e.exitStatus !== null) return `status=${e.exitStatus}`;
+  if (!e.uid) return e.kind === 'restart-for-local' ? 'local' : '-';
+  const uid = sanitize(e.uid.slice(0, 8));
+  return e.resourceVersion ? `${uid}/${sanitize(e.resourceVersion).slice(0, 12)}` : uid;
+}
+
+/** Kinds whose ConfigMap says it all: the kind is the verb. */
+const NAMED = new Set(['checkpoint-load', 'checkpoint-exists', 'downloaded', 'restart-for-config', 'lkg-updated']);
+
+/**
+ * The event's message on one line, as short as it can be without losing anything the other
+ * columns do not show: no controller prefix or quoting, no boilerplate the kind already says,
+ * ConfigMaps as `namespace/name`, continuation lines folded with ⏎.
+ */
+export function eventText(e: Pick<JournalEvent, 'message' | 'uid' | 'resourceVersion' | 'kind' | 'apiPath' | 'key'>): string {
+  const nn = parseApiPath(e.apiPath);
+  if (NAMED.has(e.kind) && nn) return sanitize(`${nn.namespace}/${nn.name}${e.key ? ` key=${e.key}` : ''}`);
+  if (e.kind === 'store-init') {
+    const dir = /(?:directory "|path=")((?:[^"\\]|\\.)*)"/.exec(e.message);
+    if (dir) return sanitize(dir[1]!);
+  }
+  let text = e.message;
+  const firstLine = text.split('\n', 1)[0]!;
+  if (firstLine.startsWith('"')) text = structuredText(firstLine, ERROR_IS_MESSAGE.has(e.kind)) + text.slice(firstLine.length);
+  text = text
+    .replace(/^kubelet config controller: /, '')
+    .replace(/^(?:Unit )?\S*kubelet\S*\.service:? /, '')
+    .replace(/^failed to sync: /, '')
+    .replace(/^failed to determine a valid configuration, error: /, '')
+    .replace(/^(?:failed to (?:load|validate) config|internal failure), see Kubelet log for details, error: /, '')
+    .replace(/, see Kubelet log for details, error: /g, ': ');
+  if (e.uid) text = text.replace(/,? UID: [^\s,]+, ResourceVersion: [^\s,]+/g, '');
+  text = text.replace(/\/api\/v1\/namespaces\/([^/\s,"]+)\/configmaps\/([^\s,"]+)/g, '$1/$2');
+  return sanitize(text.replace(/\s*\n\s*/g, ' ⏎ ').replace(/[ \t]+/g, ' ').trim());
+}
+
+const ID_KEYS = new Set(['apiPath', 'sourceUID', 'checkpointUID', 'configMapUID', 'resourceVersion', 'reason', 'dynamicConfigDir']);
+
+/** server.go's lines: the kind says what the message says; the error is the news. */
+const ERROR_IS_MESSAGE = new Set(['bootstrap-failed', 'feature-gate-off']);
+
+function structuredText(line: string, errorOnly: boolean): string {
+  const s = parseStructured(line);
+  if (!s) return goUnquote(line, 0)?.value ?? line;
+  let text = errorOnly && s.kv.has('err') ? '' : s.msg.replace(/^Kubelet config controller ?/, '');
+  const parts: string[] = [];
+  for (const [k, v] of s.kv) {
+    if (k === 'message' && (text === '' || text === 'event')) text = v;
+    else if (k === 'err') parts.unshift(v);
+    else if (k === 'path') parts.push(v);
+    else if (!ID_KEYS.has(k)) parts.push(`${k}=${v}`);
+  }
+  // `"Kubelet config controller" err=…`: the error is the message.
+  return [text, ...parts].filter(Boolean).join(': ');
+}
+
+// ---- tables ----
+
+function checkpointTable(cps: readonly CheckpointSummary[], fmt: (iso: string | null) => string, width: number): string[] {
+  const wide = width >= 110;
+  const t = wide ? fmt : minutes(fmt);
+  const rows = cps.map((c) => [
+    sanitize(wide ? c.uid : c.uid.slice(0, 8)),
+    sanitize(c.resourceVersion ?? '-'),
+    String(c.events),
+    c.onDisk === null ? '?' : c.onDisk ? 'yes' : 'no',
+    t(c.firstSeen),
+    t(c.lastSeen),
+    configMapName(c.apiPath),
+  ]);
+  return table(['UID', 'RV', 'EVENTS', 'ON DISK', 'FIRST SEEN', 'LAST SEEN', 'CONFIGMAP'], rows, width, 6);
+}
+
+function processTable(ps: readonly ProcessSummary[], fmt: (iso: string | null) => string, width: number, paint: (c: string, s: string) => string): string[] {
+  const t = width >= 110 ? fmt : minutes(fmt);
+  const rows = ps.map((p) => [
+    p.pid === null ? '-' : String(p.pid),
+    p.loaded ? shortRef({ uid: p.loaded.uid, resourceVersion: p.loaded.resourceVersion, kind: 'checkpoint-load', exitStatus: null }) : '-',
+    p.ended ?? '-',
+    t(p.firstSeen),
+    t(p.lastSeen),
+  ]);
+  const lines = table(['PID', 'LOADED', 'ENDED', 'FIRST SEEN', 'LAST SEEN'], rows, width, 4);
+  return lines.map((l, i) => (i > 0 && isFailedEnd(ps[i - 1]!) ? paint(RED, l) : l));
+}
+
+/** Tables on narrow terminals: times to the minute. */
+function minutes(fmt: (iso: string | null) => string): (iso: string | null) => string {
+  return (iso) => {
+    const s = fmt(iso);
+    return /\d\d:\d\d:\d\d$/.test(s) ? s.slice(0, -3) : s;
+  };
+}
+
+function isFailedEnd(p: ProcessSummary): boolean {
+  return p.ended === 'bootstrap-failed' || p.ended === 'start-limit-hit' || p.ended === 'feature-gate-off';
+}
+
+function summaryLine(r: JournalResult, paint: (c: string, s: string) => string): string {
+  const n = (k: number, what: string) => `${k} ${what}${k === 1 ? '' : 's'}`;
+  const counts = `${n(r.events.length, 'event')}, ${n(r.restarts, 'restart')}, ${n(r.skipped, 'line')} skipped`;
+  return r.crashLoop ? `${counts}\n${paint(RED, 'CRASH LOOP: 3 or more failed starts within 10 minutes')}` : `${counts}, no crash loop`;
+}
+
+/** Columns padded to their widest cell; column `flex` is cut to fit `width`. */
+function table(head: string[], rows: string[][], width: number, flex: number): string[] {
+  const widths = head.map((h, i) => maxLen([h, ...rows.map((r) => r[i]!)]));
+  const total = widths.reduce((a, b) => a + b, 0) + 2 * (widths.length - 1) + 2;
+  if (total > width) widths[flex] = Math.max(6, widths[flex]! - (total - width));
+  const line = (cells: string[]) => '  ' + cells.map((c, i) => (i === cells.length - 1 ? fit(c, widths[i]!) : fit(c, widths[i]!).padEnd(widths[i]!))).join('  ');
+  return [line(head), ...rows.map(line)].map((l) => l.trimEnd());
+}
+
+function configMapName(apiPath: string | null): string {
+  const nn = parseApiPath(apiPath);
+  return nn ? sanitize(`${nn.namespace}/${nn.name}`) : '-';
+}
+
+// ---- text helpers ----
+
+/**
+ * Times as `YYYY-MM-DD HH:MM:SS`; when all share a year `MM-DD HH:MM:SS`, when all share a
+ * day `HH:MM:SS`, with what was left out in the heading.
+ */
+function timeFormatter(times: readonly (string | null)[]): { fmt: (iso: string | null) => string; year: string | null } {
+  const known = times.filter((t): t is string => t !== null);
+  const same = (n: number) => known.length > 0 && known.every((t) => t.slice(0, n) === known[0]!.slice(0, n));
+  const cut = same(10) ? 11 : same(4) ? 5 : 0;
+  const fmt = (iso: string | null) => (iso === null ? '-' : iso.slice(cut, 19).replace('T', ' '));
+  return { fmt, year: cut === 0 ? null : known[0]!.slice(0, cut - 1) };
+}
+
+function maxLen(xs: readonly string[]): number {
+  return xs.reduce((m, x) => Math.max(m, x.length), 0);
+}
+
+/** Cut to `n` characters with an ellipsis. */
+function fit(s: string, n: number): string {
+  if (!Number.isFinite(n) || s.length <= n) return s;
+  if (n <= 1) return s.slice(0, Math.max(0, n));
+  return s.slice(0, n - 1) + '…';
+}
+
+/** Control characters (escape sequences included) and bidi overrides never reach the terminal. */
+export function sanitize(s: string): string {
+  return s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '?').replace(/\t/g, ' ');
+}
+
+// ---- progress (for the command's TTY line) ----
+
+/** Inputs smaller than this finish before a progress line would help. */
+export const PROGRESS_MIN_BYTES = 100 * 1024 * 1024;
+
+/** `reading kubelet.log: 312 MiB of 1024 MiB (30%), 1200 events` — one line, no newline. */
+export function progressLine(p: { bytes: number; total: number | null; events: number }, label: string): string {
+  const mib = (n: number) => `${Math.round(n / 1048576)} MiB`;
+  const of = p.total ? ` of ${mib(p.total)} (${Math.min(100, Math.floor((100 * p.bytes) / p.total))}%)` : '';
+  return sanitize(`reading ${label}: ${mib(p.bytes)}${of}, ${p.events} event${p.events === 1 ? '' : 's'}`);
+}

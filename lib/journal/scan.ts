@@ -1,0 +1,317 @@
+// The streaming line scanner. Candidate lines are found on raw bytes: Buffer#indexOf of a
+// few marker substrings (native code, no JS per byte), and only the lines holding one are
+// decoded. A 1 GB journal is never split into JS strings, and memory stays constant:
+// one read buffer plus at most one line being assembled.
+
+import fs from 'node:fs';
+import { setImmediate as tick } from 'node:timers/promises';
+import { wasmFinder, type WasmFinder } from './wasm-find.js';
+
+/** What a handled line asks of the scanner. */
+export const Follow = {
+  None: 0,
+  /** The lines after it may continue its message (header-less lines). */
+  Continuation: 1,
+  /** A kubelet (re)start: look at the next lines for the few that hold no primary marker. */
+  Watch: 2,
+} as const;
+export type Follow = (typeof Follow)[keyof typeof Follow];
+
+export interface LineSink {
+  /** A line `buf[start, end)` (no newline) that holds a marker. */
+  line(buf: Buffer, start: number, end: number): Follow;
+  /** A line after one that asked: true when taken; false ends continuations and the line is scanned as usual. */
+  continuation(buf: Buffer, start: number, end: number): boolean;
+  /** A line longer than the cap held a marker: it is dropped, not decoded. */
+  overlong(): void;
+}
+
+export interface Markers {
+  /** Searched everywhere. */
+  primary: readonly Buffer[];
+  /** Searched only in the lines just after a Watch request (each line on its own, so cheap). */
+  watch: readonly Buffer[];
+}
+
+/** How many lines after a kubelet start are checked for the watch markers. */
+export const WATCH_LINES = 200;
+
+/** Lines longer than this are not decoded (journald's LineMax is 48K; JSON with byte arrays runs longer). */
+export const MAX_LINE = 256 * 1024;
+/** Read size: small enough that the buffer stays in the CPU cache while it is searched, big enough that syscalls do not dominate (measured: 128K beats 32K, 64K and 256K). */
+export const READ_SIZE = 128 * 1024;
+/** A scanner's buffer: a read, plus the unfinished line carried over (at most MAX_LINE before it is dropped). */
+export const BUF_SIZE = READ_SIZE + MAX_LINE + READ_SIZE;
+
+const NL = 10;
+
+export class LineScanner {
+  private inCont = false;
+  private watchLeft = 0;
+  /** Set when a line starting at or after the stop offset was reached (a parallel part's end). */
+  stopped = false;
+  /** Inside a line longer than MAX_LINE: its bytes are dropped up to the next newline. */
+  private discarding = false;
+  private discardHit = false;
+  private readonly next: number[];
+  private readonly needles: readonly Buffer[];
+  private readonly watchNeedles: readonly Buffer[];
+  /** The SIMD search, when available; it works on `buf` only. */
+  private readonly wasm: WasmFinder | null;
+  /** Where drivers put the bytes to scan (WebAssembly memory when the SIMD search is used). */
+  readonly buf: Buffer;
+
+  constructor(
+    markers: Markers,
+    private readonly sink: LineSink,
+    private readonly maxLine = MAX_LINE,
+  ) {
+    this.needles = markers.primary;
+    this.watchNeedles = markers.watch;
+    this.next = this.needles.map(() => -2);
+    this.wasm = wasmFinder(this.needles, BUF_SIZE);
+    this.buf = this.wasm?.buf ?? Buffer.allocUnsafe(BUF_SIZE);
+  }
+
+  /**
+   * Scan `buf[0, len)`: every complete line is handled; returns how many bytes were
+   * consumed. The caller keeps the rest (an unfinished last line) and passes it again
+   * in front of more data. With `final` the unfinished line is handled too. Lines that
+   * start at or after `stop` are left alone (another part's); continuations may run past it.
+   */
+  scan(buf: Buffer, len: number, final: boolean, stop = Infinity): number {
+    let pos = 0;
+    if (this.discarding) {
+      pos = this.skipOverlong(buf, len);
+      if (this.discarding) return len;
+    }
+    let limit = len;
+    if (!final) {
+      const nl = len > pos ? buf.lastIndexOf(NL, len - 1) : -1;
+      if (nl < pos) {
+        if (len - pos < this.maxLine) return pos;
+        this.discarding = true;
+        this.discardHit = this.hasNeedle(buf, pos, len);
+        return len;
+      }
+      limit = nl + 1;
+    }
+    const view = buf.subarray(0, limit);
+    if (this.inCont) pos = this.continuations(view, pos, limit);
+    if (limit >= stop && !this.inCont && pos >= stop) {
+      this.stopped = true;
+      return limit;
+    }
+    this.next.fill(-2);
+    this.simd = this.wasm !== null && buf === this.wasm.buf;
+    while (pos < limit) {
+      if (pos >= stop) {
+        this.stopped = true;
+        return limit;
+      }
+      const m = this.nextCandidate(view, pos);
+      if (this.watchLeft > 0) {
+        pos = this.watchLine(view, pos, limit, m);
+        continue;
+      }
+      if (m < 0) break;
+      const start = m === 0 ? 0 : view.lastIndexOf(NL, m - 1) + 1;
+      if (start >= stop) {
+        this.stopped = true;
+        return limit;
+      }
+      let end = view.indexOf(NL, m);
+      if (end < 0) end = limit;
+      pos = this.deliver(view, start, end, limit);
+    }
+    return limit;
+  }
+
+  /** Hand one line to the sink and act on what it asks; returns where scanning goes on. */
+  private deliver(view: Buffer, start: number, end: number, limit: number): number {
+    let pos = end + 1;
+    if (end - start > this.maxLine) {
+      this.sink.overlong();
+      return pos;
+    }
+    const follow = this.sink.line(view, start, end);
+    if (follow === Follow.Continuation) {
+      this.inCont = true;
+      pos = this.continuations(view, pos, limit);
+    } else if (follow === Follow.Watch) {
+      this.watchLeft = WATCH_LINES;
+    }
+    return pos;
+  }
+
+  /** In a watch window: the line at `pos` goes to the sink if it holds any marker. */
+  private watchLine(view: Buffer, pos: number, limit: number, nextPrimary: number): number {
+    this.watchLeft--;
+    let end = view.indexOf(NL, pos);
+    if (end < 0) end = limit;
+    const line = view.subarray(pos, end);
+    const hit = (nextPrimary >= 0 && nextPrimary < end) || this.watchNeedles.some((n) => line.indexOf(n) >= 0);
+    return hit ? this.deliver(view, pos, end, limit) : end + 1;
+  }
+
+  /** Begin in a watch window (a parallel part may start right after a kubelet start). */
+  startWatching(): void {
+    this.watchLeft = WATCH_LINES;
+  }
+
+  /** The end of input: an overlong line still being dropped is reported. */
+  finish(): void {
+    if (this.discarding && this.discardHit) this.sink.overlong();
+    this.discarding = false;
+  }
+
+  private simd = false;
+
+  /** The next position at or after `pos` where a primary marker starts, or -1 (cached between lines). */
+  private nextCandidate(view: Buffer, pos: number): number {
+    if (this.simd) {
+      let n = this.next[0]!;
+      if (n !== -1 && n < pos) this.next[0] = n = this.wasm!.find(pos, view.length);
+      return n;
+    }
+    let best = -1;
+    const next = this.next;
+    for (let k = 0; k < next.length; k++) {
+      let n = next[k]!;
+      if (n !== -1 && n < pos) {
+        n = view.indexOf(this.needles[k]!, pos);
+        next[k] = n;
+      }
+      if (n >= 0 && (best < 0 || n < best)) best = n;
+    }
+    return best;
+  }
+
+  private continuations(view: Buffer, pos: number, limit: number): number {
+    while (pos < limit) {
+      let end = view.indexOf(NL, pos);
+      if (end < 0) end = limit;
+      if (end - pos > this.maxLine || !this.sink.continuation(view, pos, end)) {
+        this.inCont = false;
+        return pos;
+      }
+      pos = end + 1;
+    }
+    return pos;
+  }
+
+  private skipOverlong(buf: Buffer, len: number): number {
+    const nl = buf.subarray(0, len).indexOf(NL);
+    const end = nl < 0 ? len : nl;
+    if (!this.discardHit) this.discardHit = this.hasNeedle(buf, 0, end);
+    if (nl < 0) return len;
+    if (this.discardHit) this.sink.overlong();
+    this.discarding = false;
+    this.discardHit = false;
+    this.inCont = false;
+    return nl + 1;
+  }
+
+  private hasNeedle(buf: Buffer, start: number, end: number): boolean {
+    const v = buf.subarray(start, end);
+    return this.needles.some((n) => v.indexOf(n) >= 0) || (this.watchLeft > 0 && this.watchNeedles.some((n) => v.indexOf(n) >= 0));
+  }
+}
+
+export type OnBytes = (bytesSoFar: number) => void;
+
+export interface FdRange {
+  /** First byte; when > 0 the partial line there is skipped (it belongs to the part before). */
+  start: number;
+  /** Lines starting at or after this belong to the next part (continuations may be read past it). */
+  end?: number;
+}
+
+/**
+ * Scan a regular file with positional synchronous reads into one reused buffer (cheaper than
+ * a stream: no per-chunk allocation or thread-pool hop). The event loop is yielded to every
+ * few MB so progress output, timers and signals stay live.
+ */
+export async function scanFd(fd: number, range: FdRange, makeScanner: (sample: Buffer) => LineScanner, onBytes: OnBytes, signal?: AbortSignal): Promise<number> {
+  const end = range.end ?? Infinity;
+  let pos = range.start > 0 ? skipPartialLine(fd, range.start) : 0;
+  // The first read picks the markers (the format), which pick the scanner and its buffer.
+  const head = Buffer.allocUnsafe(READ_SIZE);
+  let n = fs.readSync(fd, head, 0, READ_SIZE, pos);
+  if (n === 0) {
+    onBytes(0);
+    return 0;
+  }
+  const scanner = makeScanner(head.subarray(0, n));
+  const buf = scanner.buf;
+  head.copy(buf, 0, 0, n);
+  let carry = 0;
+  let total = 0;
+  let sinceYield = 0;
+  for (;;) {
+    const bufStart = pos - carry;
+    pos += n;
+    total += n;
+    const len = carry + n;
+    const used = scanner.scan(buf, len, false, end - bufStart);
+    if (scanner.stopped) break;
+    carry = len - used;
+    if (carry > 0 && used > 0) buf.copy(buf, 0, used, len);
+    sinceYield += n;
+    if (sinceYield >= 8 * 1024 * 1024) {
+      sinceYield = 0;
+      onBytes(total);
+      await tick();
+    }
+    if (signal?.aborted) break;
+    n = fs.readSync(fd, buf, carry, Math.min(READ_SIZE, BUF_SIZE - carry), pos);
+    if (n === 0) break;
+  }
+  if (carry > 0 && !scanner.stopped) scanner.scan(buf, carry, true, end - (pos - carry));
+  scanner.finish();
+  onBytes(total);
+  return total;
+}
+
+// A tail read starts mid-line: begin after the first newline at or after `start - 1`.
+function skipPartialLine(fd: number, start: number): number {
+  const b = Buffer.allocUnsafe(READ_SIZE);
+  let pos = start - 1;
+  for (;;) {
+    const n = fs.readSync(fd, b, 0, b.length, pos);
+    if (n === 0) return pos;
+    const nl = b.subarray(0, n).indexOf(NL);
+    if (nl >= 0) return pos + nl + 1;
+    pos += n;
+  }
+}
+
+/** Scan chunks from a stream (stdin, gunzip, a journalctl child), copied into the scanner's buffer. */
+export async function scanChunks(chunks: AsyncIterable<Buffer>, makeScanner: (sample: Buffer) => LineScanner, onBytes: OnBytes): Promise<number> {
+  let scanner: LineScanner | null = null;
+  let carry = 0;
+  let total = 0;
+  let lastReport = 0;
+  for await (const chunk of chunks) {
+    total += chunk.length;
+    scanner ??= makeScanner(chunk);
+    const buf = scanner.buf;
+    for (let off = 0; off < chunk.length; ) {
+      const take = Math.min(READ_SIZE, BUF_SIZE - carry, chunk.length - off);
+      chunk.copy(buf, carry, off, off + take);
+      off += take;
+      const len = carry + take;
+      const used = scanner.scan(buf, len, false);
+      carry = len - used;
+      if (carry > 0 && used > 0) buf.copy(buf, 0, used, len);
+    }
+    if (total - lastReport >= 8 * 1024 * 1024) {
+      lastReport = total;
+      onBytes(total);
+    }
+  }
+  if (scanner && carry > 0) scanner.scan(scanner.buf, carry, true);
+  scanner?.finish();
+  onBytes(total);
+  return total;
+}

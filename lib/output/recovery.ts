@@ -1,0 +1,98 @@
+// Text rendering of reset / rollback / undo / prune results and of `undo --list`.
+// A dry run shows the exact bytes each file would get, in the order they would be written.
+
+import type { BackupSummary } from '../recovery/backup.js';
+import type { MetaChange, PruneChange, RecoveryResult } from '../recovery/result.js';
+import type { TextContext } from './print.js';
+import { humanBytes, shortTime } from './time.js';
+
+const isPrune = (c: MetaChange | PruneChange): c is PruneChange => 'kind' in c;
+
+function metaSummary(r: RecoveryResult, ctx: TextContext): string[] {
+  const { p } = ctx;
+  const lines: string[] = [];
+  for (const c of r.changes as MetaChange[]) {
+    lines.push(p.bold(c.path));
+    lines.push(`  before  ${c.from}`);
+    lines.push(`  after   ${p.green(c.to)}`);
+  }
+  return lines;
+}
+
+function exactBytes(r: RecoveryResult): string[] {
+  const lines: string[] = ['', 'bytes to write, in this order:'];
+  for (const c of r.changes as MetaChange[]) {
+    const n = c.after === null ? 0 : Buffer.byteLength(c.after);
+    if (c.after === null) {
+      lines.push(`--- ${r.store}/${c.path}: remove the file`);
+      continue;
+    }
+    lines.push(`--- ${r.store}/${c.path} (${n} bytes${n ? `, sha256 ${c.afterSha256}` : ': an empty file, the local config'})`);
+    if (n) lines.push(c.after.endsWith('\n') ? c.after.slice(0, -1) : `${c.after}\n(no newline at end)`);
+  }
+  lines.push('--- end');
+  return lines;
+}
+
+function refusals(r: RecoveryResult, ctx: TextContext): string[] {
+  if (!r.wouldRefuse?.length) return [];
+  return ['', ctx.p.red('the real run would refuse (exit 4):'), ...r.wouldRefuse.map((x) => `  ${x}`)];
+}
+
+/** The preview shown before an interactive confirmation: before → after, no bytes. */
+export function renderConfirm(r: RecoveryResult, ctx: TextContext): string {
+  if (r.changes.length && isPrune(r.changes[0]!)) return renderPrune(r, ctx).replace(/\n[^\n]*pass --yes[^\n]*$/, '');
+  return [`${r.command} will change ${r.store}:`, ...metaSummary(r, ctx)].join('\n');
+}
+
+export function renderRecovery(r: RecoveryResult, ctx: TextContext): string {
+  if (r.freedBytes !== undefined) return renderPrune(r, ctx);
+  const { p } = ctx;
+  const lines: string[] = [];
+  if (!r.changes.length) {
+    lines.push(`${r.command}: nothing to do, the meta files already hold that`);
+    return lines.join('\n');
+  }
+  lines.push(r.dryRun ? `${r.command}: ${p.yellow('dry run')}, nothing written` : `${r.command}: ${p.green('done')}`);
+  if (r.restored) lines.push(`restoring backup ${r.restored}`);
+  lines.push(...metaSummary(r, ctx));
+  if (r.dryRun) lines.push(...exactBytes(r), ...refusals(r, ctx));
+  if (r.backup) {
+    // <dynamic-config-dir>/.kubelet-ckpt/backups/<id>
+    const parts = r.backup.split('/');
+    const id = parts[parts.length - 1];
+    lines.push(`backup  ${r.backup}`, `undo    kubelet-ckpt --dir ${parts.slice(0, -3).join('/') || '/'} undo ${id}`);
+  }
+  if (r.kubelet) lines.push(`kubelet ${r.kubelet.stopped ? 'stopped' : 'not stopped'}, ${r.kubelet.started ? 'started' : 'not started'}; systemctl is-active kubelet: ${r.kubelet.active ?? '-'}`);
+  return lines.join('\n');
+}
+
+function renderPrune(r: RecoveryResult, ctx: TextContext): string {
+  const { p } = ctx;
+  const items = r.changes as PruneChange[];
+  const lines: string[] = [r.dryRun ? `${r.command}: ${p.yellow('dry run')}, nothing removed` : `${r.command}: ${p.green('done')}`];
+  if (!items.length) {
+    lines.push('nothing to prune: every checkpoint is referenced or kept');
+    return lines.join('\n');
+  }
+  const verb = r.dryRun ? 'would remove' : 'removed';
+  for (const c of items) {
+    const what = c.kind === 'checkpoint' ? `${c.files.length} file${c.files.length === 1 ? '' : 's'}, ${humanBytes(c.bytes)}` : c.kind === 'leftover' ? 'left over by an interrupted prune' : 'empty UID directory';
+    lines.push(`${verb} ${c.path}  ${p.dim(`(${what})`)}`);
+  }
+  const n = items.filter((c) => c.kind === 'checkpoint').length;
+  lines.push(`${r.dryRun ? 'would free' : 'freed'} ${humanBytes(r.freedBytes ?? 0)} (${r.freedBytes} bytes) in ${n} checkpoint${n === 1 ? '' : 's'}`);
+  lines.push(...refusals(r, ctx));
+  if (r.kubelet) lines.push(`kubelet ${r.kubelet.stopped ? 'stopped' : 'not stopped'}, ${r.kubelet.started ? 'started' : 'not started'}; systemctl is-active kubelet: ${r.kubelet.active ?? '-'}`);
+  if (r.dryRun) lines.push('pass --yes to remove them');
+  return lines.join('\n');
+}
+
+export function renderBackups(r: { backups: Pick<BackupSummary, 'id' | 'time' | 'command' | 'files'>[] }, ctx: TextContext): string {
+  if (!r.backups.length) return 'no backups yet (reset, rollback and undo make one before writing)';
+  const rows = r.backups.map((b) => [b.id, shortTime(b.time), b.command, b.files.join(', ')]);
+  const head = ['ID', 'TIME', 'COMMAND', 'FILES'];
+  const w = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const fmt = (row: string[]) => row.map((c, i) => (i < row.length - 1 ? c.padEnd(w[i]!) : c)).join('  ').trimEnd();
+  return [ctx.p.bold(fmt(head)), ...rows.map(fmt)].join('\n');
+}

@@ -1,0 +1,169 @@
+// Apply a meta plan: the only code that writes meta files. Under the store's lock it
+// re-checks the interlocks and the meta files against the plan, proves the backup
+// directory writable, writes the backup and an audit line, then replaces the files in
+// the plan's order (last-known-good before assigned) with atomicReplace.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { CkptError, EnvError, RefusedError, fsReason } from '../errors.js';
+import { atomicRemove, atomicReplace, hintFor, isOurTemp, requireRealDir, sameState, ChangedError } from './atomic.js';
+import { appendAudit, cleanBackupLeftovers, currentActor, ensureBackupsDir, hashOf, stateDirOf, writeBackup, type AuditEntry } from './backup.js';
+import { findSystemctl, kubeletsUsing, runningError, startKubelet, stopKubelet, type RestartReport, type Systemctl } from './kubelet.js';
+import { acquireLock } from './lock.js';
+import { metaDirOf, readMetaStates, type MetaPlan, type RecoveryContext } from './plan.js';
+import { metaChanges, type RecoveryResult } from './result.js';
+import type { StepHook } from './steps.js';
+import { META_NAMES, type MetaName } from '../store/types.js';
+import { digest } from './plan.js';
+
+/** Throw the first refusal found while planning (before any prompt or write). */
+export function assertAllowed(plan: { refusals: CkptError[] }): void {
+  if (plan.refusals.length) throw plan.refusals[0]!;
+}
+
+/** Fail before changing anything when the meta directory cannot be written (read-only, permissions). */
+export function requireWritable(dir: string, what: string): void {
+  requireRealDir(dir, what);
+  try {
+    fs.accessSync(dir, fs.constants.W_OK);
+  } catch (err) {
+    throw new EnvError(`${what} cannot be written: ${fsReason(err)}; nothing was changed`, hintFor(err), 'STORE_UNWRITABLE');
+  }
+}
+
+/** With --restart-kubelet: find systemctl first (exit 3 when absent), before anything is done. */
+export function systemctlFor(ctx: RecoveryContext, restart: boolean): Systemctl | null {
+  return restart ? findSystemctl(ctx.envPath) : null;
+}
+
+/** Remove temp files an interrupted kubelet-ckpt left in meta/ (ours only; we hold the lock). */
+function cleanMetaLeftovers(store: string): string[] {
+  const dir = metaDirOf(store);
+  const out: string[] = [];
+  let names: string[] = [];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return out;
+  }
+  for (const n of names.filter(isOurTemp)) {
+    try {
+      if (!fs.lstatSync(path.join(dir, n)).isFile()) continue;
+      fs.unlinkSync(path.join(dir, n));
+      out.push(`removed meta/${n}, left by an interrupted kubelet-ckpt`);
+    } catch {
+      /* verify will keep reporting it */
+    }
+  }
+  return out;
+}
+
+function ensureMetaDir(store: string): void {
+  const dir = metaDirOf(store);
+  try {
+    fs.mkdirSync(dir, { mode: 0o755 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new EnvError(`cannot create ${dir}: ${fsReason(err)}; nothing was changed`, hintFor(err), 'STORE_UNWRITABLE');
+  }
+}
+
+/** Apply a meta plan. Throws the first refusal, or a typed error naming what was and was not written. */
+export async function applyMetaPlan(ctx: RecoveryContext, plan: MetaPlan): Promise<RecoveryResult> {
+  assertAllowed(plan);
+  const hook: StepHook = ctx.hook ?? (() => {});
+  const now = ctx.now ?? (() => new Date());
+  const warnings = [...plan.warnings];
+  const result: RecoveryResult = { dryRun: false, changes: metaChanges(plan), backup: null, warnings, command: plan.commandLine, store: plan.store };
+  if (plan.restore) result.restored = plan.restore.id;
+  if (!plan.writes.length) return result;
+  const sc = systemctlFor(ctx, plan.overrides.restartKubelet);
+
+  hook('begin', plan.commandLine);
+  const lock = acquireLock(stateDirOf(plan.dynamicConfigDir), plan.commandLine, now());
+  if (lock.warning) warnings.push(lock.warning);
+  let report: RestartReport | null = null;
+  try {
+    cleanBackupLeftovers(plan.dynamicConfigDir);
+    warnings.push(...cleanMetaLeftovers(plan.store));
+    hook('locked', lock.path);
+    const running = kubeletsUsing(plan.dynamicConfigDir, ctx.procRoot).using;
+    if (running.length && !plan.overrides.force && !plan.overrides.restartKubelet) throw runningError(running, plan.store);
+    if (sc) {
+      report = { stopped: false, started: false, active: null };
+      stopKubelet(sc, plan.dynamicConfigDir, 15_000, ctx.procRoot);
+      report.stopped = true;
+      hook('kubelet-stopped', 'kubelet');
+    }
+    try {
+      await writeAll(ctx, plan, result, hook, now);
+    } finally {
+      if (sc && report?.stopped) {
+        const st = startKubelet(sc);
+        report.started = st.started;
+        report.active = st.active;
+        if (st.error) warnings.push(st.error);
+        if (st.active !== 'active') warnings.push(`after systemctl start kubelet, systemctl is-active kubelet says ${st.active ?? 'nothing'}: check journalctl -u kubelet`);
+      }
+    }
+  } finally {
+    lock.release();
+  }
+  if (report) result.kubelet = report;
+  hook('end', plan.commandLine);
+  return result;
+}
+
+async function writeAll(ctx: RecoveryContext, plan: MetaPlan, result: RecoveryResult, hook: StepHook, now: () => Date): Promise<void> {
+  // The files must still be what the plan saw (the kubelet may have written since).
+  const states = readMetaStates(plan.store);
+  for (const n of META_NAMES) {
+    if (!sameState(states[n], plan.states[n])) throw new ChangedError(`meta/${n} changed since the plan was made (the kubelet may have written it); nothing was changed`);
+  }
+  ensureMetaDir(plan.store);
+  requireWritable(metaDirOf(plan.store), 'the meta directory');
+  ensureBackupsDir(plan.dynamicConfigDir);
+  const after = Object.fromEntries(META_NAMES.map((n) => [n, hashOf(states[n])])) as Partial<Record<MetaName, string | null>>;
+  for (const w of plan.writes) after[w.name] = digest(w.after);
+  const actor = currentActor();
+  const backup = writeBackup(plan.dynamicConfigDir, plan.states, { command: plan.commandLine, store: plan.store, user: actor, after }, now(), hook);
+  result.backup = backup.path;
+  const audit = (event: AuditEntry['event'], error?: string): void =>
+    appendAudit(plan.dynamicConfigDir, {
+      time: now().toISOString(),
+      event,
+      command: plan.commandLine,
+      backup: backup.id,
+      store: plan.store,
+      user: actor,
+      changes: plan.writes.map((w) => ({ path: w.rel, before: hashOf(w.before), after: digest(w.after) })),
+      ...(error ? { error } : {}),
+    });
+  audit('begin');
+  hook('audit-begin', backup.id);
+  const done: string[] = [];
+  try {
+    plan.writes.forEach((w, i) => {
+      if (i > 0) hook('between-files', w.rel);
+      const dir = metaDirOf(plan.store);
+      if (w.after === null) atomicRemove(dir, w.name, { expect: w.before, what: w.rel, hook });
+      else atomicReplace(dir, w.name, w.after, { expect: w.before, what: w.rel, hook, simulate: ctx.simulate, create: w.create });
+      done.push(w.rel);
+    });
+  } catch (err) {
+    const e = err instanceof CkptError ? err : new EnvError(String((err as Error)?.message ?? err));
+    const left = plan.writes.map((w) => w.rel).filter((r) => !done.includes(r));
+    const state = done.length ? `${done.join(' and ')} ${done.length === 1 ? 'was' : 'were'} written, ${left.join(' and ')} not` : 'nothing was written';
+    try {
+      audit('failed', `${e.message} (${state})`);
+    } catch {
+      /* the original error matters more */
+    }
+    const message = done.length ? `${e.message} — ${state}; backup ${backup.id} holds the old files` : e.message;
+    const hint = done.length ? `restore them with \`kubelet-ckpt undo ${backup.id}\`, or re-run the command` : e.hint;
+    const Cls = e instanceof RefusedError ? RefusedError : EnvError;
+    const wrapped = new Cls(message, hint, e.code);
+    throw e.exitCode === wrapped.exitCode ? wrapped : e;
+  }
+  audit('done');
+  hook('audit-done', backup.id);
+}

@@ -1,0 +1,196 @@
+// Atomic file replacement, as the kubelet's own ReplaceFile plus a directory fsync:
+// a temp file in the same directory (tmp_<name>.kubelet-ckpt.<pid>.<random>), written,
+// owner and mode copied from the file it replaces, fsynced, the target re-checked
+// against what the plan saw, renamed over, the directory fsynced, the result re-read.
+// Nothing here follows a symlink: a link where a file should be is refused.
+
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { EnvError, InternalError, RefusedError, fsReason } from '../errors.js';
+import { readFileCapped, safeJoin } from '../store/safepath.js';
+import type { Simulate, StepHook } from './steps.js';
+
+/** What a plan saw at a path: the bytes of a regular file, or nothing there. */
+export type FileState = { kind: 'file'; bytes: Buffer; mode: number; uid: number; gid: number } | { kind: 'missing' };
+
+/** Raised when a file is no longer what the plan saw (someone, maybe the kubelet, wrote it). */
+export class ChangedError extends RefusedError {
+  constructor(message: string) {
+    super(message, 'nothing more was written; look at the store again (kubelet-ckpt status) and re-run the command', 'CHANGED_SINCE_PLAN');
+  }
+}
+
+const READ_CAP = 64 * 1024;
+
+/** Our temp-file name for `name`: starts with tmp_, carries kubelet-ckpt, unique. */
+export function tempName(name: string): string {
+  return `tmp_${name}.kubelet-ckpt.${process.pid}.${crypto.randomBytes(4).toString('hex')}`;
+}
+
+/** True for names of temp entries kubelet-ckpt itself leaves (never the kubelet's). */
+export function isOurTemp(name: string): boolean {
+  return name.startsWith('tmp_') && name.includes('kubelet-ckpt');
+}
+
+/** The state of a file, without following a symlink; a link or special file is refused. */
+export function readState(file: string, what: string): FileState {
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'missing' };
+    throw new EnvError(`cannot read ${what}: ${fsReason(err)}`, null, 'UNREADABLE');
+  }
+  if (st.isSymbolicLink()) {
+    throw new RefusedError(`${what} is a symbolic link; kubelet-ckpt never writes through a link`, `look at where it points (ls -l ${file}); replace it with a regular file, then re-run`, 'META_SYMLINK');
+  }
+  if (!st.isFile()) throw new RefusedError(`${what} is not a regular file`, 'the kubelet writes a regular file here; move it away and re-run', 'META_NOT_REGULAR');
+  let r;
+  try {
+    r = readFileCapped(file, READ_CAP);
+  } catch (err) {
+    throw new EnvError(`cannot read ${what}: ${fsReason(err)}`, null, 'UNREADABLE');
+  }
+  if (r.truncated) throw new RefusedError(`${what} is larger than ${READ_CAP} bytes: not a meta file`, null, 'META_NOT_REGULAR');
+  return { kind: 'file', bytes: r.bytes, mode: st.mode & 0o7777, uid: st.uid, gid: st.gid };
+}
+
+export function sameState(a: FileState, b: FileState): boolean {
+  if (a.kind === 'missing' || b.kind === 'missing') return a.kind === b.kind;
+  return a.bytes.equals(b.bytes);
+}
+
+/** fsync a directory so a rename or unlink in it is durable. */
+export function syncDir(dir: string): void {
+  const fd = fs.openSync(dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Refuse a directory that is not a real directory (a symlink to elsewhere is never written into). */
+export function requireRealDir(dir: string, what: string): void {
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(dir);
+  } catch (err) {
+    throw new EnvError(`cannot use ${what}: ${fsReason(err)}`, null, 'STORE_UNWRITABLE');
+  }
+  if (st.isSymbolicLink()) throw new RefusedError(`${what} is a symbolic link; kubelet-ckpt never writes through a link`, null, 'META_SYMLINK');
+  if (!st.isDirectory()) throw new EnvError(`${what} is not a directory`, null, 'STORE_UNWRITABLE');
+}
+
+function writeAll(fd: number, bytes: Buffer, simulate: Simulate): void {
+  if (simulate.enospc && bytes.length > 0) {
+    const e = new Error('ENOSPC: no space left on device, write (simulated)') as NodeJS.ErrnoException;
+    e.code = 'ENOSPC';
+    throw e;
+  }
+  let off = 0;
+  while (off < bytes.length) off += fs.writeSync(fd, bytes, off, bytes.length - off);
+}
+
+export interface ReplaceOptions {
+  /** What must be at the target right before the rename (re-checked; ChangedError if not). */
+  expect: FileState;
+  /** Mode, owner and group for a file that does not exist yet. */
+  create?: { mode: number; uid: number; gid: number };
+  /** Name used in messages (`meta/assigned`). */
+  what: string;
+  hook?: StepHook;
+  simulate?: Simulate;
+}
+
+/**
+ * Replace `dir/name` with `bytes` atomically. On failure before the rename the target is
+ * untouched and the temp file removed; the error says so. Returns once the new bytes are
+ * durable and have been read back.
+ */
+export function atomicReplace(dir: string, name: string, bytes: Buffer, opts: ReplaceOptions): void {
+  const hook = opts.hook ?? (() => {});
+  const target = safeJoin(dir, name);
+  requireRealDir(dir, `the ${path.dirname(opts.what)} directory`);
+  const expect = opts.expect;
+  const now = readState(target, opts.what);
+  if (!sameState(now, expect)) throw new ChangedError(`${opts.what} changed since the plan was made; not written`);
+  const owner = now.kind === 'file' ? now : opts.create ?? { mode: 0o644, uid: process.geteuid?.() ?? 0, gid: process.getegid?.() ?? 0 };
+  const tmp = safeJoin(dir, tempName(name));
+  let fd: number;
+  try {
+    fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
+  } catch (err) {
+    throw new EnvError(`cannot write ${opts.what}: creating a temp file in ${dir} failed: ${fsReason(err)}; ${opts.what} is untouched`, hintFor(err), 'WRITE_FAILED');
+  }
+  let renamed = false;
+  try {
+    hook('temp-created', opts.what);
+    try {
+      writeAll(fd, bytes, opts.simulate ?? {});
+      const st = fs.fstatSync(fd);
+      if (st.uid !== owner.uid || st.gid !== owner.gid) fs.fchownSync(fd, owner.uid, owner.gid);
+      fs.fchmodSync(fd, owner.mode);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    hook('after-temp-write', opts.what);
+    // The kubelet may have written while we were busy: look again right before the rename.
+    const again = readState(target, opts.what);
+    if (!sameState(again, expect)) throw new ChangedError(`${opts.what} changed while it was being replaced (the kubelet may have written it); not written`);
+    fs.renameSync(tmp, target);
+    renamed = true;
+    hook('after-rename', opts.what);
+    syncDir(dir);
+    hook('dir-synced', opts.what);
+  } catch (err) {
+    if (!renamed) {
+      try {
+        fs.unlinkSync(tmp);
+      } catch {
+        /* already gone */
+      }
+    }
+    if (err instanceof RefusedError || err instanceof EnvError) throw err;
+    throw new EnvError(`cannot write ${opts.what}: ${fsReason(err)}; ${renamed ? `${opts.what} holds the new bytes but the directory sync failed` : `${opts.what} is untouched`}`, hintFor(err), 'WRITE_FAILED');
+  }
+  const back = readState(target, opts.what);
+  if (back.kind !== 'file' || !back.bytes.equals(bytes)) {
+    throw new InternalError(`${opts.what} does not hold the bytes just written (read back ${back.kind === 'file' ? `${back.bytes.length} bytes` : 'nothing'})`, 'the file system or another writer interfered; inspect the store and use kubelet-ckpt undo');
+  }
+}
+
+/** Remove `dir/name` atomically (undo of a file that did not exist), re-checking it first. */
+export function atomicRemove(dir: string, name: string, opts: Omit<ReplaceOptions, 'create' | 'simulate'>): void {
+  const hook = opts.hook ?? (() => {});
+  const target = safeJoin(dir, name);
+  requireRealDir(dir, `the ${path.dirname(opts.what)} directory`);
+  const now = readState(target, opts.what);
+  if (!sameState(now, opts.expect)) throw new ChangedError(`${opts.what} changed since the plan was made; not removed`);
+  if (now.kind === 'missing') return;
+  try {
+    fs.unlinkSync(target);
+    hook('after-rename', opts.what);
+    syncDir(dir);
+    hook('dir-synced', opts.what);
+  } catch (err) {
+    throw new EnvError(`cannot remove ${opts.what}: ${fsReason(err)}`, hintFor(err), 'WRITE_FAILED');
+  }
+}
+
+export function hintFor(err: unknown): string | null {
+  switch ((err as NodeJS.ErrnoException)?.code) {
+    case 'EROFS':
+      return 'the file system is mounted read-only: remount it read-write (mount -o remount,rw …) and re-run';
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return 'free some space on that file system and re-run';
+    case 'EACCES':
+    case 'EPERM':
+      return 'run kubelet-ckpt as root (sudo)';
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,215 @@
+// The running kubelet, as far as recovery cares: is one using this store (from /proc),
+// stopping and starting it through systemctl, and whether the API server named in its
+// kubeconfig answers (then the kubelet will re-sync Node.Spec.ConfigSource at start).
+
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import * as yaml from 'js-yaml';
+import { EnvError, RefusedError } from '../errors.js';
+import { flagValue, listKubeletProcesses, type KubeletProcess } from '../store/proc.js';
+import { resolveInRoot } from '../store/rooted.js';
+import { sleepSync } from './steps.js';
+
+export interface StoreKubelet {
+  pid: number;
+  argv: string[];
+  /** The --dynamic-config-dir as the kubelet gave it, resolved against its cwd. */
+  dir: string;
+  /** --kubeconfig resolved against its cwd, when given. */
+  kubeconfig: string | null;
+}
+
+function sameDir(a: string, b: string): boolean {
+  try {
+    const x = fs.statSync(a);
+    const y = fs.statSync(b);
+    return x.dev === y.dev && x.ino === y.ino;
+  } catch {
+    return false;
+  }
+}
+
+function resolveFlag(p: KubeletProcess, flag: string): string | null {
+  const v = flagValue(p.argv, flag);
+  if (!v) return null;
+  return path.isAbsolute(v) ? v : path.join(p.cwd ?? '/', v);
+}
+
+export interface Kubelets {
+  using: StoreKubelet[];
+  /** Kubelets whose store could not be told apart from ours (relative flag, cwd unreadable). */
+  unsure: string[];
+}
+
+/**
+ * Kubelet processes whose --dynamic-config-dir is this store's (compared by device and
+ * inode, so symlinks and bind mounts cannot hide it). Matches only this store: other
+ * kubelets (other stores, other tests) are ignored.
+ */
+export function kubeletsUsing(dynamicConfigDir: string, procRoot = '/proc'): Kubelets {
+  const out: Kubelets = { using: [], unsure: [] };
+  for (const p of listKubeletProcesses(procRoot)) {
+    const raw = flagValue(p.argv, 'dynamic-config-dir');
+    if (!raw) continue;
+    if (!path.isAbsolute(raw) && p.cwd === null) {
+      out.unsure.push(`kubelet pid ${p.pid} has a relative --dynamic-config-dir=${raw} and its working directory cannot be read`);
+      continue;
+    }
+    const dir = resolveFlag(p, 'dynamic-config-dir')!;
+    // The kubelet appends "store"; someone may also have passed the store itself with --dir.
+    if (sameDir(dir, dynamicConfigDir) || sameDir(path.join(dir, 'store'), path.join(dynamicConfigDir, 'store'))) {
+      out.using.push({ pid: p.pid, argv: p.argv, dir, kubeconfig: resolveFlag(p, 'kubeconfig') });
+    }
+  }
+  return out;
+}
+
+export function runningError(k: StoreKubelet[], store: string): RefusedError {
+  return new RefusedError(
+    `a kubelet using this store is running (pid ${k.map((x) => x.pid).join(', ')}): it re-reads meta/assigned every 10 s and would promote or crash on what is written under it`,
+    'stop it first (systemctl stop kubelet), or pass --restart-kubelet to stop it, write, and start it again, or --force to write anyway',
+    'KUBELET_RUNNING',
+  );
+}
+
+// ---- systemctl ------------------------------------------------------------------------------
+
+/** Find an executable on PATH (no shell). */
+export function which(cmd: string, envPath = process.env.PATH ?? ''): string | null {
+  for (const dir of envPath.split(':').filter(Boolean)) {
+    const p = path.join(dir, cmd);
+    try {
+      fs.accessSync(p, fs.constants.X_OK);
+      if (fs.statSync(p).isFile()) return p;
+    } catch {
+      /* next */
+    }
+  }
+  return null;
+}
+
+export interface Systemctl {
+  path: string;
+  run(args: string[]): { code: number; stdout: string; stderr: string };
+}
+
+/** The systemctl on PATH; EnvError (exit 3) when there is none. */
+export function findSystemctl(envPath?: string): Systemctl {
+  const p = which('systemctl', envPath);
+  if (!p) throw new EnvError('--restart-kubelet needs systemctl, which is not on PATH; nothing was changed', 'stop the kubelet by hand, re-run without --restart-kubelet, then start it', 'NO_SYSTEMCTL');
+  return {
+    path: p,
+    run(args) {
+      const r = spawnSync(p, args, { encoding: 'utf8', timeout: 60_000 });
+      return { code: r.status ?? -1, stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? (r.error ? r.error.message : '')) };
+    },
+  };
+}
+
+export interface RestartReport {
+  /** `systemctl stop kubelet` succeeded and no kubelet used the store afterwards. */
+  stopped: boolean;
+  started: boolean;
+  /** What `systemctl is-active kubelet` printed after the start. */
+  active: string | null;
+}
+
+/** Stop the kubelet and wait (up to `waitMs`) until no kubelet uses the store. */
+export function stopKubelet(sc: Systemctl, dynamicConfigDir: string, waitMs = 15_000, procRoot = '/proc'): void {
+  const r = sc.run(['stop', 'kubelet']);
+  if (r.code !== 0) {
+    throw new EnvError(`systemctl stop kubelet failed (exit ${r.code}): ${r.stderr.trim() || r.stdout.trim()}; nothing was changed`, null, 'KUBELET_STOP_FAILED');
+  }
+  const until = Date.now() + waitMs;
+  for (;;) {
+    const left = kubeletsUsing(dynamicConfigDir, procRoot).using;
+    if (!left.length) return;
+    if (Date.now() > until) {
+      throw new RefusedError(`systemctl stop kubelet returned, but a kubelet using this store is still running (pid ${left.map((k) => k.pid).join(', ')}); nothing was changed`, 'it is not managed by the kubelet unit: stop it by hand', 'KUBELET_RUNNING');
+    }
+    sleepSync(100);
+  }
+}
+
+export function startKubelet(sc: Systemctl): { started: boolean; active: string | null; error: string | null } {
+  const r = sc.run(['start', 'kubelet']);
+  const a = sc.run(['is-active', 'kubelet']);
+  const active = a.stdout.trim() || null;
+  return { started: r.code === 0, active, error: r.code === 0 ? null : `systemctl start kubelet failed (exit ${r.code}): ${r.stderr.trim() || r.stdout.trim()}` };
+}
+
+// ---- the API server -------------------------------------------------------------------------
+
+/** `clusters[].cluster.server` of a kubeconfig file; [] when it cannot be read. */
+export function kubeconfigServers(file: string): string[] {
+  let text: string;
+  try {
+    const st = fs.statSync(file);
+    if (!st.isFile() || st.size > 1024 * 1024) return [];
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return [];
+  }
+  let doc: unknown;
+  try {
+    doc = yaml.load(text, { json: true });
+  } catch {
+    return [];
+  }
+  const clusters = (doc as { clusters?: unknown })?.clusters;
+  if (!Array.isArray(clusters)) return [];
+  return clusters.map((c) => (c as { cluster?: { server?: unknown } })?.cluster?.server).filter((s): s is string => typeof s === 'string' && s !== '');
+}
+
+/** Host and port of a server URL (`https://h:6443`, `h:6443`); null when unusable. */
+export function hostPort(server: string): { host: string; port: number } | null {
+  let u: URL;
+  try {
+    u = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(server) ? server : `https://${server}`);
+  } catch {
+    return null;
+  }
+  const port = u.port ? Number(u.port) : u.protocol === 'http:' ? 80 : 443;
+  const host = u.hostname.replace(/^\[(.*)\]$/, '$1');
+  return host ? { host, port } : null;
+}
+
+/** Can a TCP connection be opened within `timeoutMs`? Never throws. */
+export function tcpReachable(host: string, port: number, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const sock = net.connect({ host, port });
+    const done = (ok: boolean) => {
+      sock.removeAllListeners();
+      sock.on('error', () => {});
+      sock.destroy();
+      resolve(ok);
+    };
+    sock.setTimeout(timeoutMs, () => done(false));
+    sock.once('connect', () => done(true));
+    sock.once('error', () => done(false));
+  });
+}
+
+export interface ApiCheck {
+  kubeconfig: string | null;
+  reachable: string[];
+}
+
+/** Which API servers of the kubeconfig answer (all probed at once, each within the timeout). */
+export async function reachableServers(kubeconfig: string, timeoutMs: number): Promise<string[]> {
+  const servers = kubeconfigServers(kubeconfig);
+  const results = await Promise.all(
+    servers.map(async (s) => {
+      const hp = hostPort(s);
+      return hp && (await tcpReachable(hp.host, hp.port, timeoutMs)) ? s : null;
+    }),
+  );
+  return results.filter((s): s is string => s !== null);
+}
+
+/** A node path from the kubelet's command line as a host path (under --root when given). */
+export function hostPathOf(root: string, nodePath: string): string {
+  return resolveInRoot(root, nodePath) ?? path.join(root, nodePath);
+}

@@ -1,0 +1,438 @@
+// Plans for reset, rollback and undo: plain data (which meta files, the exact new bytes,
+// what the backup will hold, warnings, and the interlocks that refuse the apply). Making a
+// plan reads the store and /proc and may probe the API server; it never writes.
+
+import path from 'node:path';
+import { CkptError, RefusedError, UsageError } from '../errors.js';
+import type { Session } from '../session.js';
+import { encodeEmptyMeta, encodeMeta } from '../store/encode.js';
+import { decodeMeta, decodeMetaState, type MetaDecode } from '../store/meta.js';
+import { flagValue } from '../store/proc.js';
+import { payloadKey, resolveRef } from '../store/refs.js';
+import type { Checkpoint } from '../store/snapshot.js';
+import { META_NAMES, type ConfigMapSource, type MetaName } from '../store/types.js';
+import { trialOf } from '../integrity/nextboot.js';
+import { verifyStore } from '../integrity/verify.js';
+import { readState, type FileState } from './atomic.js';
+import { hashOf, loadBackup, sha256, stateDirOf } from './backup.js';
+import { hostPathOf, kubeletsUsing, reachableServers, runningError, type StoreKubelet } from './kubelet.js';
+import { lockHolder, lockedError } from './lock.js';
+import type { Simulate, StepHook } from './steps.js';
+
+/** Everything planning and applying need besides the request. */
+export interface RecoveryContext {
+  session: Session;
+  /** --root ('/' on a live node). */
+  root: string;
+  /** How the command was invoked (`reset all --to local`): for the audit log and the lock. */
+  commandLine: string;
+  /** --kubeconfig: overrides the one on the kubelet's command line. */
+  kubeconfig?: string | null;
+  /** TCP connect timeout for the API server probe; 0 skips the probe. */
+  apiTimeoutMs?: number;
+  procRoot?: string;
+  now?: () => Date;
+  hook?: StepHook;
+  simulate?: Simulate;
+  /** PATH to find systemctl on. */
+  envPath?: string;
+  /**
+   * ConfigMap names the journal gives for UIDs (lib/journal namesByUid), consulted for
+   * `--to UID/RV` between the meta files and --configmap; read only when needed.
+   */
+  journalNames?: () => Promise<ReadonlyMap<string, JournalName>>;
+}
+
+export interface JournalName {
+  namespace: string;
+  name: string;
+  key: string | null;
+}
+
+export interface Overrides {
+  /** Write even though a kubelet runs on the store or the target fails verify. */
+  force: boolean;
+  /** Stop the kubelet with systemctl, write, start it again. */
+  restartKubelet: boolean;
+}
+
+/** What a meta file holds, for people. */
+export type Content =
+  | { kind: 'missing' }
+  | { kind: 'local' }
+  | { kind: 'source'; source: ConfigMapSource }
+  | { kind: 'undecodable'; error: string };
+
+export interface MetaWrite {
+  name: MetaName;
+  /** `meta/assigned` */
+  rel: string;
+  before: FileState;
+  /** The exact new bytes; null removes the file (undo of a file that did not exist). */
+  after: Buffer | null;
+  /** Owner and mode for a file that does not exist yet. */
+  create?: { mode: number; uid: number; gid: number };
+}
+
+export interface MetaPlan {
+  kind: 'meta';
+  command: 'reset' | 'rollback' | 'undo';
+  commandLine: string;
+  store: string;
+  dynamicConfigDir: string;
+  /** Both meta files as they are now: what the backup will hold and what apply re-checks. */
+  states: Record<MetaName, FileState>;
+  /** In order: last-known-good before assigned. Files whose bytes would not change are left out. */
+  writes: MetaWrite[];
+  warnings: string[];
+  /** Reasons the apply will refuse (exit 4), found while planning. */
+  refusals: CkptError[];
+  overrides: Overrides;
+  /** undo: the backup being restored. */
+  restore: { id: string; path: string } | null;
+}
+
+// ---- shared ---------------------------------------------------------------------------------
+
+export function metaRel(name: MetaName): string {
+  return `meta/${name}`;
+}
+
+export function metaDirOf(store: string): string {
+  return path.join(store, 'meta');
+}
+
+/** Read both meta files now, refusing symlinks and special files (never written through). */
+export function readMetaStates(store: string): Record<MetaName, FileState> {
+  const out = {} as Record<MetaName, FileState>;
+  for (const n of META_NAMES) out[n] = readState(path.join(metaDirOf(store), n), metaRel(n));
+  return out;
+}
+
+export function contentOf(s: FileState | null): Content {
+  if (s === null || s.kind === 'missing') return { kind: 'missing' };
+  const d = decodeMeta(s.bytes);
+  if (d.state === 'empty') return { kind: 'local' };
+  if (d.state === 'source') return { kind: 'source', source: d.source };
+  return { kind: 'undecodable', error: d.state === 'error' || d.state === 'unreadable' ? d.error : 'missing' };
+}
+
+export function bytesContent(b: Buffer | null): Content {
+  return b === null ? { kind: 'missing' } : contentOf({ kind: 'file', bytes: b, mode: 0, uid: 0, gid: 0 });
+}
+
+export function describeContent(c: Content): string {
+  switch (c.kind) {
+    case 'missing':
+      return 'no file (the kubelet creates it empty: local config)';
+    case 'local':
+      return 'empty: the local config';
+    case 'source':
+      return `${c.source.namespace}/${c.source.name} ${c.source.uid}/${c.source.resourceVersion} (key ${c.source.kubeletConfigKey})`;
+    case 'undecodable':
+      return `undecodable (${c.error.slice(0, 120)})`;
+  }
+}
+
+function sameBytes(before: FileState, after: Buffer | null): boolean {
+  if (after === null) return before.kind === 'missing';
+  return before.kind === 'file' && before.bytes.equals(after);
+}
+
+/** The interlocks and warnings every plan shares: running kubelet, lock, API server. */
+async function environment(ctx: RecoveryContext, o: Overrides, opts: { api: boolean }): Promise<{ warnings: string[]; refusals: CkptError[]; kubelets: StoreKubelet[] }> {
+  const snap = ctx.session.snap;
+  const warnings: string[] = [];
+  const refusals: CkptError[] = [];
+  const k = kubeletsUsing(snap.dynamicConfigDir, ctx.procRoot);
+  warnings.push(...k.unsure);
+  if (k.using.length) {
+    if (!o.force && !o.restartKubelet) refusals.push(runningError(k.using, snap.storeDir));
+    else if (o.force && !o.restartKubelet) warnings.push(`a kubelet using this store is running (pid ${k.using.map((x) => x.pid).join(', ')}); writing anyway (--force): it re-reads meta/assigned every 10 s`);
+  }
+  if (o.restartKubelet && ctx.root !== '/') throw new UsageError('--restart-kubelet cannot be used with --root: the kubelet of a mounted disk is not running here');
+  const holder = lockHolder(stateDirOf(snap.dynamicConfigDir));
+  if (holder && holder.pid !== process.pid) refusals.push(lockedError(path.join(stateDirOf(snap.dynamicConfigDir), 'lock'), holder));
+  if (opts.api) warnings.push(...(await apiWarnings(ctx, k.using)));
+  return { warnings, refusals, kubelets: k.using };
+}
+
+/** The kubeconfig: --kubeconfig, else the running kubelet's, else the one in its unit. */
+function kubeconfigOf(ctx: RecoveryContext, using: StoreKubelet[]): string | null {
+  if (ctx.kubeconfig) return path.resolve(ctx.kubeconfig);
+  for (const k of using) if (k.kubeconfig) return k.kubeconfig;
+  const cl = ctx.session.discovery.commandLine;
+  // A command line read from some other kubelet's /proc entry is not about this store.
+  if (!cl || (cl.pid !== null && !using.some((k) => k.pid === cl.pid))) return null;
+  const v = flagValue(cl.argv, 'kubeconfig');
+  if (!v) return null;
+  const nodePath = path.isAbsolute(v) ? v : path.join(cl.cwd, v);
+  return cl.pid !== null ? nodePath : hostPathOf(ctx.root, nodePath);
+}
+
+async function apiWarnings(ctx: RecoveryContext, using: StoreKubelet[]): Promise<string[]> {
+  const timeout = ctx.apiTimeoutMs ?? 1000;
+  if (timeout <= 0) return [];
+  const kc = kubeconfigOf(ctx, using);
+  if (!kc) return [];
+  const up = await reachableServers(kc, timeout);
+  if (!up.length) return [];
+  return [
+    `the API server ${up.join(', ')} (from ${kc}) is reachable: at its next start the kubelet re-syncs Node.Spec.ConfigSource and may undo this; change the Node object too (kubectl patch node NODE -p '{"spec":{"configSource":null}}' for local), or recover while the API server is unreachable`,
+  ];
+}
+
+// ---- targets --------------------------------------------------------------------------------
+
+export type Target =
+  | { kind: 'local'; ref: string }
+  | { kind: 'source'; ref: string; source: ConfigMapSource; checkpoint: Checkpoint | null };
+
+export interface TargetOptions {
+  /** --configmap NAMESPACE/NAME[:KEY] */
+  configmap?: string | null;
+  /** Names learned from the journal, by UID. */
+  journal?: ReadonlyMap<string, JournalName> | null;
+}
+
+/** Parse `NAMESPACE/NAME[:KEY]` (key defaults to `kubelet`). */
+export function parseConfigMapFlag(v: string): { namespace: string; name: string; key: string | null } {
+  const m = /^([^/:]+)\/([^/:]+)(?::([^/]+))?$/.exec(v);
+  if (!m) throw new UsageError(`bad --configmap "${v}": expected NAMESPACE/NAME or NAMESPACE/NAME:KEY`, null, 'BAD_CONFIGMAP');
+  return { namespace: m[1]!, name: m[2]!, key: m[3] ?? null };
+}
+
+function fromMeta(d: MetaDecode, name: MetaName, ref: string): ConfigMapSource | null {
+  if (d.state === 'missing' || d.state === 'empty') return null;
+  if (d.state === 'error' || d.state === 'unreadable') {
+    throw new RefusedError(`--to ${ref}: meta/${name} cannot be decoded (${d.error}), so there is no source to copy`, `name the config directly: --to UID/RV or --to local`, 'TARGET_UNDECODABLE');
+  }
+  if (d.unsafe.length) {
+    const u = d.unsafe[0]!;
+    throw new UsageError(`--to ${ref}: meta/${name} names ${u.field} ${JSON.stringify(d.source[u.field]).slice(0, 80)}, which ${u.reason}`, 'name the config directly: --to UID/RV or --to local', 'UNSAFE_REF');
+  }
+  return d.source;
+}
+
+/** Resolve --to: local, assigned, last-known-good/lkg, UID/RV or a unique UID (prefix). */
+export function resolveTarget(s: Session, ref: string, opts: TargetOptions = {}): Target {
+  const snap = s.snap;
+  if (ref === 'local') return { kind: 'local', ref };
+  const alias: Record<string, MetaName> = { assigned: 'assigned', 'last-known-good': 'last-known-good', lkg: 'last-known-good' };
+  if (alias[ref]) {
+    const name = alias[ref]!;
+    const src = fromMeta(decodeMetaState(snap.meta[name]), name, ref);
+    if (!src) return { kind: 'local', ref };
+    const u = snap.uids.find((x) => x.uid === src.uid);
+    return { kind: 'source', ref, source: src, checkpoint: u?.checkpoints.find((c) => c.rv === src.resourceVersion) ?? null };
+  }
+  if (ref.startsWith('/') || ref.startsWith('./') || ref.startsWith('../') || ref.startsWith('meta/')) {
+    throw new UsageError(`--to ${ref}: only a checkpoint or local can be assigned (the kubelet loads nothing else)`, 'use --to local, assigned, lkg or UID/RV', 'UNKNOWN_REF');
+  }
+  const r = resolveRef(snap, ref);
+  if (r.kind !== 'checkpoint') throw new UsageError(`--to ${ref}: not a checkpoint`, 'use --to local, assigned, lkg or UID/RV', 'UNKNOWN_REF');
+  const cp = r.checkpoint;
+  const flag = opts.configmap ? parseConfigMapFlag(opts.configmap) : null;
+  // A checkpoint directory does not record its ConfigMap: a meta file naming the UID does.
+  let known: ConfigMapSource | null = null;
+  let knownFrom: MetaName | null = null;
+  for (const n of ['assigned', 'last-known-good'] as const) {
+    const d = decodeMetaState(snap.meta[n]);
+    if (d.state === 'source' && d.source.uid === cp.uid && !d.unsafe.length && d.source.namespace && d.source.name) {
+      if (!known || d.source.resourceVersion === cp.rv) [known, knownFrom] = [d.source, n];
+    }
+  }
+  // Else the journal ("Kubelet restarting to use <apiPath>, UID: …" and other lines).
+  const learned = known ? null : opts.journal?.get(cp.uid) ?? null;
+  if (learned) known = { namespace: learned.namespace, name: learned.name, uid: cp.uid, resourceVersion: cp.rv, kubeletConfigKey: learned.key ?? '' };
+  const from = knownFrom ? `meta/${knownFrom}` : 'the journal';
+  if (known && flag && (flag.namespace !== known.namespace || flag.name !== known.name)) {
+    throw new UsageError(
+      `--configmap ${opts.configmap} contradicts ${from}: UID ${cp.uid} is ConfigMap ${known.namespace}/${known.name}`,
+      'drop --configmap (the name is known), or check the UID',
+      'BAD_CONFIGMAP',
+    );
+  }
+  const names = known ?? (flag ? { namespace: flag.namespace, name: flag.name, kubeletConfigKey: flag.key ?? 'kubelet' } : null);
+  if (!names) {
+    throw new UsageError(
+      `--to ${ref}: no meta file${opts.journal ? ' and no journal line' : ''} names UID ${cp.uid}, so the namespace and name of its ConfigMap are unknown (a checkpoint directory does not record them)`,
+      `give them with --configmap NAMESPACE/NAME[:KEY] (KEY defaults to kubelet)${opts.journal ? '' : ', or let the journal name them (--journal auto|FILE)'}`,
+      'NEEDS_CONFIGMAP',
+    );
+  }
+  const key = flag?.key ?? (names.kubeletConfigKey || payloadKey(cp, null) || 'kubelet');
+  return { kind: 'source', ref, source: { namespace: names.namespace, name: names.name, uid: cp.uid, resourceVersion: cp.rv, kubeletConfigKey: key }, checkpoint: cp };
+}
+
+/** Why the kubelet could not use the target (each overridable with --force). */
+export function targetProblems(s: Session, t: Target): string[] {
+  if (t.kind === 'local') {
+    const j = s.local.judgement;
+    if (s.local.path && j && j.stage !== 'ok') return [`the local config ${s.local.path} fails: ${j.error ?? j.stage}: the kubelet would not start on it`];
+    return [];
+  }
+  const src = t.source;
+  const ref = `${src.uid}/${src.resourceVersion}`;
+  const cp = t.checkpoint;
+  if (!cp) return [`checkpoint ${ref} is not on disk`];
+  if (cp.entry.kind !== 'dir') return [`checkpoint ${ref} is not a directory (${cp.entry.kind})`];
+  const out: string[] = [];
+  if (!cp.files.some((f) => f.name === src.kubeletConfigKey)) {
+    out.push(`checkpoint ${ref} has no file "${src.kubeletConfigKey}" (it has ${cp.files.map((f) => f.name).join(', ') || 'no files'})`);
+  }
+  const report = verifyStore(s.snap, { reader: s.reader, judge: s.judge, local: s.local, only: new Set([ref]) });
+  for (const f of report.findings) if (f.severity === 'error' && f.ref === ref) out.push(`${f.code}: ${f.message}`);
+  // verify judged the key a meta file names for this UID; judge ours when it is another.
+  const judged = payloadKey(cp, [...META_NAMES].map((n) => decodeMetaState(s.snap.meta[n])).find((d): d is Extract<MetaDecode, { state: 'source' }> => d.state === 'source' && d.source.uid === cp.uid)?.source ?? null);
+  if (judged !== src.kubeletConfigKey && cp.files.some((f) => f.name === src.kubeletConfigKey)) {
+    const r = s.reader.read(cp, src.kubeletConfigKey);
+    if (!r.ok) out.push(`${cp.rel}/${src.kubeletConfigKey} cannot be read: ${r.error}`);
+    else {
+      const j = s.judge(r.bytes, `${s.snap.storeDir}/${cp.rel}/${src.kubeletConfigKey}`);
+      if (j.stage !== 'ok') out.push(`${cp.rel}/${src.kubeletConfigKey} fails: ${j.error ?? j.stage}`);
+    }
+  }
+  return out;
+}
+
+/** resolveTarget, with the journal's names when asked for (--journal) and the ref is a checkpoint. */
+async function resolveWithJournal(ctx: RecoveryContext, ref: string, configmap: string | null): Promise<Target> {
+  const alias = ['local', 'assigned', 'last-known-good', 'lkg'].includes(ref);
+  const journal = ctx.journalNames && !alias ? await ctx.journalNames() : null;
+  return resolveTarget(ctx.session, ref, { configmap, journal });
+}
+
+export function targetBytes(t: Target): Buffer {
+  return t.kind === 'local' ? encodeEmptyMeta() : encodeMeta(t.source);
+}
+
+function targetRefusal(s: Session, t: Target, o: Overrides, warnings: string[], refusals: CkptError[]): void {
+  const problems = targetProblems(s, t);
+  if (!problems.length) return;
+  const what = t.kind === 'local' ? 'local' : `${t.source.uid}/${t.source.resourceVersion}`;
+  if (o.force) {
+    warnings.push(`the target ${what} fails verify; writing anyway (--force): ${problems.join('; ')}`);
+    return;
+  }
+  refusals.push(new RefusedError(`the target ${what} fails verify: ${problems.join('; ')}`, 'pick another target (kubelet-ckpt ls, verify), or pass --force to write it anyway', 'TARGET_FAILS'));
+}
+
+function planOf(ctx: RecoveryContext, command: MetaPlan['command'], states: Record<MetaName, FileState>, after: Partial<Record<MetaName, Buffer | null>>, o: Overrides): MetaPlan {
+  const snap = ctx.session.snap;
+  const writes: MetaWrite[] = [];
+  for (const name of ['last-known-good', 'assigned'] as const) {
+    if (!(name in after)) continue;
+    const bytes = after[name]!;
+    if (sameBytes(states[name], bytes)) continue;
+    writes.push({ name, rel: metaRel(name), before: states[name], after: bytes });
+  }
+  return { kind: 'meta', command, commandLine: ctx.commandLine, store: snap.storeDir, dynamicConfigDir: snap.dynamicConfigDir, states, writes, warnings: [], refusals: [], overrides: o, restore: null };
+}
+
+// ---- reset ----------------------------------------------------------------------------------
+
+export type ResetWhich = 'assigned' | 'last-known-good' | 'all';
+
+export interface ResetRequest extends Overrides {
+  which: ResetWhich;
+  /** --to; `local` when absent. */
+  to?: string | null;
+  configmap?: string | null;
+}
+
+export async function planReset(ctx: RecoveryContext, req: ResetRequest): Promise<MetaPlan> {
+  const s = ctx.session;
+  const which: ResetWhich = req.which;
+  const target = await resolveWithJournal(ctx, req.to ?? 'local', req.configmap ?? null);
+  const bytes = targetBytes(target);
+  const states = readMetaStates(s.snap.storeDir);
+  const after: Partial<Record<MetaName, Buffer>> = {};
+  if (which === 'all' || which === 'last-known-good') after['last-known-good'] = bytes;
+  if (which === 'all' || which === 'assigned') after.assigned = bytes;
+  const plan = planOf(ctx, 'reset', states, after, req);
+  if (!plan.writes.length) return plan;
+  const env = await environment(ctx, req, { api: true });
+  plan.refusals.push(...env.refusals);
+  targetRefusal(s, target, req, plan.warnings, plan.refusals);
+  plan.warnings.push(...env.warnings);
+  if (which === 'last-known-good') {
+    const assigned = contentOf(states.assigned);
+    const trial = trialOf(s.snap);
+    if (assigned.kind === 'source' && trial && !trial.inTrial && !bytes.equals(encodeSafe(assigned.source))) {
+      plan.warnings.push(`meta/assigned (${describeContent(assigned)}) is past its 10-minute trial: a running kubelet promotes it back to last-known-good within seconds; use reset all to change both`);
+    }
+  }
+  return plan;
+}
+
+function encodeSafe(src: ConfigMapSource): Buffer {
+  try {
+    return encodeMeta(src);
+  } catch {
+    return Buffer.alloc(0);
+  }
+}
+
+// ---- rollback -------------------------------------------------------------------------------
+
+export async function planRollback(ctx: RecoveryContext, o: Overrides): Promise<MetaPlan> {
+  const s = ctx.session;
+  const target = resolveTarget(s, 'last-known-good');
+  const states = readMetaStates(s.snap.storeDir);
+  const plan = planOf(ctx, 'rollback', states, { assigned: targetBytes(target) }, o);
+  if (!plan.writes.length) return plan;
+  const env = await environment(ctx, o, { api: true });
+  plan.refusals.push(...env.refusals);
+  targetRefusal(s, target, o, plan.warnings, plan.refusals);
+  plan.warnings.push(...env.warnings);
+  return plan;
+}
+
+// ---- undo -----------------------------------------------------------------------------------
+
+export interface UndoRequest extends Overrides {
+  /** Backup id; the latest when null. */
+  id: string | null;
+}
+
+export async function planUndo(ctx: RecoveryContext, req: UndoRequest): Promise<MetaPlan> {
+  const s = ctx.session;
+  const b = loadBackup(s.snap.dynamicConfigDir, req.id);
+  const states = readMetaStates(s.snap.storeDir);
+  const after: Partial<Record<MetaName, Buffer | null>> = {};
+  const changed: string[] = [];
+  for (const f of b.manifest.files) {
+    const old = b.states[f.name];
+    if (!old) continue;
+    after[f.name] = old.kind === 'file' ? old.bytes : null;
+    // Since the backup, the file should hold what that command wrote (or, if it was
+    // interrupted before reaching this file, what it held before).
+    const now = hashOf(states[f.name]);
+    const wrote = b.manifest.after?.[f.name];
+    const allowed = new Set<string | null>([f.sha256]);
+    if (wrote !== undefined) allowed.add(wrote);
+    if (!allowed.has(now)) changed.push(`meta/${f.name} (now ${describeContent(contentOf(states[f.name]))})`);
+  }
+  const plan = planOf(ctx, 'undo', states, after, req);
+  plan.restore = { id: b.manifest.id, path: b.path };
+  for (const w of plan.writes) {
+    const old = b.states[w.name];
+    if (old?.kind === 'file') w.create = { mode: old.mode, uid: old.uid, gid: old.gid };
+  }
+  if (changed.length) {
+    const msg = `the meta files changed since backup ${b.manifest.id} (${b.manifest.command}): ${changed.join(', ')}; the kubelet may have written them`;
+    if (req.force) plan.warnings.push(`${msg}; restoring anyway (--force)`);
+    else plan.refusals.push(new RefusedError(msg, 'look at `kubelet-ckpt status`; pass --force to restore the backup anyway', 'CHANGED_SINCE_BACKUP'));
+  }
+  if (!plan.writes.length) return plan;
+  const env = await environment(ctx, req, { api: true });
+  plan.refusals.push(...env.refusals);
+  plan.warnings.push(...env.warnings);
+  return plan;
+}
+
+/** The digest a change reports for one side. */
+export function digest(b: Buffer | null): string | null {
+  return b === null ? null : sha256(b);
+}

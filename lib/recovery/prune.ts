@@ -1,0 +1,255 @@
+// prune: remove checkpoints no meta file references (with --keep N, keep the N newest
+// unreferenced resourceVersions of each UID as well), and our own interrupted leftovers.
+// A checkpoint is moved aside (renamed to tmp_<rv>.kubelet-ckpt-prune.<random> in its
+// UID directory, which the kubelet never loads) and only then emptied and removed, so an
+// interrupted prune leaves whole checkpoints plus, at most, one tmp_ directory that
+// verify reports and the next prune removes. A referenced checkpoint is never touched.
+
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { CkptError, EnvError, RefusedError, UsageError, fsReason } from '../errors.js';
+import { decodeMetaState } from '../store/meta.js';
+import { orderRVs } from '../store/order.js';
+import { safeJoin, unsafeNameReason } from '../store/safepath.js';
+import type { Snapshot } from '../store/snapshot.js';
+import { META_NAMES, type MetaName } from '../store/types.js';
+import { ChangedError, hintFor, isOurTemp, sameState, syncDir, type FileState } from './atomic.js';
+import { appendAudit, currentActor, ensureBackupsDir, stateDirOf } from './backup.js';
+import { findSystemctl, kubeletsUsing, runningError, startKubelet, stopKubelet, type RestartReport } from './kubelet.js';
+import { lockHolder, lockedError, acquireLock } from './lock.js';
+import { contentOf, readMetaStates, type Overrides, type RecoveryContext } from './plan.js';
+import { refusalText, type PruneChange, type RecoveryResult } from './result.js';
+import type { StepHook } from './steps.js';
+
+export interface PruneRequest extends Overrides {
+  /** Keep this many of the newest unreferenced resourceVersions per UID (default 0). */
+  keep: number;
+}
+
+export interface PruneItem extends PruneChange {
+  uid: string;
+  /** The entry's name inside checkpoints/<uid>/ (a resourceVersion or a leftover); '' for the UID dir. */
+  name: string;
+}
+
+export interface PrunePlan {
+  kind: 'prune';
+  commandLine: string;
+  store: string;
+  dynamicConfigDir: string;
+  states: Record<MetaName, FileState>;
+  /** `UID/RV` of every checkpoint a meta file names. */
+  referenced: string[];
+  items: PruneItem[];
+  warnings: string[];
+  refusals: CkptError[];
+  overrides: Overrides;
+}
+
+/** The checkpoints the meta files reference; refuses when a meta file cannot be decoded. */
+export function referencedBy(snap: Snapshot): Set<string> {
+  const out = new Set<string>();
+  for (const n of META_NAMES) {
+    const d = decodeMetaState(snap.meta[n]);
+    if (d.state === 'error' || d.state === 'unreadable') {
+      throw new RefusedError(`meta/${n} cannot be decoded (${d.error}), so what it references is unknown; nothing is pruned`, 'repair the meta file first (kubelet-ckpt reset), then prune', 'REFERENCES_UNKNOWN');
+    }
+    // An unsafe ref (`x/../UID`) can still name a real checkpoint through the kubelet's path join.
+    if (d.state === 'source' && d.unsafe.length) {
+      throw new RefusedError(`meta/${n} names ${d.unsafe[0]!.field} ${JSON.stringify(d.source[d.unsafe[0]!.field]).slice(0, 80)}, which ${d.unsafe[0]!.reason}: what it references is unclear; nothing is pruned`, 'repair the meta file first (kubelet-ckpt reset), then prune', 'REFERENCES_UNKNOWN');
+    }
+    if (d.state === 'source') out.add(`${d.source.uid}/${d.source.resourceVersion}`);
+  }
+  return out;
+}
+
+function asideName(rv: string): string {
+  const base = Buffer.byteLength(rv) > 180 ? rv.slice(0, 60) : rv;
+  return `tmp_${base}.kubelet-ckpt-prune.${crypto.randomBytes(4).toString('hex')}`;
+}
+
+export async function planPrune(ctx: RecoveryContext, req: PruneRequest): Promise<PrunePlan> {
+  const snap = ctx.session.snap;
+  if (!Number.isInteger(req.keep) || req.keep < 0) throw new UsageError(`--keep must be a whole number ≥ 0, not ${req.keep}`);
+  const states = readMetaStates(snap.storeDir);
+  // Decode what is on disk now, the same bytes apply will re-check.
+  for (const n of META_NAMES) {
+    const c = contentOf(states[n]);
+    if (c.kind === 'undecodable') throw new RefusedError(`meta/${n} cannot be decoded (${c.error.slice(0, 120)}), so what it references is unknown; nothing is pruned`, 'repair the meta file first (kubelet-ckpt reset), then prune', 'REFERENCES_UNKNOWN');
+  }
+  const referenced = referencedBy(snap);
+  const items: PruneItem[] = [];
+  const warnings: string[] = [];
+  for (const u of snap.uids) {
+    const why = unsafeNameReason(u.uid);
+    if (why || u.listError) {
+      warnings.push(`not pruned: checkpoints/${u.uid.slice(0, 80)}: ${why ? `the name ${why}` : u.listError}`);
+      continue;
+    }
+    // --keep counts resourceVersion directories; a symlink in their place is never one of them.
+    const unref = orderRVs(u.checkpoints.filter((c) => !referenced.has(`${c.uid}/${c.rv}`)));
+    const dirs = unref.filter((c) => c.entry.kind === 'dir');
+    const kept = new Set(dirs.slice(Math.max(0, dirs.length - req.keep)));
+    const doomed = unref.filter((c) => !kept.has(c));
+    let removedAll = doomed.length === u.checkpoints.length;
+    for (const cp of doomed) {
+      const bad = unsafeNameReason(cp.rv) ?? (cp.entry.kind !== 'dir' ? `is ${cp.entry.kind === 'symlink' ? `a symbolic link to ${cp.entry.linkTarget ?? '?'}` : `not a directory`}` : cp.listError ? `cannot be listed (${cp.listError})` : cp.others.length ? `holds ${cp.others.map((o) => `${o.name} (${o.kind})`).join(', ')}, not only regular files` : null);
+      if (bad) {
+        warnings.push(`not pruned: ${cp.rel} ${bad}; inspect it and remove it by hand`);
+        removedAll = false;
+        continue;
+      }
+      items.push({ path: cp.rel, before: `${cp.uid}/${cp.rv}`, after: null, kind: 'checkpoint', files: cp.files.map((f) => f.name), bytes: cp.files.reduce((n, f) => n + f.size, 0), uid: cp.uid, name: cp.rv });
+    }
+    const others = u.others.filter((o) => isOurTemp(o.name) && o.kind === 'dir');
+    for (const o of others) items.push({ path: o.rel, before: o.name, after: null, kind: 'leftover', files: [], bytes: 0, uid: u.uid, name: o.name });
+    if (removedAll && u.others.length === others.length && u.checkpoints.length > 0) {
+      items.push({ path: u.entry.rel, before: u.uid, after: null, kind: 'uid-dir', files: [], bytes: 0, uid: u.uid, name: '' });
+    }
+  }
+  const refusals: CkptError[] = [];
+  const k = kubeletsUsing(snap.dynamicConfigDir, ctx.procRoot);
+  warnings.push(...k.unsure);
+  if (k.using.length && !req.force && !req.restartKubelet) refusals.push(runningError(k.using, snap.storeDir));
+  if (req.restartKubelet && ctx.root !== '/') throw new UsageError('--restart-kubelet cannot be used with --root: the kubelet of a mounted disk is not running here');
+  const holder = lockHolder(stateDirOf(snap.dynamicConfigDir));
+  if (holder && holder.pid !== process.pid) refusals.push(lockedError(path.join(stateDirOf(snap.dynamicConfigDir), 'lock'), holder));
+  return { kind: 'prune', commandLine: ctx.commandLine, store: snap.storeDir, dynamicConfigDir: snap.dynamicConfigDir, states, referenced: [...referenced].sort(), items, warnings, refusals, overrides: req };
+}
+
+function changeOf(i: PruneItem): PruneChange {
+  return { path: i.path, before: i.before, after: null, kind: i.kind, files: i.files, bytes: i.bytes };
+}
+
+export function previewPrune(plan: PrunePlan): RecoveryResult {
+  const r: RecoveryResult = {
+    dryRun: true,
+    changes: plan.items.map(changeOf),
+    backup: null,
+    warnings: [...plan.warnings],
+    freedBytes: plan.items.reduce((n, i) => n + i.bytes, 0),
+    command: plan.commandLine,
+    store: plan.store,
+  };
+  if (plan.refusals.length) r.wouldRefuse = plan.refusals.map(refusalText);
+  return r;
+}
+
+/** Empty and remove a moved-aside checkpoint; it holds only regular files (checked again here). */
+function removeAside(dir: string): void {
+  for (const name of fs.readdirSync(dir)) {
+    const p = path.join(dir, name);
+    const st = fs.lstatSync(p);
+    if (!st.isFile()) throw new RefusedError(`${p} is not a regular file; left in place`, 'inspect it and remove it by hand', 'PRUNE_UNEXPECTED');
+    fs.unlinkSync(p);
+  }
+  fs.rmdirSync(dir);
+}
+
+export async function applyPrune(ctx: RecoveryContext, plan: PrunePlan): Promise<RecoveryResult> {
+  if (plan.refusals.length) throw plan.refusals[0]!;
+  const hook: StepHook = ctx.hook ?? (() => {});
+  const now = ctx.now ?? (() => new Date());
+  const warnings = [...plan.warnings];
+  const result: RecoveryResult = { dryRun: false, changes: [], backup: null, warnings, freedBytes: 0, command: plan.commandLine, store: plan.store };
+  if (!plan.items.length) return result;
+  const sc = plan.overrides.restartKubelet ? findSystemctl(ctx.envPath) : null;
+  hook('begin', plan.commandLine);
+  const lock = acquireLock(stateDirOf(plan.dynamicConfigDir), plan.commandLine, now());
+  if (lock.warning) warnings.push(lock.warning);
+  let report: RestartReport | null = null;
+  const actor = currentActor();
+  try {
+    hook('locked', lock.path);
+    const running = kubeletsUsing(plan.dynamicConfigDir, ctx.procRoot).using;
+    if (running.length && !plan.overrides.force && !plan.overrides.restartKubelet) throw runningError(running, plan.store);
+    if (sc) {
+      report = { stopped: false, started: false, active: null };
+      stopKubelet(sc, plan.dynamicConfigDir, 15_000, ctx.procRoot);
+      report.stopped = true;
+      hook('kubelet-stopped', 'kubelet');
+    }
+    try {
+      ensureBackupsDir(plan.dynamicConfigDir);
+      const audit = (event: 'begin' | 'done' | 'failed', error?: string) =>
+        appendAudit(plan.dynamicConfigDir, {
+          time: now().toISOString(),
+          event,
+          command: plan.commandLine,
+          backup: null,
+          store: plan.store,
+          user: actor,
+          changes: (event === 'begin' ? plan.items.map(changeOf) : result.changes).map((c) => ({ path: c.path, before: c.before, after: null })),
+          freedBytes: result.freedBytes ?? 0,
+          ...(error ? { error } : {}),
+        });
+      audit('begin');
+      hook('audit-begin', plan.commandLine);
+      try {
+        for (const item of plan.items) {
+          // Never remove what a meta file references now: re-read them before every removal.
+          const states = readMetaStates(plan.store);
+          for (const n of META_NAMES) {
+            if (!sameState(states[n], plan.states[n])) throw new ChangedError(`meta/${n} changed while pruning (the kubelet may have written it); stopped`);
+          }
+          removeItem(plan, item, hook);
+          result.changes.push(changeOf(item));
+          result.freedBytes = (result.freedBytes ?? 0) + item.bytes;
+        }
+      } catch (err) {
+        const e = err instanceof CkptError ? err : new EnvError(`prune failed: ${fsReason(err)}`, hintFor(err), 'PRUNE_FAILED');
+        try {
+          audit('failed', e.message);
+        } catch {
+          /* keep the first error */
+        }
+        const note = result.changes.length ? ` (${result.changes.length} removed before that, ${result.freedBytes} bytes freed)` : ' (nothing removed)';
+        const Cls = e instanceof RefusedError ? RefusedError : EnvError;
+        throw e.exitCode === 4 || e.exitCode === 3 ? new Cls(`${e.message}${note}`, e.hint, e.code) : e;
+      }
+      audit('done');
+      hook('audit-done', plan.commandLine);
+    } finally {
+      if (sc && report?.stopped) {
+        const st = startKubelet(sc);
+        report.started = st.started;
+        report.active = st.active;
+        if (st.error) warnings.push(st.error);
+      }
+    }
+  } finally {
+    lock.release();
+  }
+  if (report) result.kubelet = report;
+  hook('end', plan.commandLine);
+  return result;
+}
+
+function removeItem(plan: PrunePlan, item: PruneItem, hook: StepHook): void {
+  const uidDir = safeJoin(plan.store, 'checkpoints', item.uid);
+  const st = fs.lstatSync(uidDir);
+  if (!st.isDirectory()) throw new ChangedError(`checkpoints/${item.uid} is no longer a directory; stopped`);
+  if (item.kind === 'uid-dir') {
+    try {
+      fs.rmdirSync(uidDir);
+      syncDir(path.join(plan.store, 'checkpoints'));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOTEMPTY' && (err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    return;
+  }
+  const src = safeJoin(uidDir, item.name);
+  const s = fs.lstatSync(src);
+  if (!s.isDirectory()) throw new ChangedError(`${item.path} is no longer a directory; stopped`);
+  let aside = src;
+  if (item.kind === 'checkpoint') {
+    aside = safeJoin(uidDir, asideName(item.name));
+    fs.renameSync(src, aside);
+    syncDir(uidDir);
+    hook('moved-aside', item.path);
+  }
+  removeAside(aside);
+  syncDir(uidDir);
+  hook('removed', item.path);
+}

@@ -1,0 +1,135 @@
+// Interlocks with real processes and sockets: a process named kubelet using the store,
+// systemctl (a fake one on PATH) for --restart-kubelet, a loopback listener as the API
+// server, and a second kubelet-ckpt holding the store's lock.
+
+import t from 'tap';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { cliPath, json, runCli } from '../helpers.js';
+import { fakeSystemctl, kubeconfig, kubeletBin, listener, makeStore, metaFor, read, startKubelet, treeHash } from '../lib/recovery/fixtures/index.js';
+
+const cli = (dcd: string, args: string[], env: Record<string, string> = {}) => runCli(['--dir', dcd, ...args], { env });
+const LKG = metaFor('119980');
+
+t.test('a kubelet using this store refuses (exit 4); --force writes with a warning; another store is no matter', async (t) => {
+  const dir = t.testdir({});
+  const dcd = makeStore(path.join(dir, 'node'));
+  const other = makeStore(path.join(dir, 'other'));
+  const bin = kubeletBin(path.join(dir, 'bin'));
+  const k = await startKubelet(t, bin, ['--v=2', '--dynamic-config-dir', dcd]);
+  await startKubelet(t, bin, [`--dynamic-config-dir=${other}`]);
+  const before = treeHash(dcd);
+  for (const args of [['reset', 'all', '--yes'], ['rollback', '--yes'], ['prune', '--yes']]) {
+    const r = cli(dcd, args);
+    t.equal(r.code, 4, args.join(' '));
+    t.match(r.stderr, new RegExp(`a kubelet using this store is running \\(pid ${k.pid}\\)`));
+    t.match(r.stderr, /hint: stop it first .* --restart-kubelet .* --force/);
+  }
+  t.same(treeHash(dcd), before);
+  const d = cli(dcd, ['rollback', '--dry-run', '-o', 'json']);
+  t.equal(d.code, 0);
+  t.match(json(d), { dryRun: true, wouldRefuse: [new RegExp(`pid ${k.pid}`)] });
+  t.same(treeHash(dcd), before);
+  const f = cli(dcd, ['rollback', '--yes', '--force']);
+  t.equal(f.code, 0, f.stderr);
+  t.match(f.stderr, new RegExp(`warning: a kubelet using this store is running \\(pid ${k.pid}\\); writing anyway \\(--force\\)`));
+  t.equal(read(dcd, 'assigned'), LKG);
+  // The other store's kubelet does not concern this one.
+  const o = cli(other, ['reset', 'assigned', '--yes']);
+  t.equal(o.code, 4, 'its own kubelet refuses it');
+  k.kill('SIGTERM');
+  await new Promise((r) => k.once('exit', r));
+  t.equal(cli(dcd, ['reset', 'all', '--yes']).code, 0, 'once the kubelet is gone');
+});
+
+t.test('--restart-kubelet: systemctl stop, write, start, is-active reported', async (t) => {
+  const dir = t.testdir({});
+  const dcd = makeStore(path.join(dir, 'node'));
+  const bin = kubeletBin(path.join(dir, 'bin'));
+  const state = path.join(dir, 'state');
+  fakeSystemctl(path.join(dir, 'sbin'), state, bin);
+  const args = `--dynamic-config-dir=${dcd}`;
+  fs.writeFileSync(path.join(state, 'args'), args);
+  const k = await startKubelet(t, bin, [args]);
+  fs.writeFileSync(path.join(state, 'pid'), String(k.pid));
+  const env = { PATH: `${path.join(dir, 'sbin')}:${process.env.PATH}` };
+  const r = cli(dcd, ['rollback', '--yes', '--restart-kubelet', '-o', 'json'], env);
+  t.equal(r.code, 0, r.stderr);
+  t.match(json(r), { dryRun: false, kubelet: { stopped: true, started: true, active: 'active' }, warnings: [] });
+  t.same(fs.readFileSync(path.join(state, 'calls'), 'utf8').trim().split('\n'), ['stop kubelet', 'start kubelet', 'is-active kubelet']);
+  t.equal(read(dcd, 'assigned'), LKG);
+  const newPid = Number(fs.readFileSync(path.join(state, 'pid'), 'utf8'));
+  t.teardown(() => {
+    try {
+      process.kill(newPid, 'SIGTERM');
+    } catch {
+      /* gone */
+    }
+  });
+  t.not(newPid, k.pid, 'a new kubelet runs');
+  t.equal(fs.readFileSync(`/proc/${newPid}/comm`, 'utf8').trim(), 'kubelet');
+  if (k.exitCode === null && k.signalCode === null) await new Promise((r) => k.once('exit', r));
+  t.equal(k.signalCode, 'SIGTERM', 'the old one was stopped by systemctl stop');
+});
+
+t.test('--restart-kubelet without systemctl: exit 3 before anything', async (t) => {
+  const dir = t.testdir({ empty: {} });
+  const dcd = makeStore(path.join(dir, 'node'));
+  const before = treeHash(dcd);
+  const r = cli(dcd, ['reset', 'all', '--yes', '--restart-kubelet'], { PATH: path.join(dir, 'empty') });
+  t.equal(r.code, 3);
+  t.match(r.stderr, /--restart-kubelet needs systemctl, which is not on PATH; nothing was changed/);
+  t.same(treeHash(dcd), before);
+});
+
+t.test('a reachable API server in the kubelet\'s kubeconfig warns; an unreachable one does not', async (t) => {
+  const dir = t.testdir({});
+  const dcd = makeStore(path.join(dir, 'node'));
+  const l = await listener(t);
+  const kc = kubeconfig(path.join(dir, 'kubelet.conf'), `https://127.0.0.1:${l.port}`);
+  const bin = kubeletBin(path.join(dir, 'bin'));
+  const k = await startKubelet(t, bin, [`--dynamic-config-dir=${dcd}`, `--kubeconfig=${kc}`]);
+  const want = new RegExp(`the API server https://127\\.0\\.0\\.1:${l.port} \\(from ${kc.replace(/[.]/g, '\\.')}\\) is reachable: at its next start the kubelet re-syncs Node\\.Spec\\.ConfigSource and may undo this`);
+  const r = cli(dcd, ['reset', 'all', '--dry-run', '-o', 'json']);
+  t.match(json<{ warnings: string[] }>(r).warnings, [want]);
+  const f = cli(dcd, ['reset', 'all', '--yes', '--force']);
+  t.equal(f.code, 0);
+  t.match(f.stderr, want);
+  k.kill('SIGTERM');
+  // No kubelet running: --kubeconfig names it (a rescue session).
+  const e = cli(dcd, ['rollback', '--dry-run', '--kubeconfig', kc, '-o', 'json']);
+  t.equal(json<{ changes: unknown[] }>(e).changes.length, 0, 'nothing to roll back after the reset');
+  const u = cli(dcd, ['undo', '--dry-run', '--kubeconfig', kc, '-o', 'json']);
+  t.match(json<{ warnings: string[] }>(u).warnings, [want]);
+  await l.close();
+  const gone = cli(dcd, ['undo', '--dry-run', '--kubeconfig', kc, '-o', 'json']);
+  t.same(json<{ warnings: string[] }>(gone).warnings, []);
+});
+
+t.test("another kubelet-ckpt holding the store's lock refuses (exit 4); its stale lock is taken over once it is killed", async (t) => {
+  const dcd = makeStore(t.testdir({}));
+  const holder = spawn(process.execPath, [cliPath, '--dir', dcd, 'reset', 'all', '--yes'], { env: { ...process.env, KUBELET_CKPT_FAULT: 'after-temp-write' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  t.teardown(() => holder.kill('SIGKILL'));
+  let err = '';
+  await new Promise<void>((resolve, reject) => {
+    holder.stderr!.on('data', (d) => {
+      err += String(d);
+      if (err.includes('fault: stopped at after-temp-write')) resolve();
+    });
+    holder.once('exit', () => reject(new Error(`holder exited early: ${err}`)));
+  });
+  const r = cli(dcd, ['rollback', '--yes']);
+  t.equal(r.code, 4);
+  t.match(r.stderr, new RegExp(`another kubelet-ckpt \\(pid ${holder.pid}: reset all --to local, since .*\\) holds the store's lock .*/\\.kubelet-ckpt/lock`));
+  holder.kill('SIGKILL');
+  await new Promise((r) => holder.once('exit', r));
+  const leftovers = fs.readdirSync(path.join(dcd, 'store/meta')).filter((n) => n.startsWith('tmp_'));
+  t.match(leftovers, [/^tmp_last-known-good\.kubelet-ckpt\.\d+\.[0-9a-f]{8}$/]);
+  t.same([read(dcd, 'assigned'), read(dcd, 'last-known-good')], [metaFor('120200'), LKG], 'killed before its rename: nothing changed');
+  const again = cli(dcd, ['reset', 'all', '--yes']);
+  t.equal(again.code, 0, again.stderr);
+  t.match(again.stderr, new RegExp(`warning: took over a stale lock left by pid ${holder.pid}`));
+  t.match(again.stderr, /warning: removed meta\/tmp_last-known-good\.kubelet-ckpt\.\d+\.[0-9a-f]{8}, left by an interrupted kubelet-ckpt/);
+  t.same(fs.readdirSync(path.join(dcd, 'store/meta')).sort(), ['assigned', 'last-known-good']);
+});

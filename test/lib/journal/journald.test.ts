@@ -1,0 +1,58 @@
+// Real journald files: built from the fixtures' export format with systemd-journal-remote,
+// read back through journalctl (--journal-dir, a .journal given to --file, --root, --boot).
+// They must give the same events as the text fixture.
+import t from 'tap';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { readJournal, type JournalEvent } from '../../../lib/journal/index.js';
+import { findOnPath } from '../../../lib/journal/sources.js';
+
+const FIX = path.resolve(import.meta.dirname, '../../../fixtures/journals');
+const REMOTE = ['/lib/systemd/systemd-journal-remote', '/usr/lib/systemd/systemd-journal-remote'].find((p) => fs.existsSync(p));
+const JOURNALCTL = findOnPath('journalctl');
+const skip = !REMOTE ? 'systemd-journal-remote is not installed (Debian package systemd-journal-remote)' : !JOURNALCTL ? 'journalctl is not installed' : false;
+
+const strip = (e: JournalEvent) => ({ ...e, source: null });
+
+/** Write `<dir>/<name>.journal` from an export-format fixture. */
+function buildJournal(dir: string, era: string): string {
+  fs.mkdirSync(dir, { recursive: true });
+  const out = path.join(dir, `${era}.journal`);
+  const r = spawnSync(REMOTE!, ['-o', out, '-'], { input: fs.readFileSync(path.join(FIX, `${era}.export`)), encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`systemd-journal-remote failed: ${r.stderr}`);
+  return out;
+}
+
+t.test('journald files read back as the text fixture reads', { skip }, async (t) => {
+  for (const era of ['legacy-1.13', 'structured-1.22']) {
+    const dir = t.testdir({});
+    const journal = buildJournal(path.join(dir, 'jd'), era);
+    const text = (await readJournal({ file: path.join(FIX, `${era}.short-iso-precise.log`), utc: true })).events.map(strip);
+    const viaDir = await readJournal({ dir: path.join(dir, 'jd') });
+    t.equal(viaDir.events[0]?.source, path.join(dir, 'jd'));
+    t.same(viaDir.events.map(strip), text, `${era}: --journal-dir gives the text fixture's events`);
+    t.equal(viaDir.crashLoop, true);
+    t.equal(viaDir.restarts, 8);
+    const viaFile = await readJournal({ file: journal });
+    t.same(viaFile.events.map(strip), text, `${era}: a .journal file given to --file is read through journalctl`);
+    // --root: the node's /var/log/journal/<machine-id>/
+    const root = path.join(dir, 'root');
+    fs.mkdirSync(path.join(root, 'var/log/journal/a1b2c3d4e5f60718293a4b5c6d7e8f90'), { recursive: true });
+    fs.copyFileSync(journal, path.join(root, 'var/log/journal/a1b2c3d4e5f60718293a4b5c6d7e8f90/system.journal'));
+    const viaRoot = await readJournal({ source: 'auto', root });
+    t.same(viaRoot.events.map(strip), text, `${era}: --root reads the node's journal`);
+    // --boot: only the second boot (the crash loop)
+    const boot2 = await readJournal({ dir: path.join(dir, 'jd'), boot: 'b0000000000000000000000000000002' });
+    t.ok(boot2.events.length > 5);
+    t.ok(boot2.events.every((e) => e.time! >= '2021-01-01' || e.time!.startsWith('2022-05-22T09')), 'only the crash-loop boot');
+    t.equal(boot2.crashLoop, true);
+    const fileBoot = await readJournal({ file: journal, boot: 'b0000000000000000000000000000002' });
+    t.same(fileBoot.events.map(strip), boot2.events.map(strip), '--boot also works on a .journal given to --file');
+  }
+});
+
+t.test('an unreadable journal directory is an environment error', { skip }, async (t) => {
+  const dir = t.testdir({});
+  await t.rejects(readJournal({ dir: path.join(dir, 'nope') }), { code: 'JOURNALCTL_FAILED', exitCode: 3 });
+});

@@ -1,0 +1,86 @@
+// The byte-level scanner: candidates found on raw bytes, lines split across chunks of any
+// size, continuations and watch windows across chunk boundaries, CR/NUL, overlong lines.
+import t from 'tap';
+import { Follow, LineScanner, scanChunks, type LineSink, type Markers } from '../../../lib/journal/scan.js';
+
+interface Seen {
+  lines: string[];
+  conts: string[];
+  overlong: number;
+}
+
+/** A sink that records what it is given; lines holding CONT ask for continuations, START for a watch. */
+function recorder(): { sink: LineSink; seen: Seen } {
+  const seen: Seen = { lines: [], conts: [], overlong: 0 };
+  return {
+    seen,
+    sink: {
+      line: (b, s, e) => {
+        const l = b.toString('latin1', s, e);
+        seen.lines.push(l);
+        return l.includes('CONT') ? Follow.Continuation : l.includes('START') ? Follow.Watch : Follow.None;
+      },
+      continuation: (b, s, e) => {
+        const l = b.toString('latin1', s, e);
+        if (!l.startsWith(' ')) return false;
+        seen.conts.push(l);
+        return true;
+      },
+      overlong: () => seen.overlong++,
+    },
+  };
+}
+
+const markers = (primary: string[], watch: string[] = []): Markers => ({ primary: primary.map((p) => Buffer.from(p)), watch: watch.map((p) => Buffer.from(p)) });
+
+async function* chunked(data: Buffer, size: number): AsyncGenerator<Buffer> {
+  for (let i = 0; i < data.length; i += size) yield data.subarray(i, i + size);
+}
+
+async function run(text: string | Buffer, m: Markers, chunk: number, maxLine?: number): Promise<Seen> {
+  const { sink, seen } = recorder();
+  const data = Buffer.isBuffer(text) ? text : Buffer.from(text, 'latin1');
+  await scanChunks(chunked(data, chunk), () => new LineScanner(m, sink, maxLine), () => {});
+  return seen;
+}
+
+const TEXT = ['noise one', 'hit A here', 'noise two', 'B hit CONT', ' cont 1', ' cont 2', 'noise three', 'another A', 'START', 'quiet', 'watch me W', 'tail A'].join('\n');
+
+t.test('candidates, continuations and watch windows at every chunk size', async (t) => {
+  const want: Seen = { lines: ['hit A here', 'B hit CONT', 'another A', 'START', 'watch me W', 'tail A'], conts: [' cont 1', ' cont 2'], overlong: 0 };
+  for (const size of [1, 2, 3, 5, 7, 13, 64, 4096]) {
+    t.same(await run(TEXT, markers(['A', 'B', 'START'], ['W']), size), want, `chunk ${size}`);
+  }
+});
+
+t.test('a line holding several markers is delivered once; the final line without a newline too', async (t) => {
+  t.same((await run('x A B A\nA', markers(['A', 'B']), 3)).lines, ['x A B A', 'A']);
+});
+
+t.test('watch markers outside a watch window are ignored', async (t) => {
+  t.same((await run('W one\nSTART\nW two\n', markers(['START'], ['W']), 4)).lines, ['START', 'W two']);
+});
+
+t.test('CR and NUL bytes stay inside the line', async (t) => {
+  t.same((await run('a\r\nhit A\r\nb\0A\0\n', markers(['A']), 2)).lines, ['hit A\r', 'b\0A\0']);
+});
+
+t.test('overlong lines are dropped and reported when they held a marker', async (t) => {
+  const long = 'x'.repeat(5000);
+  const text = `${long}A${long}\nok A\n${long}\nlast A`;
+  for (const size of [7, 100, 4096, 65536]) {
+    t.same(await run(text, markers(['A']), size, 1000), { lines: ['ok A', 'last A'], conts: [], overlong: 1 }, `chunk ${size}`);
+  }
+  // an overlong line at the very end, without a newline
+  t.same(await run(`ok A\n${long}A`, markers(['A']), 64, 1000), { lines: ['ok A'], conts: [], overlong: 1 });
+});
+
+t.test('a part stops at its end; continuations may run past it', async (t) => {
+  const { sink, seen } = recorder();
+  const s = new LineScanner(markers(['A']), sink);
+  const buf = Buffer.from('A CONT\n cont\nA next\nA more\n');
+  s.scan(buf, buf.length, true, 8);
+  t.same(seen.lines, ['A CONT']);
+  t.same(seen.conts, [' cont']);
+  t.ok(s.stopped);
+});

@@ -1,0 +1,72 @@
+// journalctl sources, with a stand-in journalctl that records its argv and prints a fixture.
+import t from 'tap';
+import fs from 'node:fs';
+import path from 'node:path';
+import { readJournal, readJournalDetailed } from '../../../lib/journal/index.js';
+import { findOnPath, journalctlArgs } from '../../../lib/journal/sources.js';
+
+const FIX = path.resolve(import.meta.dirname, '../../../fixtures/journals');
+const JSON_FIXTURE = path.join(FIX, 'structured-1.22.json');
+
+/** A fake journalctl: writes its argv (one per line) to `args`, prints `out`, fails as told. */
+function fakeJournalctl(dir: string, body: string): { bin: string; args: string } {
+  const bin = path.join(dir, 'journalctl');
+  const args = path.join(dir, 'argv');
+  fs.writeFileSync(bin, `#!/bin/sh\nprintf '%s\\n' "$@" > '${args}'\n${body}\n`, { mode: 0o755 });
+  return { bin, args };
+}
+const argvOf = (f: string) => fs.readFileSync(f, 'utf8').trimEnd().split('\n');
+
+t.test('auto: journalctl -u kubelet -o json -a, options passed as --opt=value', async (t) => {
+  const dir = t.testdir({});
+  const { bin, args } = fakeJournalctl(dir, `cat '${JSON_FIXTURE}'`);
+  const r = await readJournal({ source: 'auto', journalctl: bin, since: '-1h', until: 'now', boot: '-1' });
+  t.same(argvOf(args), ['-u', 'kubelet', '-o', 'json', '-a', '--no-pager', '--output-fields=MESSAGE,_PID,SYSLOG_PID,SYSLOG_IDENTIFIER,_COMM,UNIT,_SYSTEMD_UNIT,_SOURCE_REALTIME_TIMESTAMP', '--since=-1h', '--until=now', '--boot=-1']);
+  t.equal(r.events.length, (await readJournal({ file: JSON_FIXTURE })).events.length);
+  t.equal(r.events[0]?.source, 'journalctl');
+  await readJournal({ source: 'auto', journalctl: bin, boot: true });
+  t.equal(argvOf(args).at(-1), '--boot');
+});
+
+t.test('--journal-dir and --root read through journalctl -D', async (t) => {
+  const dir = t.testdir({ jd: {}, root: { var: { log: { journal: {} } } } });
+  const { bin, args } = fakeJournalctl(dir, `cat '${JSON_FIXTURE}'`);
+  const r = await readJournal({ dir: path.join(dir, 'jd'), journalctl: bin });
+  t.same(argvOf(args).slice(0, 3), ['-D', path.join(dir, 'jd'), '-u']);
+  t.equal(r.events[0]?.source, path.join(dir, 'jd'));
+  await readJournal({ source: 'auto', root: path.join(dir, 'root'), journalctl: bin });
+  t.same(argvOf(args).slice(0, 2), ['-D', path.join(dir, 'root/var/log/journal')]);
+  await t.rejects(readJournal({ source: 'auto', root: path.join(dir, 'jd'), journalctl: bin }), { exitCode: 3, code: 'JOURNAL_NOT_FOUND', hint: /--file/ });
+});
+
+t.test('systemd older than v236: retried without --output-fields', async (t) => {
+  const dir = t.testdir({});
+  const { bin, args } = fakeJournalctl(dir, `case "$*" in *--output-fields*) echo "journalctl: unrecognized option '--output-fields=x'" >&2; exit 1;; esac\ncat '${JSON_FIXTURE}'`);
+  const r = await readJournal({ source: 'auto', journalctl: bin });
+  t.ok(r.events.length > 50);
+  t.notOk(argvOf(args).some((a) => a.startsWith('--output-fields')));
+});
+
+t.test('journalctl failures', async (t) => {
+  const dir = t.testdir({});
+  const failing = fakeJournalctl(dir, `echo 'Hint: You are currently not seeing messages from other users.' >&2\necho 'Failed to open journal directory: Permission denied' >&2\nexit 1`);
+  await t.rejects(readJournal({ source: 'auto', journalctl: failing.bin }), { exitCode: 3, code: 'JOURNALCTL_FAILED', message: 'journalctl failed: Failed to open journal directory: Permission denied' });
+  const badTime = fakeJournalctl(path.join(dir), `echo 'Failed to parse timestamp: yesterdayish' >&2\nexit 1`);
+  await t.rejects(readJournal({ source: 'auto', journalctl: badTime.bin, since: 'yesterdayish' }), { code: 'USAGE', exitCode: 2 });
+  const empty = fakeJournalctl(dir, 'exit 0');
+  t.same((await readJournal({ source: 'auto', journalctl: empty.bin })).events, []);
+  const hint = fakeJournalctl(dir, `echo 'Hint: You are currently not seeing messages from other users and the system.' >&2\ncat '${JSON_FIXTURE}'`);
+  const d = await readJournalDetailed({ source: 'auto', journalctl: hint.bin });
+  t.ok(d.result.events.length > 50);
+  t.same(d.stats.warnings, ['Hint: You are currently not seeing messages from other users and the system.'], 'journalctl\'s remarks are kept for the command to show');
+});
+
+t.test('argv and PATH helpers', async (t) => {
+  t.same(journalctlArgs(['-D', '/x'], { kind: 'journal-dir', lines: 10, since: '--evil' }, false), ['-D', '/x', '-u', 'kubelet', '-o', 'json', '-a', '--no-pager', '--since=--evil', '--lines=10']);
+  const dir = t.testdir({ bin: {} });
+  fs.writeFileSync(path.join(dir, 'bin/tool'), '#!/bin/sh\n', { mode: 0o755 });
+  fs.writeFileSync(path.join(dir, 'bin/noexec'), '', { mode: 0o644 });
+  t.equal(findOnPath('tool', `/nonexistent:${path.join(dir, 'bin')}`), path.join(dir, 'bin/tool'));
+  t.equal(findOnPath('noexec', path.join(dir, 'bin')), null, 'not executable');
+  t.equal(findOnPath('missing', path.join(dir, 'bin')), null);
+});

@@ -1,0 +1,55 @@
+// The SIMD marker search agrees with Buffer#indexOf everywhere, including at block edges.
+import t from 'tap';
+import fc from 'fast-check';
+import { wasmFinder } from '../../../lib/journal/wasm-find.js';
+
+function expected(data: Buffer, markers: Buffer[], pos: number, end: number): number {
+  let best = -1;
+  for (const m of markers) {
+    const i = data.subarray(0, end).indexOf(m, pos);
+    if (i >= 0 && (best < 0 || i < best)) best = i;
+  }
+  return best;
+}
+
+t.test('WebAssembly SIMD is available here (Node 20)', async (t) => {
+  t.ok(wasmFinder([Buffer.from('fig co')], 1024));
+});
+
+t.test('finds every occurrence of any marker, in order', async (t) => {
+  const markers = ['fig co', 'ystemd', '"UNIT":"', 'x'].map((s) => Buffer.from(s));
+  const f = wasmFinder(markers, 4096)!;
+  const text = Buffer.from('a fig co b systemd[1] "UNIT":"k" fig cofig co\nystemdx fig c');
+  text.copy(f.buf);
+  const got: number[] = [];
+  for (let p = f.find(0, text.length); p >= 0; p = f.find(p + 1, text.length)) got.push(p);
+  const want: number[] = [];
+  for (let p = expected(text, markers, 0, text.length); p >= 0; p = expected(text, markers, p + 1, text.length)) want.push(p);
+  t.same(got, want);
+  t.equal(f.find(0, 10), 2, 'a match must end before `end`');
+  t.equal(f.find(3, 8), -1, 'a marker cut by `end` is not a match');
+});
+
+t.test('property: agrees with indexOf on random text', async (t) => {
+  const alphabet = fc.constantFrom(...'fig coystemd[1]x\n "'.split(''));
+  await fc.assert(
+    fc.property(fc.array(alphabet, { maxLength: 300 }), fc.nat(300), fc.nat(300), (chars, a, b) => {
+      const data = Buffer.from(chars.join(''));
+      const markers = [Buffer.from('fig co'), Buffer.from('ystemd'), Buffer.from('d[1]')];
+      const f = wasmFinder(markers, 512)!;
+      f.buf.fill(0x66); // garbage after the data must not match
+      data.copy(f.buf);
+      const end = Math.min(data.length, Math.max(a, b));
+      const pos = Math.min(a, b, end);
+      return f.find(pos, end) === expected(data, markers, pos, end);
+    }),
+    { numRuns: 500 },
+  );
+  t.pass();
+});
+
+t.test('markers the SIMD search does not take', async (t) => {
+  t.equal(wasmFinder([], 1024), null);
+  t.equal(wasmFinder([Buffer.alloc(0)], 1024), null);
+  t.equal(wasmFinder([Buffer.alloc(200, 1)], 1024), null);
+});
