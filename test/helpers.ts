@@ -23,9 +23,16 @@ export function writeTree(dir: string, files: Record<string, string | Buffer | n
   return dir;
 }
 
-/** A fresh temp dir (removed at exit by the OS tmp cleaner; tests use t.testdir where they can). */
+const made: string[] = [];
+process.on('exit', () => {
+  for (const d of made) fs.rmSync(d, { recursive: true, force: true });
+});
+
+/** A fresh temp dir, removed when the test process exits. */
 export function tempDir(prefix = 'kckpt-'): string {
-  return fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', prefix));
+  const d = fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', prefix));
+  made.push(d);
+  return d;
 }
 
 /** Copy a fixture tree (symlinks kept as links) into a temp dir. */
