@@ -55,14 +55,18 @@ function readLocal(file: string | null, opts: JudgeOptions): { local: LocalConfi
   return { local: { path: file, judgement: j }, gates: j.gates };
 }
 
-/** status and verify judge the same payloads (next boot, then every checkpoint): once is enough. */
-function memoJudge(judge: ConfigJudge): ConfigJudge {
+/**
+ * Next boot and verify judge the assigned and last-known-good payloads twice: remember
+ * a few. Bounded, so verifying 10,000 checkpoints does not keep every payload alive.
+ */
+function memoJudge(judge: ConfigJudge, size = 4): ConfigJudge {
   const memo = new Map<string, { bytes: Buffer; j: ReturnType<ConfigJudge> }>();
   return (bytes, file) => {
     const hit = memo.get(file);
     if (hit && hit.bytes.equals(bytes)) return hit.j;
     const j = judge(bytes, file);
     memo.set(file, { bytes, j });
+    if (memo.size > size) memo.delete(memo.keys().next().value!);
     return j;
   };
 }

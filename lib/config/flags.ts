@@ -185,9 +185,12 @@ export function parseKubeletFlags(argv: readonly string[], version: KubeletVersi
   return { overrides, ignored, errors, klog };
 }
 
-/** Apply parsed flag overrides to a config (a new object; the input is left alone). */
-export function applyFlagOverrides(config: ConfigObject, overrides: readonly FlagOverride[]): ConfigObject {
-  const out = deepClone(config);
+/**
+ * Apply parsed flag overrides to a config: a new object, the input left alone, unless
+ * `inPlace` (the load pipeline, which owns its intermediate objects).
+ */
+export function applyFlagOverrides(config: ConfigObject, overrides: readonly FlagOverride[], inPlace = false): ConfigObject {
+  const out = inPlace ? config : deepClone(config);
   for (const o of overrides) {
     const current = getAt(out, o.path);
     if (o.kind === 'map-bool') {
@@ -213,9 +216,9 @@ export interface RegistrationReset {
  * flag defaults (5s, false) into the config before the command line is parsed, so
  * kubeletConfigFlagPrecedence resets those two fields whatever the payload said.
  */
-export function applyFlagRegistrationResets(config: ConfigObject, version: KubeletVersion): { config: ConfigObject; resets: RegistrationReset[] } {
+export function applyFlagRegistrationResets(config: ConfigObject, version: KubeletVersion, inPlace = false): { config: ConfigObject; resets: RegistrationReset[] } {
   if (version !== '1.23') return { config, resets: [] };
-  const out = deepClone(config);
+  const out = inPlace ? config : deepClone(config);
   const resets: RegistrationReset[] = [];
   for (const [path, to] of [['logging.flushFrequency', 5_000_000_000], ['logging.options.json.splitStream', false]] as const) {
     const from = getAt(out, path);

@@ -71,9 +71,21 @@ function failed(base: LoadOutcome, stage: Exclude<LoadStage, 'ok'>, error: strin
 }
 
 /** Decode, default, override and validate one payload as a kubelet of `opts.version` would. */
+/** The command line is the same for every payload a judge sees: parse it once. */
+const parsedFlags = new WeakMap<readonly string[], Map<KubeletVersion, ReturnType<typeof parseKubeletFlags>>>();
+const NO_ARGV: readonly string[] = [];
+
+function flagsOf(argv: readonly string[], version: KubeletVersion): ReturnType<typeof parseKubeletFlags> {
+  let byVersion = parsedFlags.get(argv);
+  if (!byVersion) parsedFlags.set(argv, (byVersion = new Map()));
+  let f = byVersion.get(version);
+  if (!f) byVersion.set(version, (f = parseKubeletFlags(argv, version)));
+  return f;
+}
+
 export function loadCheckpointConfig(bytes: Uint8Array, filePath: string, opts: LoadOptions): LoadOutcome {
   const { version } = opts;
-  const flags = parseKubeletFlags(opts.argv ?? [], version);
+  const flags = flagsOf(opts.argv ?? NO_ARGV, version);
   const base: LoadOutcome = {
     stage: 'ok', error: null, statusError: null, version, format: null, payload: null, config: null,
     strict: [], relativePaths: [], overrides: [], flagOverrides: flags.overrides, resets: [], failures: [],
@@ -82,20 +94,23 @@ export function loadCheckpointConfig(bytes: Uint8Array, filePath: string, opts: 
   const decoded = decodeKubeletConfig(bytes, filePath, { version });
   if (!decoded.ok) return failed({ ...base, format: decoded.format ?? null }, 'load-error', decoded.error);
   const payload = decoded.config;
+  // applyDefaults copies the payload (kept for callers); the later stages work on that
+  // copy in place: one deep copy per payload instead of four (verify runs this 10,000 times).
   const defaulted = applyDefaults(payload, version);
-  const loaded = resolveRelativePaths(defaulted, filePath, version);
+  const relativePaths = relativePathFields(defaulted, filePath, version);
+  const loaded = resolveRelativePaths(defaulted, filePath, version, true);
   const stepped: LoadOutcome = {
     ...base,
     format: decoded.format,
     payload,
     config: loaded,
     strict: decoded.strict,
-    relativePaths: relativePathFields(defaulted, filePath, version),
+    relativePaths,
     overrides: flags.overrides.filter((o) => touchesPayload(payload, o)),
   };
   if (flags.errors.length > 0) return failed(stepped, 'internal-error', flags.errors[0]!);
-  const reset = applyFlagRegistrationResets(loaded, version);
-  const config = applyFlagOverrides(reset.config, flags.overrides);
+  const reset = applyFlagRegistrationResets(loaded, version, true);
+  const config = applyFlagOverrides(reset.config, flags.overrides, true);
   const result = validateKubeletConfig(config, { version, localGates: opts.localGates, klogFlags: flags.klog });
   const validated = { ...stepped, config, resets: reset.resets, failures: result.failures };
   return result.error ? failed(validated, 'validate-error', result.error) : validated;

@@ -9,10 +9,19 @@ function isRecord(v: unknown): v is ConfigObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+const splitCache = new Map<string, string[]>();
+
+/** `a.b.c` → ['a','b','c'], cached: the same few dozen field paths are read for every payload. */
+function keysOf(path: string): string[] {
+  let keys = splitCache.get(path);
+  if (!keys) splitCache.set(path, (keys = path.split('.')));
+  return keys;
+}
+
 /** The value at `path`, or undefined when any step is missing. */
 export function getAt(obj: unknown, path: string): unknown {
   let cur: unknown = obj;
-  for (const key of path.split('.')) {
+  for (const key of keysOf(path)) {
     if (!isRecord(cur) || !Object.hasOwn(cur, key)) return undefined;
     cur = cur[key];
   }

@@ -50,9 +50,9 @@ export function relativePathFields(config: ConfigObject, filePath: string, versi
   });
 }
 
-/** resolveRelativePaths: a new config with every relative path field made absolute. */
-export function resolveRelativePaths(config: ConfigObject, filePath: string, version: KubeletVersion): ConfigObject {
-  const out = deepClone(config);
+/** A config with every relative path field made absolute: a new object unless `inPlace`. */
+export function resolveRelativePaths(config: ConfigObject, filePath: string, version: KubeletVersion, inPlace = false): ConfigObject {
+  const out = inPlace ? config : deepClone(config);
   for (const rel of relativePathFields(config, filePath, version)) setAt(out, rel.field, rel.resolved);
   return out;
 }

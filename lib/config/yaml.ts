@@ -150,16 +150,14 @@ const GO_YAML_SCHEMA = yaml.FAILSAFE_SCHEMA.extend({
 // Bytes → text: libyaml's reader checks, and the first document only.
 
 /** libyaml's reader errors for bytes that are not acceptable YAML characters. */
+// Everything outside: TAB, LF, CR, printable ASCII, NEL, U+00A0-D7FF, U+E000-FFFD and the
+// astral planes (a lone surrogate is a code point of its own under /u, so it matches).
+const NOT_YAML_CHAR = /[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u;
+
 function readerError(text: string, bytes: Uint8Array): string | null {
   const utf8 = checkUtf8(bytes);
   if (utf8) return utf8;
-  for (const ch of text) {
-    const cp = ch.codePointAt(0)!;
-    const ok = cp === 0x09 || cp === 0x0a || cp === 0x0d || (cp >= 0x20 && cp <= 0x7e) || cp === 0x85 ||
-      (cp >= 0xa0 && cp <= 0xd7ff) || (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff);
-    if (!ok) return 'control characters are not allowed';
-  }
-  return null;
+  return NOT_YAML_CHAR.test(text) ? 'control characters are not allowed' : null;
 }
 
 function checkUtf8(b: Uint8Array): string | null {
@@ -199,7 +197,11 @@ function decodeText(bytes: Uint8Array): { text: string; utf8: boolean } {
 const MARKER = /^(---|\.\.\.)(?=[ \t\r\n]|$)/;
 
 /** The text of the first document (earlier lines kept, so line numbers stay right). */
+const DOC_MARKER_LINE = /^(?:---|\.\.\.)(?:[ \t\r\n]|$)/m;
+
 export function firstDocument(text: string): string {
+  // Most payloads have no document markers at all: nothing to cut.
+  if (!DOC_MARKER_LINE.test(text)) return text;
   let offset = 0;
   let started = false;
   let content = false;
@@ -264,9 +266,23 @@ function duplicateTracker() {
   return { listener, dups };
 }
 
-/** Bytewise (UTF-8) order, as Go sorts map keys. */
-function goKeyOrder(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+/**
+ * Bytewise (UTF-8) order, as Go sorts map keys. UTF-16 code-unit order agrees with it
+ * except where a surrogate (U+D800-DFFF, astral planes) meets a unit >= U+E000: UTF-8
+ * sorts the astral character last.
+ */
+export function goKeyOrder(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    const xs = x >= 0xd800 && x <= 0xdfff;
+    const ys = y >= 0xd800 && y <= 0xdfff;
+    if (xs !== ys && (xs ? y : x) >= 0xe000) return xs ? 1 : -1;
+    return x < y ? -1 : 1;
+  }
+  return a.length - b.length;
 }
 
 /** FormatFloat(f, 'g', -1, 32), with go-yaml's .inf/.nan spellings (float map keys). */

@@ -238,6 +238,7 @@ function payloadFindings(cp: Checkpoint, ref: string, ctx: PayloadContext): { fi
   const out: Finding[] = [];
   if (cp.entry.kind !== 'dir') return { findings: out, judgement: null };
   const meta = ctx.sources.get(cp.uid);
+  const read = new Map<string, Buffer>();
   for (const file of cp.files) {
     if (file.size > PAYLOAD_CAP) continue;
     const r = ctx.opts.reader.read(cp, file.name);
@@ -245,6 +246,7 @@ function payloadFindings(cp: Checkpoint, ref: string, ctx: PayloadContext): { fi
       out.push(f('error', 'UNREADABLE', `${file.rel} cannot be read: ${r.error}`, file.rel, ref));
       continue;
     }
+    if (!r.truncated) read.set(file.name, r.bytes);
     if (!isUtf8(r.bytes)) out.push(f('warning', 'PAYLOAD_NOT_UTF8', `${file.rel} is not valid UTF-8, so it cannot have come from a ConfigMap's data (the hash check is skipped)`, file.rel, ref));
   }
   const name = meta?.source.name ?? ctx.opts.knownNames?.get(cp.uid);
@@ -252,9 +254,9 @@ function payloadFindings(cp: Checkpoint, ref: string, ctx: PayloadContext): { fi
   const key = payloadKey(cp, meta?.source ?? null);
   const file = key ? cp.files.find((x) => x.name === key) : undefined;
   if (!key || !file || file.size > PAYLOAD_CAP) return { findings: out, judgement: null };
-  const r = ctx.opts.reader.read(cp, key);
-  if (!r.ok) return { findings: out, judgement: null };
-  const j = ctx.opts.judge(r.bytes, `${ctx.snap.storeDir}/${cp.rel}/${key}`);
+  const bytes = read.get(key);
+  if (!bytes) return { findings: out, judgement: null };
+  const j = ctx.opts.judge(bytes, `${ctx.snap.storeDir}/${cp.rel}/${key}`);
   out.push(...judgementFindings(j, file.rel, ref));
   return { findings: out, judgement: j };
 }

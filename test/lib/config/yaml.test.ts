@@ -174,3 +174,13 @@ t.test('UTF-8 and UTF-16 byte order marks are honoured', async (t) => {
   const bom16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('a: 1\n', 'utf16le')]);
   t.same(parseYamlDocument(bom16), { ok: true, value: { t: 'obj', entries: [['a', { t: 'num', s: '1' }]] }, duplicates: [] });
 });
+
+t.test('goKeyOrder sorts as Go does: by UTF-8 bytes', async (t) => {
+  const fc = (await import('fast-check')).default;
+  const { goKeyOrder } = await import('../../../lib/config/yaml.js');
+  const sign = (n: number) => Math.sign(n);
+  const chars = fc.constantFrom('a', 'b', 'Z', '\u00e9', '\uffff', '\ue000', '\ud7ff', '\u{1f600}', '\u{10000}', '0', '');
+  const str = fc.array(chars, { maxLength: 6 }).map((a) => a.join(''));
+  fc.assert(fc.property(str, str, (a, b) => sign(goKeyOrder(a, b)) === sign(Buffer.compare(Buffer.from(a), Buffer.from(b)))), { numRuns: 5000, seed: 42 });
+  t.pass('5000 random pairs agree with Buffer.compare');
+});
