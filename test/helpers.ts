@@ -85,7 +85,9 @@ export const GOOD_PAYLOAD = 'kind: KubeletConfiguration\napiVersion: kubelet.con
 
 /** Run a function as an unprivileged user (nobody) via setpriv, for permission tests as root. */
 export function asNobody(args: string[], opts: SpawnSyncOptions = {}): CliResult {
-  const r = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, cliPath, ...args], {
+  // tap's processinfo re-injects its NODE_OPTIONS hook into every child it sees spawned;
+  // as nobody that hook cannot write its files, so strip it on the far side of setpriv.
+  const r = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', 'env', '-u', 'NODE_OPTIONS', '-u', 'NODE_EXTRA_CA_CERTS', process.execPath, cliPath, ...args], {
     encoding: 'utf8',
     timeout: 60_000,
     ...opts,
