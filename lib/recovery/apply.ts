@@ -7,9 +7,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { CkptError, EnvError, RefusedError, fsReason } from '../errors.js';
 import { atomicRemove, atomicReplace, hintFor, isOurTemp, requireRealDir, sameState, ChangedError } from './atomic.js';
-import { appendAudit, cleanBackupLeftovers, currentActor, ensureBackupsDir, hashOf, stateDirOf, writeBackup, type AuditEntry } from './backup.js';
-import { findSystemctl, kubeletsUsing, runningError, startKubelet, stopKubelet, type RestartReport, type Systemctl } from './kubelet.js';
-import { acquireLock } from './lock.js';
+import { appendAudit, cleanBackupLeftovers, currentActor, ensureBackupsDir, hashOf, writeBackup, type AuditEntry } from './backup.js';
+import { findSystemctl, type Systemctl } from './kubelet.js';
+import { guarded } from './guard.js';
 import { metaDirOf, readMetaStates, type MetaPlan, type RecoveryContext } from './plan.js';
 import { metaChanges, type RecoveryResult } from './result.js';
 import type { StepHook } from './steps.js';
@@ -76,38 +76,11 @@ export async function applyMetaPlan(ctx: RecoveryContext, plan: MetaPlan): Promi
   const result: RecoveryResult = { dryRun: false, changes: metaChanges(plan), backup: null, warnings, command: plan.commandLine, store: plan.store };
   if (plan.restore) result.restored = plan.restore.id;
   if (!plan.writes.length) return result;
-  const sc = systemctlFor(ctx, plan.overrides.restartKubelet);
-
-  hook('begin', plan.commandLine);
-  const lock = acquireLock(stateDirOf(plan.dynamicConfigDir), plan.commandLine, now());
-  if (lock.warning) warnings.push(lock.warning);
-  let report: RestartReport | null = null;
-  try {
+  const afterLock = () => {
     cleanBackupLeftovers(plan.dynamicConfigDir);
     warnings.push(...cleanMetaLeftovers(plan.store));
-    hook('locked', lock.path);
-    const running = kubeletsUsing(plan.dynamicConfigDir, ctx.procRoot).using;
-    if (running.length && !plan.overrides.force && !plan.overrides.restartKubelet) throw runningError(running, plan.store);
-    if (sc) {
-      report = { stopped: false, started: false, active: null };
-      stopKubelet(sc, plan.dynamicConfigDir, 15_000, ctx.procRoot);
-      report.stopped = true;
-      hook('kubelet-stopped', 'kubelet');
-    }
-    try {
-      await writeAll(ctx, plan, result, hook, now);
-    } finally {
-      if (sc && report?.stopped) {
-        const st = startKubelet(sc);
-        report.started = st.started;
-        report.active = st.active;
-        if (st.error) warnings.push(st.error);
-        if (st.active !== 'active') warnings.push(`after systemctl start kubelet, systemctl is-active kubelet says ${st.active ?? 'nothing'}: check journalctl -u kubelet`);
-      }
-    }
-  } finally {
-    lock.release();
-  }
+  };
+  const report = await guarded({ ctx, plan, hook, now, warnings, afterLock }, () => writeAll(ctx, plan, result, hook, now));
   if (report) result.kubelet = report;
   hook('end', plan.commandLine);
   return result;

@@ -16,8 +16,9 @@ import type { Snapshot } from '../store/snapshot.js';
 import { META_NAMES, type MetaName } from '../store/types.js';
 import { ChangedError, hintFor, isOurTemp, sameState, syncDir, type FileState } from './atomic.js';
 import { appendAudit, currentActor, ensureBackupsDir, stateDirOf } from './backup.js';
-import { findSystemctl, kubeletsUsing, runningError, startKubelet, stopKubelet, type RestartReport } from './kubelet.js';
-import { lockHolder, lockedError, acquireLock } from './lock.js';
+import { kubeletsUsing, runningError } from './kubelet.js';
+import { guarded } from './guard.js';
+import { lockHolder, lockedError } from './lock.js';
 import { contentOf, readMetaStates, type Overrides, type RecoveryContext } from './plan.js';
 import { refusalText, type PruneChange, type RecoveryResult } from './result.js';
 import type { StepHook } from './steps.js';
@@ -154,73 +155,48 @@ export async function applyPrune(ctx: RecoveryContext, plan: PrunePlan): Promise
   const warnings = [...plan.warnings];
   const result: RecoveryResult = { dryRun: false, changes: [], backup: null, warnings, freedBytes: 0, command: plan.commandLine, store: plan.store };
   if (!plan.items.length) return result;
-  const sc = plan.overrides.restartKubelet ? findSystemctl(ctx.envPath) : null;
-  hook('begin', plan.commandLine);
-  const lock = acquireLock(stateDirOf(plan.dynamicConfigDir), plan.commandLine, now());
-  if (lock.warning) warnings.push(lock.warning);
-  let report: RestartReport | null = null;
   const actor = currentActor();
-  try {
-    hook('locked', lock.path);
-    const running = kubeletsUsing(plan.dynamicConfigDir, ctx.procRoot).using;
-    if (running.length && !plan.overrides.force && !plan.overrides.restartKubelet) throw runningError(running, plan.store);
-    if (sc) {
-      report = { stopped: false, started: false, active: null };
-      stopKubelet(sc, plan.dynamicConfigDir, 15_000, ctx.procRoot);
-      report.stopped = true;
-      hook('kubelet-stopped', 'kubelet');
-    }
+  const report = await guarded({ ctx, plan, hook, now, warnings }, () => {
+    ensureBackupsDir(plan.dynamicConfigDir);
+    const audit = (event: 'begin' | 'done' | 'failed', error?: string) =>
+      appendAudit(plan.dynamicConfigDir, {
+        time: now().toISOString(),
+        event,
+        command: plan.commandLine,
+        backup: null,
+        store: plan.store,
+        user: actor,
+        changes: (event === 'begin' ? plan.items.map(changeOf) : result.changes).map((c) => ({ path: c.path, before: c.before, after: null })),
+        freedBytes: result.freedBytes ?? 0,
+        ...(error ? { error } : {}),
+      });
+    audit('begin');
+    hook('audit-begin', plan.commandLine);
     try {
-      ensureBackupsDir(plan.dynamicConfigDir);
-      const audit = (event: 'begin' | 'done' | 'failed', error?: string) =>
-        appendAudit(plan.dynamicConfigDir, {
-          time: now().toISOString(),
-          event,
-          command: plan.commandLine,
-          backup: null,
-          store: plan.store,
-          user: actor,
-          changes: (event === 'begin' ? plan.items.map(changeOf) : result.changes).map((c) => ({ path: c.path, before: c.before, after: null })),
-          freedBytes: result.freedBytes ?? 0,
-          ...(error ? { error } : {}),
-        });
-      audit('begin');
-      hook('audit-begin', plan.commandLine);
+      for (const item of plan.items) {
+        // Never remove what a meta file references now: re-read them before every removal.
+        const states = readMetaStates(plan.store);
+        for (const n of META_NAMES) {
+          if (!sameState(states[n], plan.states[n])) throw new ChangedError(`meta/${n} changed while pruning (the kubelet may have written it); stopped`);
+        }
+        removeItem(plan, item, hook);
+        result.changes.push(changeOf(item));
+        result.freedBytes = (result.freedBytes ?? 0) + item.bytes;
+      }
+    } catch (err) {
+      const e = err instanceof CkptError ? err : new EnvError(`prune failed: ${fsReason(err)}`, hintFor(err), 'PRUNE_FAILED');
       try {
-        for (const item of plan.items) {
-          // Never remove what a meta file references now: re-read them before every removal.
-          const states = readMetaStates(plan.store);
-          for (const n of META_NAMES) {
-            if (!sameState(states[n], plan.states[n])) throw new ChangedError(`meta/${n} changed while pruning (the kubelet may have written it); stopped`);
-          }
-          removeItem(plan, item, hook);
-          result.changes.push(changeOf(item));
-          result.freedBytes = (result.freedBytes ?? 0) + item.bytes;
-        }
-      } catch (err) {
-        const e = err instanceof CkptError ? err : new EnvError(`prune failed: ${fsReason(err)}`, hintFor(err), 'PRUNE_FAILED');
-        try {
-          audit('failed', e.message);
-        } catch {
-          /* keep the first error */
-        }
-        const note = result.changes.length ? ` (${result.changes.length} removed before that, ${result.freedBytes} bytes freed)` : ' (nothing removed)';
-        const Cls = e instanceof RefusedError ? RefusedError : EnvError;
-        throw e.exitCode === 4 || e.exitCode === 3 ? new Cls(`${e.message}${note}`, e.hint, e.code) : e;
+        audit('failed', e.message);
+      } catch {
+        /* keep the first error */
       }
-      audit('done');
-      hook('audit-done', plan.commandLine);
-    } finally {
-      if (sc && report?.stopped) {
-        const st = startKubelet(sc);
-        report.started = st.started;
-        report.active = st.active;
-        if (st.error) warnings.push(st.error);
-      }
+      const note = result.changes.length ? ` (${result.changes.length} removed before that, ${result.freedBytes} bytes freed)` : ' (nothing removed)';
+      const Cls = e instanceof RefusedError ? RefusedError : EnvError;
+      throw e.exitCode === 4 || e.exitCode === 3 ? new Cls(`${e.message}${note}`, e.hint, e.code) : e;
     }
-  } finally {
-    lock.release();
-  }
+    audit('done');
+    hook('audit-done', plan.commandLine);
+  });
   if (report) result.kubelet = report;
   hook('end', plan.commandLine);
   return result;

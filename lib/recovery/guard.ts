@@ -1,0 +1,63 @@
+// The choreography every recovery write shares: take the store's lock, refuse while a
+// kubelet runs on the store (unless --force or --restart-kubelet), stop it when asked,
+// do the work, start it again whatever happened, release the lock.
+
+import { stateDirOf } from './backup.js';
+import { findSystemctl, kubeletsUsing, runningError, startKubelet, stopKubelet, type RestartReport } from './kubelet.js';
+import { acquireLock } from './lock.js';
+import type { Overrides, RecoveryContext } from './plan.js';
+import type { StepHook } from './steps.js';
+
+export interface GuardedPlan {
+  dynamicConfigDir: string;
+  store: string;
+  commandLine: string;
+  overrides: Overrides;
+}
+
+export interface GuardOptions {
+  ctx: RecoveryContext;
+  plan: GuardedPlan;
+  hook: StepHook;
+  now: () => Date;
+  warnings: string[];
+  /** Runs right after the lock is taken (clean-up of our own leftovers). */
+  afterLock?: () => void;
+}
+
+/** Run `work` under the store's lock with the kubelet interlock; returns the restart report. */
+export async function guarded(o: GuardOptions, work: () => Promise<void> | void): Promise<RestartReport | null> {
+  const { ctx, plan, hook, warnings } = o;
+  // With --restart-kubelet, find systemctl before anything is done (exit 3 when absent).
+  const sc = plan.overrides.restartKubelet ? findSystemctl(ctx.envPath) : null;
+  hook('begin', plan.commandLine);
+  const lock = acquireLock(stateDirOf(plan.dynamicConfigDir), plan.commandLine, o.now());
+  if (lock.warning) warnings.push(lock.warning);
+  let report: RestartReport | null = null;
+  try {
+    o.afterLock?.();
+    hook('locked', lock.path);
+    const running = kubeletsUsing(plan.dynamicConfigDir, ctx.procRoot).using;
+    if (running.length && !plan.overrides.force && !plan.overrides.restartKubelet) throw runningError(running, plan.store);
+    if (sc) {
+      report = { stopped: false, started: false, active: null };
+      stopKubelet(sc, plan.dynamicConfigDir, 15_000, ctx.procRoot);
+      report.stopped = true;
+      hook('kubelet-stopped', 'kubelet');
+    }
+    try {
+      await work();
+    } finally {
+      if (sc && report?.stopped) {
+        const st = startKubelet(sc);
+        report.started = st.started;
+        report.active = st.active;
+        if (st.error) warnings.push(st.error);
+        if (st.active !== 'active') warnings.push(`after systemctl start kubelet, systemctl is-active kubelet says ${st.active ?? 'nothing'}: check journalctl -u kubelet`);
+      }
+    }
+  } finally {
+    lock.release();
+  }
+  return report;
+}
