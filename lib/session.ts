@@ -29,6 +29,8 @@ export interface Session {
   readonly version: string;
   /** The kubelet's command line used for flag overrides ([] when unknown). */
   readonly kubeletArgv: readonly string[];
+  /** What `judge` was built from (a worker thread builds the same judge). */
+  readonly judgeOptions: JudgeOptions;
 }
 
 function checkRoot(root: string): string {
@@ -80,6 +82,7 @@ export function openSession(opts: GlobalOptions): Session {
   const argv = discovery.commandLine?.argv ?? [];
   const localPath = opts.kubeletConfig ? path.resolve(opts.kubeletConfig) : discovery.configFile;
   const { local, gates } = readLocal(localPath, { version: opts.kubeletVersion, argv });
-  const judge = memoJudge(judgeConfig({ version: opts.kubeletVersion, argv, localGates: gates }));
-  return { snap, discovery, reader: fsPayloadReader(snap), judge, local, version: opts.kubeletVersion, kubeletArgv: argv };
+  const judgeOptions: JudgeOptions = { version: opts.kubeletVersion, argv, localGates: gates };
+  const judge = memoJudge(judgeConfig(judgeOptions));
+  return { snap, discovery, reader: fsPayloadReader(snap), judge, local, version: opts.kubeletVersion, kubeletArgv: argv, judgeOptions };
 }

@@ -3,6 +3,8 @@
 import { resolveRef, resolveUid } from '../store/refs.js';
 import type { Session } from '../session.js';
 import { verifyStore, type VerifyReport } from './verify.js';
+import { lookupJudge, payloadTasks, PARALLEL_MIN_TASKS, type JudgeRunner } from './prejudge.js';
+import type { Judgement } from './judge.js';
 
 function onlySet(s: Session, refs: readonly string[]): Set<string> | undefined {
   if (!refs.length) return undefined;
@@ -20,4 +22,23 @@ function onlySet(s: Session, refs: readonly string[]): Set<string> | undefined {
 
 export function verifySession(s: Session, refs: readonly string[] = [], payloads: 'all' | 'referenced' = 'all'): VerifyReport {
   return verifyStore(s.snap, { reader: s.reader, judge: s.judge, local: s.local, only: onlySet(s, refs), payloads });
+}
+
+/**
+ * verifySession over the whole store, with the payloads judged by `runner` first (worker
+ * threads) when there are enough of them; any failure of the runner falls back to
+ * judging in this thread.
+ */
+export async function verifySessionParallel(s: Session, runner: JudgeRunner | null): Promise<VerifyReport> {
+  if (!runner) return verifySession(s);
+  const tasks = payloadTasks(s.snap, s.reader);
+  if (tasks.length < PARALLEL_MIN_TASKS) return verifySession(s);
+  let verdicts: Judgement[];
+  try {
+    verdicts = await runner(tasks);
+  } catch {
+    return verifySession(s);
+  }
+  const judge = lookupJudge(tasks, verdicts, s.judge);
+  return verifyStore(s.snap, { reader: s.reader, judge, local: s.local, payloads: 'all' });
 }

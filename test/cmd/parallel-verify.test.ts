@@ -1,0 +1,32 @@
+// Large stores are judged on worker threads: the result must be exactly the one-thread result.
+import t from 'tap';
+import fs from 'node:fs';
+import path from 'node:path';
+import { GOOD_PAYLOAD, metaYaml, runCli } from '../helpers.js';
+
+t.test('verify and ls: worker threads give byte-identical JSON', async (t) => {
+  const dir = t.testdir();
+  for (let u = 0; u < 45; u++) {
+    const uid = `${u.toString(16).padStart(8, '0')}-0000-4000-8000-000000000000`;
+    for (let r = 1; r <= 10; r++) {
+      const d = path.join(dir, 'store/checkpoints', uid, String(r));
+      fs.mkdirSync(d, { recursive: true });
+      const n = u * 10 + r;
+      const body = n % 11 === 0 ? 'apiVersion: v1\n' : n % 7 === 0 ? `${GOOD_PAYLOAD}healthzPort: 70000\n` : `${GOOD_PAYLOAD}maxPods: ${100 + n}\n`;
+      fs.writeFileSync(path.join(d, 'kubelet'), body);
+    }
+  }
+  fs.mkdirSync(path.join(dir, 'store/meta'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'store/meta/assigned'), metaYaml({ uid: '00000000-0000-4000-8000-000000000000', rv: '7' }));
+  for (const cmd of [['verify'], ['ls']]) {
+    const one = runCli(['--dir', dir, ...cmd, '-o', 'json'], { env: { KUBELET_CKPT_JOBS: '1' } });
+    const many = runCli(['--dir', dir, ...cmd, '-o', 'json'], { env: { KUBELET_CKPT_JOBS: '2' } });
+    t.equal(many.code, one.code, `${cmd[0]} exit code`);
+    t.equal(many.stdout, one.stdout, `${cmd[0]}: identical JSON`);
+    if (cmd[0] === 'verify') {
+      const codes = (JSON.parse(one.stdout) as { findings: { code: string }[] }).findings.map((f) => f.code);
+      t.ok(codes.filter((c) => c === 'PAYLOAD_INVALID').length > 50, 'invalid payloads found');
+      t.ok(codes.filter((c) => c === 'PAYLOAD_DECODE').length > 30, 'undecodable payloads found');
+    }
+  }
+});
