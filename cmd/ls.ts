@@ -1,7 +1,7 @@
 import type { Argv } from 'yargs';
 import { buildList, verifyStates } from '../lib/store/list.js';
 import { verifySessionParallel } from '../lib/integrity/run.js';
-import { workerJudgeRunner } from './judge-workers.js';
+import { workerJudgeRunner } from './shared.js';
 import { renderList } from '../lib/output/ls.js';
 import { output, processStreams, session, setExit, type GlobalArgs } from './common.js';
 

@@ -87,5 +87,5 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
 }
 
 // A worker thread running this same file judges payloads for a large verify.
-if (process.env.KUBELET_CKPT_ROLE === 'judge-worker') void import('./judge-workers.js').then((m) => m.runJudgeWorker());
+if (process.env.KUBELET_CKPT_ROLE === 'judge-worker') void import('./shared.js').then((m) => m.runJudgeWorker());
 else void main();

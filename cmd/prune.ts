@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
 import { processStreams, session, setExit, type GlobalArgs } from './common.js';
-import { commandLineOf, confirm, modeOf, printResult, recoveryContext, recoveryOptions, type RecoveryArgs } from './reset.js';
+import { commandLineOf, confirm, modeOf, printResult, recoveryContext, recoveryOptions, type RecoveryArgs } from './shared.js';
 
 export const command = 'prune';
 export const describe = 'remove checkpoints no meta file references (a dry run unless --yes); --keep N keeps the N newest others per UID';

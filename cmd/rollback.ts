@@ -1,5 +1,5 @@
 import type { Argv } from 'yargs';
-import { recoveryOptions, runMetaCommand, type RecoveryArgs } from './reset.js';
+import { recoveryOptions, runMetaCommand, type RecoveryArgs } from './shared.js';
 import type { GlobalArgs } from './common.js';
 
 export const command = 'rollback';

@@ -3,7 +3,8 @@ import { buildStatus, statusDegraded, type StatusReport } from '../lib/integrity
 import type { Session } from '../lib/session.js';
 import { renderStatus } from '../lib/output/status.js';
 import { output, processStreams, session, setExit, type GlobalArgs } from './common.js';
-import { problemsOf } from './verify-shared.js';
+import { verifySession } from '../lib/integrity/run.js';
+import type { Finding } from '../lib/integrity/findings.js';
 
 export const command = 'status';
 export const describe = 'what is assigned and last-known-good, the trial clock, and what the kubelet will run at its next start';
@@ -35,4 +36,12 @@ async function journalEvidence(args: Args, s: Session): Promise<StatusReport['jo
   const { storeViewOf } = await import('../lib/journal/store-view.js');
   const e = await lastEvidence({ root: args.root, store: storeViewOf(s.snap) });
   return { lastEvent: e.lastEvent, summary: e.summary ?? e.reason, restarts: e.restarts, crashLoop: e.crashLoop };
+}
+
+/**
+ * The problems status counts: everything verify checks, except that only the payloads the
+ * meta files name (the ones that decide the next boot) are decoded and validated.
+ */
+function problemsOf(s: Session): Finding[] {
+  return verifySession(s, [], 'referenced').findings.filter((f) => f.severity !== 'info');
 }

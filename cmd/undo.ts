@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
 import { output, processStreams, session, setExit, type GlobalArgs } from './common.js';
-import { recoveryOptions, runMetaCommand, type RecoveryArgs } from './reset.js';
+import { recoveryOptions, runMetaCommand, type RecoveryArgs } from './shared.js';
 
 export const command = 'undo [id]';
 export const describe = 'restore the meta files from the latest backup (or backup ID) made by reset, rollback or undo; --list shows them';

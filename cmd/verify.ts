@@ -2,7 +2,7 @@ import type { Argv } from 'yargs';
 import { renderVerify } from '../lib/output/verify.js';
 import { output, processStreams, session, setExit, type GlobalArgs } from './common.js';
 import { verifySession, verifySessionParallel } from '../lib/integrity/run.js';
-import { workerJudgeRunner } from './judge-workers.js';
+import { workerJudgeRunner } from './shared.js';
 
 export const command = 'verify [refs..]';
 export const describe = 'run every integrity check over the whole store, or only the given refs';

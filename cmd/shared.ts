@@ -1,0 +1,161 @@
+// Plumbing several commands share: judging payloads on worker threads (verify, ls), and
+// the options, confirmation and printing of the recovery commands (reset, rollback,
+// undo, prune).
+
+import os from 'node:os';
+import fs from 'node:fs';
+import type { Argv } from 'yargs';
+import { RefusedError, UsageError } from '../lib/errors.js';
+import type { MetaPlan, RecoveryContext, RecoveryResult } from '../lib/recovery/index.js';
+import type { Session } from '../lib/session.js';
+import type { Streams } from '../lib/output/streams.js';
+import { output, processStreams, session, setExit, type GlobalArgs } from './common.js';
+
+import type { ConfigJudge, Judgement } from '../lib/integrity/judge.js';
+import type { JudgeOptions } from '../lib/integrity/pipeline.js';
+import type { JudgeRunner, JudgeTask } from '../lib/integrity/prejudge.js';
+
+export const JUDGE_WORKER_ROLE = 'judge-worker';
+
+/** A runner using (cores - 1) worker threads, up to 3, plus this thread; null on one core. */
+export function workerJudgeRunner(options: JudgeOptions, local: ConfigJudge): JudgeRunner | null {
+  const script = process.argv[1];
+  // KUBELET_CKPT_JOBS caps the threads used (1: judge everything in this thread).
+  const cores = Number(process.env.KUBELET_CKPT_JOBS) || (os.availableParallelism?.() ?? os.cpus().length);
+  if (!script || cores < 2) return null;
+  const workers = Math.min(cores - 1, 3);
+  return async (tasks: JudgeTask[]): Promise<Judgement[]> => {
+    const { Worker } = await import('node:worker_threads');
+    // Workers start a little later than this thread: this thread takes a larger share.
+    const mineCount = Math.ceil(tasks.length * (1.2 / (workers + 1.2)));
+    const per = Math.ceil((tasks.length - mineCount) / workers);
+    const started = Array.from({ length: workers }, (_, i) => {
+      const chunk = tasks.slice(mineCount + i * per, mineCount + (i + 1) * per);
+      const worker = new Worker(script, { env: { ...process.env, KUBELET_CKPT_ROLE: JUDGE_WORKER_ROLE }, workerData: { options }, stdout: true, stderr: true });
+      const done = new Promise<Judgement[]>((resolve, reject) => {
+        worker.once('message', resolve);
+        worker.once('error', reject);
+        worker.once('exit', (code) => reject(new Error(`judge worker exited with ${code}`)));
+      });
+      worker.postMessage(chunk);
+      return { worker, done };
+    });
+    try {
+      const mine = tasks.slice(0, mineCount).map((t) => local(Buffer.from(t.bytes.buffer, t.bytes.byteOffset, t.bytes.byteLength), t.file));
+      const theirs = await Promise.all(started.map((w) => w.done));
+      return [...mine, ...theirs.flat()];
+    } finally {
+      for (const w of started) void w.worker.terminate();
+    }
+  };
+}
+
+/** The worker's side: judge what the parent posts, post the verdicts back. */
+export async function runJudgeWorker(): Promise<void> {
+  const { parentPort, workerData } = await import('node:worker_threads');
+  const { judgeConfig } = await import('../lib/integrity/pipeline.js');
+  const judge = judgeConfig((workerData as { options: JudgeOptions }).options);
+  parentPort!.once('message', (tasks: JudgeTask[]) => {
+    parentPort!.postMessage(tasks.map((t) => judge(Buffer.from(t.bytes.buffer, t.bytes.byteOffset, t.bytes.byteLength), t.file)));
+  });
+}
+
+// ---- recovery commands ------------------------------------------------------------------------
+
+export interface RecoveryArgs extends GlobalArgs {
+  'dry-run': boolean;
+  yes: boolean;
+  force: boolean;
+  'restart-kubelet': boolean;
+  kubeconfig?: string;
+}
+
+export function recoveryOptions<T>(y: Argv<T>, what = 'write'): Argv<T & RecoveryArgs> {
+  return y
+    .option('dry-run', { type: 'boolean', default: false, describe: `print exactly what would be ${what === 'write' ? 'written (the bytes, in order)' : 'removed'}; change nothing` })
+    .option('yes', { alias: 'y', type: 'boolean', default: false, describe: 'do not ask for confirmation (scripts)' })
+    .option('force', { type: 'boolean', default: false, describe: `${what} even though a kubelet using the store is running${what === 'write' ? ' or the target fails verify' : ''}` })
+    .option('restart-kubelet', { type: 'boolean', default: false, describe: `stop the kubelet (systemctl stop kubelet), ${what}, start it, report systemctl is-active` })
+    .option('kubeconfig', { type: 'string', requiresArg: true, describe: "the kubelet's kubeconfig, for the API server reachability warning (default: from the kubelet's command line)" }) as unknown as Argv<T & RecoveryArgs>;
+}
+
+export type Mode = 'dry-run' | 'apply' | 'ask';
+
+/** --dry-run, --yes, a question on a TTY, or refusal (prune: a dry run) when none applies. */
+export function modeOf(args: RecoveryArgs, prune = false): Mode {
+  if (args['dry-run']) return 'dry-run';
+  if (args.yes) return 'apply';
+  if (process.stdin.isTTY && process.stdout.isTTY) return 'ask';
+  if (prune) return 'dry-run';
+  throw new UsageError('not on a terminal, so there is no one to confirm: pass --yes or --dry-run', 'pass --dry-run to see exactly what would be written, --yes to write it', 'NEEDS_CONFIRMATION');
+}
+
+export function commandLineOf(words: (string | false | null | undefined)[], args: RecoveryArgs): string {
+  const flags = [args.force && '--force', args['restart-kubelet'] && '--restart-kubelet'];
+  return [...words, ...flags].filter((w): w is string => !!w).join(' ');
+}
+
+export async function recoveryContext(args: RecoveryArgs, s: Session, commandLine: string): Promise<RecoveryContext> {
+  const { faultHook, parseFault } = await import('../lib/recovery/index.js');
+  let spec;
+  try {
+    spec = parseFault(process.env.KUBELET_CKPT_FAULT); // test-only switch, see test/lib/recovery
+  } catch (err) {
+    throw new UsageError(`KUBELET_CKPT_FAULT: ${(err as Error).message}`);
+  }
+  const ctx: RecoveryContext = { session: s, root: args.root ?? '/', commandLine, kubeconfig: args.kubeconfig ?? null };
+  if (spec) {
+    ctx.hook = faultHook(spec, (line) => fs.writeSync(2, `${line}\n`));
+    ctx.simulate = spec.simulate;
+  }
+  return ctx;
+}
+
+/** Ask one yes/no question on the terminal (stdin), default no. */
+export async function ask(question: string): Promise<boolean> {
+  const readline = await import('node:readline');
+  const rl = readline.createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+  try {
+    const answer = await new Promise<string>((resolve) => {
+      rl.question(question, resolve);
+      rl.once('close', () => resolve(''));
+    });
+    return /^\s*y(es)?\s*$/i.test(answer);
+  } finally {
+    rl.close();
+  }
+}
+
+/** On a terminal: show before → after and the warnings (stderr), ask; anything but yes refuses (exit 4). */
+export async function confirm(preview: RecoveryResult, question: string, nothing: string, args: RecoveryArgs, streams: Streams): Promise<void> {
+  const { renderConfirm } = await import('../lib/output/recovery.js');
+  const { palette } = await import('../lib/output/streams.js');
+  streams.stderr.write(`${renderConfirm(preview, { p: palette(streams.color), width: streams.width, verbose: args.verbose, quiet: args.quiet })}\n`);
+  for (const w of preview.warnings) streams.stderr.write(`warning: ${w}\n`);
+  if (!(await ask(question))) throw new RefusedError(`not confirmed: ${nothing}`, null, 'DECLINED');
+}
+
+/** Print a result; in text mode its warnings go to stderr (except those already shown before a question). */
+export async function printResult(r: RecoveryResult, args: RecoveryArgs, streams: Streams, shown: readonly string[] = []): Promise<void> {
+  const { renderRecovery } = await import('../lib/output/recovery.js');
+  output(r, renderRecovery, args, streams);
+  if (args.output === 'text' && !args.quiet) for (const w of r.warnings) if (!shown.includes(w)) streams.stderr.write(`warning: ${w}\n`);
+}
+
+/** plan → (dry run | confirm) → apply, for the commands that rewrite meta files. */
+export async function runMetaCommand(args: RecoveryArgs, words: string[], plan: (ctx: RecoveryContext) => Promise<MetaPlan>): Promise<void> {
+  const mode = modeOf(args);
+  const streams = processStreams(args);
+  const s = session(args, streams);
+  const rec = await import('../lib/recovery/index.js');
+  const ctx = await recoveryContext(args, s, commandLineOf(words, args));
+  const p = await plan(ctx);
+  if (mode === 'dry-run') {
+    await printResult(rec.previewMeta(p), args, streams);
+    return setExit(0);
+  }
+  rec.assertAllowed(p);
+  if (mode === 'ask' && p.writes.length) await confirm(rec.previewMeta(p), 'Write these files? [y/N] ', 'nothing was changed', args, streams);
+  await printResult(await rec.applyMetaPlan(ctx, p), args, streams, mode === 'ask' ? p.warnings : []);
+  setExit(0);
+}
