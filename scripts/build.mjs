@@ -36,6 +36,34 @@ const lazyHelpDeps = {
   },
 };
 
+/**
+ * blessed (lib/tui only) loads its widgets with `require('./widgets/' + name)`, which a bundle
+ * cannot follow, and some of them need files of the blessed package (BigText's fonts) or
+ * optional modules (Terminal: term.js, pty.js; the image widgets: external programs).
+ * Replace blessed's lib/widget.js with a static map of the widgets that work from a single
+ * file; the others throw a clear error if anything ever constructs one. (Terminfo is not read
+ * from blessed's usr/ folder either: lib/tui/terminfo.ts hands blessed the bytes.)
+ */
+const BLESSED_WIDGETS = ['Node', 'Screen', 'Element', 'Box', 'Text', 'Line', 'ScrollableBox', 'ScrollableText', 'List', 'Form', 'Input', 'Textarea', 'Textbox', 'Button', 'ProgressBar', 'FileManager', 'Checkbox', 'RadioSet', 'RadioButton', 'Prompt', 'Question', 'Message', 'Loading', 'Listbar', 'Log', 'Table', 'ListTable', 'Layout'];
+const BLESSED_LEFT_OUT = ['BigText', 'Terminal', 'Image', 'ANSIImage', 'OverlayImage', 'Video'];
+const blessedStaticWidgets = {
+  name: 'blessed-static-widgets',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]blessed[\\/]lib[\\/]widget\.js$/ }, (args) => ({
+      contents: [
+        'var widget = exports;',
+        `widget.classes = ${JSON.stringify([...BLESSED_WIDGETS, ...BLESSED_LEFT_OUT])};`,
+        ...BLESSED_WIDGETS.map((n) => `widget.${n} = widget.${n.toLowerCase()} = require('./widgets/${n.toLowerCase()}');`),
+        ...BLESSED_LEFT_OUT.map((n) => `widget.${n} = widget.${n.toLowerCase()} = function () { throw new Error('blessed.${n} is not part of the kubelet-ckpt single-file build'); };`),
+        "widget.aliases = { ListBar: 'Listbar', PNG: 'ANSIImage' };",
+        'Object.keys(widget.aliases).forEach(function (key) { var name = widget.aliases[key]; widget[key] = widget[name]; widget[key.toLowerCase()] = widget[name]; });',
+      ].join('\n'),
+      resolveDir: path.dirname(args.path),
+      loader: 'js',
+    }));
+  },
+};
+
 // CommonJS output: a module esbuild initialises lazily (everything behind an
 // `await import()`) then also loads its Node built-ins lazily, where ESM output would
 // hoist every `import 'node:zlib'` to start-up. import.meta.url is given its CJS value;
@@ -53,7 +81,7 @@ const result = await build({
   minifyWhitespace: true,
   legalComments: 'none',
   logLevel: 'warning',
-  plugins: [lazyHelpDeps],
+  plugins: [lazyHelpDeps, blessedStaticWidgets],
   define: { 'import.meta.url': '__ckptImportMetaUrl' },
   banner: { js: "var __ckptImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
 });

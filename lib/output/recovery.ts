@@ -41,7 +41,7 @@ function refusals(r: RecoveryResult, ctx: TextContext): string[] {
 
 /** The preview shown before an interactive confirmation: before → after, no bytes. */
 export function renderConfirm(r: RecoveryResult, ctx: TextContext): string {
-  if (r.changes.length && isPrune(r.changes[0]!)) return renderPrune(r, ctx).replace(/\n[^\n]*pass --yes[^\n]*$/, '');
+  if (r.freedBytes !== undefined || (r.changes.length && isPrune(r.changes[0]!))) return renderPrune(r, ctx).replace(/\n[^\n]*pass --yes[^\n]*$/, '');
   return [`${r.command} will change ${r.store}:`, ...metaSummary(r, ctx)].join('\n');
 }
 

@@ -1,0 +1,561 @@
+// The terminal UI: a blessed screen over the model. Keys go through the key table; every
+// state change goes through lib/ (re-read, verify, recovery plans and their apply) and the
+// store is read again after each; the views only lay out what the model holds.
+// The only module that talks to the terminal, and only through blessed.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import blessed from 'blessed';
+import type { Widgets } from 'blessed';
+import { asCkptError } from '../errors.js';
+import type { Session } from '../session.js';
+import { confirmDialog, line, menuDialog, messageDialog, renderDialog, type Dialog, type Line } from './dialog.js';
+import { bindingsFor, helpLines, lookup, normaliseKey, type Binding } from './keys.js';
+import { Model, TABS, type JournalSource } from './model.js';
+import { plan, resultLines, type RecoveryEnv, type Request } from './recovery.js';
+import { resolveTerm, type TermEntry } from './terminfo.js';
+import { fit, painter, printable, type Painter } from './text.js';
+import { HEADER_ROWS, MIN_COLS, MIN_ROWS, footerLine, headerLines, listLines, listWidth, paintLines, tabBar, tabContent, tooSmallLines } from './views.js';
+
+export interface TuiOptions {
+  session: Session;
+  /** Re-read the store with the same options. */
+  reopen: () => Session;
+  readOnly: boolean;
+  color: boolean;
+  /** --root ('/' on a live node): for recovery (interlocks) and the journal. */
+  root: string;
+  journal: JournalSource | null;
+  /** $TERM and the environment for terminfo lookup. */
+  term: string | undefined;
+  env: Record<string, string | undefined>;
+  /** Benchmarks: append JSON lines with the first-screen and per-key redraw times here. */
+  timings?: string | null;
+  /** Tests: bound the API server probe of recovery plans (ms; 0 skips it). */
+  apiTimeoutMs?: number;
+  input?: NodeJS.ReadStream;
+  output?: NodeJS.WriteStream;
+}
+
+interface TputProto {
+  readTerminfo(term?: string): unknown;
+  parseTerminfo(data: Buffer, file: string): unknown;
+}
+
+/** Blessed reads terminfo files by itself (and falls back to its package folder): give it our bytes. */
+function installTerminfo(entry: TermEntry, env: Record<string, string | undefined>): void {
+  const Tput = (blessed as unknown as { Tput: { prototype: TputProto } }).Tput;
+  Tput.prototype.readTerminfo = function (this: TputProto, term?: string) {
+    const want = term ? path.basename(term) : entry.name;
+    const e = want === entry.name ? entry : resolveTerm(want, env);
+    return this.parseTerminfo(e.data, e.from);
+  };
+}
+
+function timingWriter(file: string | null | undefined): (rec: Record<string, unknown>) => void {
+  return (rec) => {
+    if (!file) return;
+    try {
+      fs.appendFileSync(file, `${JSON.stringify(rec)}\n`);
+    } catch {
+      /* benchmarks only */
+    }
+  };
+}
+
+export async function runTui(o: TuiOptions): Promise<number> {
+  const timing = timingWriter(o.timings);
+  timing({ event: 'phase', name: 'session', ms: performance.now() });
+  const entry = resolveTerm(o.term, o.env);
+  installTerminfo(entry, o.env);
+  const m = new Model({ session: o.session, reopen: o.reopen, readOnly: o.readOnly, journal: o.journal });
+  timing({ event: 'phase', name: 'model', ms: performance.now() });
+  const bindings = bindingsFor(o.readOnly);
+  const p = painter(o.color);
+  const screen = blessed.screen({
+    smartCSR: true,
+    fullUnicode: true,
+    warnings: false,
+    autoPadding: false,
+    terminal: entry.name,
+    title: 'kubelet-ckpt',
+    input: o.input ?? process.stdin,
+    output: o.output ?? process.stdout,
+  });
+  timing({ event: 'phase', name: 'screen', ms: performance.now() });
+  const ui = new Ui(screen, m, bindings, p, o, timing);
+  return ui.run();
+}
+
+const box = (screen: Widgets.Screen, extra: Widgets.BoxOptions = {}) => blessed.box({ parent: screen, tags: true, wrap: false, top: 0, left: 0, width: 1, height: 1, ...extra });
+
+class Ui {
+  private header: Widgets.BoxElement;
+  private list: Widgets.BoxElement;
+  private sep: Widgets.BoxElement;
+  private tabs: Widgets.BoxElement;
+  private content: Widgets.BoxElement;
+  private footer: Widgets.BoxElement;
+  private dialogBox: Widgets.BoxElement;
+  private small: Widgets.BoxElement;
+  private dialog: Dialog | null = null;
+  private prompt: string | null = null;
+  private notice: string | null = null;
+  private busy = false;
+  private cache: { key: string; lines: string[] } | null = null;
+  private contentHeight = 1;
+  private sweep: NodeJS.Timeout | null = null;
+  private watchers: fs.FSWatcher[] = [];
+  private ignoreWatchUntil = 0;
+  private done!: (code: number) => void;
+  private firstScreen = false;
+
+  constructor(
+    private screen: Widgets.Screen,
+    private m: Model,
+    private bindings: Binding[],
+    private p: Painter,
+    private o: TuiOptions,
+    private timing: (rec: Record<string, unknown>) => void,
+  ) {
+    this.header = box(screen);
+    this.list = box(screen);
+    this.sep = box(screen);
+    this.tabs = box(screen);
+    this.content = box(screen);
+    this.footer = box(screen);
+    this.small = box(screen, { hidden: true });
+    this.dialogBox = box(screen, { hidden: true, border: { type: 'line' }, style: o.color ? { border: { fg: 'cyan' } } : {} });
+  }
+
+  run(): Promise<number> {
+    return new Promise<number>((resolve) => {
+      this.done = resolve;
+      this.screen.program.hideCursor();
+      this.screen.on('keypress', (ch: string | undefined, key: Widgets.Events.IKeyEventArg | undefined) => this.onKey(ch, key));
+      this.screen.on('resize', () => this.render());
+      for (const sig of ['SIGTERM', 'SIGHUP'] as const) process.once(sig, () => this.finish(0));
+      this.watch();
+      this.render();
+      this.startSweep();
+    });
+  }
+
+  private finish(code: number): void {
+    if (this.sweep) clearTimeout(this.sweep);
+    for (const w of this.watchers) w.close();
+    try {
+      this.screen.destroy();
+    } catch {
+      /* the terminal may be gone (SSH dropped) */
+    }
+    this.done(code);
+  }
+
+  // ---- background work -------------------------------------------------------------------------
+
+  private startSweep(): void {
+    if (this.sweep) clearTimeout(this.sweep);
+    let drawn = 0;
+    const tick = () => {
+      this.sweep = null;
+      let more = false;
+      try {
+        more = this.m.verifyStep(20);
+      } catch (err) {
+        this.notice = `verify stopped: ${asCkptError(err).message}`;
+      }
+      // Markers and the progress in the header: redrawn a few times a second, and at the end.
+      if (!more || performance.now() - drawn > 150) {
+        drawn = performance.now();
+        this.render();
+      }
+      if (more) this.sweep = setTimeout(tick, 0);
+      else this.timing({ event: 'verified', ms: performance.now(), checkpoints: this.m.verifyTotal });
+    };
+    this.sweep = setTimeout(tick, 0);
+  }
+
+  /** Notice changes on disk (the kubelet writes meta files, deletes old checkpoints). */
+  private watch(): void {
+    for (const w of this.watchers) w.close();
+    this.watchers = [];
+    const store = this.m.session.snap.storeDir;
+    for (const dir of [path.join(store, 'meta'), path.join(store, 'checkpoints')]) {
+      try {
+        const w = fs.watch(dir, { persistent: false }, () => {
+          if (Date.now() < this.ignoreWatchUntil || this.m.stale) return;
+          this.m.stale = true;
+          this.render();
+        });
+        w.on('error', () => undefined);
+        this.watchers.push(w);
+      } catch {
+        /* not watchable: R still re-reads */
+      }
+    }
+  }
+
+  private reload(journal: boolean): void {
+    this.m.reload(journal);
+    this.ignoreWatchUntil = Date.now() + 400;
+    this.cache = null;
+    this.startSweep();
+  }
+
+  private loadJournalIfShown(): void {
+    if (TABS[this.m.tab] !== 'Timeline' || this.m.journal.state !== 'idle') return;
+    void this.m.loadJournal().then(() => this.render());
+  }
+
+  // ---- drawing -----------------------------------------------------------------------------------
+
+  private render(): void {
+    try {
+      this.draw();
+      this.screen.render();
+    } catch (err) {
+      // Drawing must never take the terminal down with it; say what went wrong instead.
+      this.notice = `display error: ${asCkptError(err).message}`;
+    }
+    if (!this.firstScreen) {
+      this.firstScreen = true;
+      this.timing({ event: 'first-screen', ms: performance.now() });
+    }
+  }
+
+  private place(el: Widgets.BoxElement, top: number, left: number, width: number, height: number, lines: string[]): void {
+    el.top = top;
+    el.left = left;
+    el.width = Math.max(1, width);
+    el.height = Math.max(1, height);
+    el.setContent(lines.join('\n'));
+    el.show();
+  }
+
+  private draw(): void {
+    const cols = this.screen.width as number;
+    const rows = this.screen.height as number;
+    const p = this.p;
+    if (cols < MIN_COLS || rows < MIN_ROWS) {
+      for (const el of [this.header, this.list, this.sep, this.tabs, this.content, this.footer, this.dialogBox]) el.hide();
+      this.place(this.small, 0, 0, cols, rows, tooSmallLines(cols, rows).map((l) => p.paint(l)));
+      return;
+    }
+    this.small.hide();
+    const lw = listWidth(cols);
+    const bodyH = rows - HEADER_ROWS - 1;
+    const cw = cols - lw - 1;
+    const ch = bodyH - 1;
+    this.contentHeight = ch;
+    // The tab first: drawing it may find the selection gone from disk, which the header shows.
+    const lines = this.contentLines(cw);
+    const now = new Date();
+    const header = headerLines(this.m, cols, p, now);
+    if (this.notice) header[0] = p.paint(fit(printable(this.notice), cols), 'bold');
+    this.place(this.header, 0, 0, cols, HEADER_ROWS, header);
+    this.place(this.list, HEADER_ROWS, 0, lw, bodyH, listLines(this.m, lw, bodyH, p));
+    const bar = (this.screen.program as unknown as { tput?: { unicode?: boolean } }).tput?.unicode === false ? '|' : '│';
+    this.place(this.sep, HEADER_ROWS, lw, 1, bodyH, Array.from({ length: bodyH }, () => p.paint(bar, 'dim')));
+    const maxScroll = Math.max(0, lines.length - ch);
+    this.m.scroll = Math.max(0, Math.min(this.m.scroll, maxScroll));
+    const pos = lines.length > ch ? `${this.m.scroll + 1}-${Math.min(lines.length, this.m.scroll + ch)}/${lines.length}${this.m.focus === 'content' ? '' : ' Enter'} ` : '';
+    this.place(this.tabs, HEADER_ROWS, lw + 1, cw, 1, [tabBar(this.m, cw, p, pos)]);
+    const view = lines.slice(this.m.scroll, this.m.scroll + ch);
+    while (view.length < ch) view.push(' '.repeat(cw));
+    this.place(this.content, HEADER_ROWS + 1, lw + 1, cw, ch, view);
+    this.place(this.footer, rows - 1, 0, cols, 1, [footerLine(this.bindings, this.m, cols, p, this.prompt)]);
+    if (this.dialog) {
+      const d = renderDialog(this.dialog, cols, rows, p);
+      this.dialogBox.setLabel(` ${printable(this.dialog.title)} `);
+      this.place(this.dialogBox, Math.max(0, Math.floor((rows - d.height) / 2)), Math.max(0, Math.floor((cols - d.width) / 2)), d.width, d.height, d.lines);
+      this.dialogBox.setFront();
+    } else this.dialogBox.hide();
+  }
+
+  private contentLines(cw: number): string[] {
+    const m = this.m;
+    const sel = m.selected();
+    const tab = TABS[m.tab]!;
+    const key = [tab, sel?.id ?? '', m.raw, m.unified, m.mark ?? '', cw, m.generation, tab === 'Timeline' ? m.journalVersion : 0, tab === 'Findings' && sel && !m.verified.has(sel.id) ? m.verifyVersion : 0].join('|');
+    if (this.cache?.key === key) return this.cache.lines;
+    let lines: string[];
+    try {
+      lines = paintLines(tabContent(m, cw), cw, this.p);
+    } catch (err) {
+      lines = paintLines([{ text: `cannot show this: ${printable(asCkptError(err).message)}`, styles: ['red'] }], cw, this.p);
+    }
+    this.cache = { key, lines };
+    return lines;
+  }
+
+  // ---- keys ----------------------------------------------------------------------------------------
+
+  private onKey(ch: string | undefined, key: Widgets.Events.IKeyEventArg | undefined): void {
+    const k = normaliseKey(ch, key);
+    if (!k) return;
+    const t0 = performance.now();
+    try {
+      this.handle(k);
+    } catch (err) {
+      this.dialog = messageDialog('error', [line(printable(asCkptError(err).message), 'red')]);
+    }
+    this.render();
+    this.timing({ event: 'key', key: k, ms: performance.now() - t0 });
+  }
+
+  private handle(k: string): void {
+    const cols = this.screen.width as number;
+    const rows = this.screen.height as number;
+    if (k === 'C-c') return this.finish(0);
+    if (cols < MIN_COLS || rows < MIN_ROWS) {
+      if (k === 'q') this.finish(0);
+      return;
+    }
+    if (this.notice && !this.busy) this.notice = null;
+    if (this.dialog) return this.dialogKey(k);
+    if (this.prompt !== null) return this.filterKey(k);
+    const b = lookup(this.bindings, k, this.m.focus);
+    if (!b) return;
+    this.act(b, k);
+  }
+
+  private act(b: Binding, k: string): void {
+    const m = this.m;
+    const page = Math.max(1, (m.focus === 'content' ? this.contentHeight : this.contentHeight + 1) - 1);
+    const down = k === 'down' || k === 'j' || k === 'pagedown' || k === 'end' || k === 'G';
+    switch (b.action) {
+      case 'quit':
+        return this.finish(0);
+      case 'help':
+        this.dialog = this.helpDialog();
+        return;
+      case 'move':
+        if (m.focus === 'content') m.scroll += down ? 1 : -1;
+        else m.move(down ? 1 : -1);
+        return;
+      case 'page':
+        if (m.focus === 'content') m.scroll += down ? page : -page;
+        else m.move(down ? page : -page);
+        return;
+      case 'jump':
+        if (m.focus === 'content') m.scroll = down ? Number.MAX_SAFE_INTEGER : 0;
+        else m.setCursor(down ? m.selectable.length - 1 : 0);
+        return;
+      case 'focus':
+        m.focus = m.focus === 'list' ? 'content' : 'list';
+        return;
+      case 'focus-content':
+        m.focus = 'content';
+        return;
+      case 'back':
+        if (m.focus === 'content') m.focus = 'list';
+        else if (m.filter.source) m.setFilter('');
+        return;
+      case 'cycle-tab':
+        m.tab = (m.tab + (k === 'S-tab' ? TABS.length - 1 : 1)) % TABS.length;
+        m.scroll = 0;
+        this.loadJournalIfShown();
+        return;
+      case 'tab':
+        m.tab = Number(k) - 1;
+        m.scroll = 0;
+        this.loadJournalIfShown();
+        return;
+      case 'filter':
+        this.prompt = m.filter.source;
+        return;
+      case 'mark':
+        m.toggleMark();
+        return;
+      case 'toggle':
+        if (TABS[m.tab] === 'Payload') m.raw = !m.raw;
+        else if (TABS[m.tab] === 'Diff') m.unified = !m.unified;
+        else this.notice = 't switches the Payload tab (pretty / raw) and the Diff tab (semantic / unified)';
+        m.scroll = 0;
+        return;
+      case 'verify':
+        this.reload(false);
+        this.notice = this.m.loadError ? null : 'store read again; verifying every checkpoint';
+        return;
+      case 'reload':
+        this.reload(true);
+        this.loadJournalIfShown();
+        return;
+      case 'rollback':
+        return this.recover({ kind: 'rollback' });
+      case 'undo':
+        return this.recover({ kind: 'undo' });
+      case 'prune':
+        return this.recover({ kind: 'prune' });
+      case 'reset':
+        this.dialog = this.resetMenu();
+        return;
+      default:
+        return;
+    }
+  }
+
+  private filterKey(k: string): void {
+    const b = lookup(this.bindings, k, 'filter');
+    if (b?.action === 'accept') this.prompt = null;
+    else if (b?.action === 'cancel') {
+      this.prompt = null;
+      this.m.setFilter('');
+    } else if (b?.action === 'erase') {
+      this.prompt = this.prompt!.slice(0, -1);
+      this.m.setFilter(this.prompt);
+    } else if (k.length === 1) {
+      this.prompt += k;
+      this.m.setFilter(this.prompt!);
+    }
+  }
+
+  private dialogKey(k: string): void {
+    const d = this.dialog!;
+    const b = lookup(this.bindings, k, 'dialog');
+    if (this.busy) return;
+    if (!b) {
+      // A menu item by its number.
+      if (d.menu && /^[1-9]$/.test(k) && Number(k) <= d.menu.items.length) {
+        d.menu.index = Number(k) - 1;
+        this.choose(d);
+      }
+      return;
+    }
+    const n = d.buttons.length;
+    switch (b.action) {
+      case 'button': {
+        const back = k === 'left' || k === 'h' || k === 'S-tab';
+        const first = d.menu ? -1 : 0;
+        const next = d.focus + (back ? -1 : 1);
+        d.focus = next < first ? n - 1 : next > n - 1 ? first : next;
+        return;
+      }
+      case 'move': {
+        const down = k === 'down' || k === 'j' || k === 'pagedown';
+        if (d.menu) {
+          // Choosing in a menu changes nothing yet (a confirmation follows), so the arrows take the menu.
+          d.focus = -1;
+          d.menu.index = Math.max(0, Math.min(d.menu.items.length - 1, d.menu.index + (down ? 1 : -1)));
+          return;
+        }
+        const page = k === 'pageup' || k === 'pagedown' ? Math.max(1, (this.screen.height as number) - 8) : 1;
+        d.scroll += down ? page : -page;
+        return;
+      }
+      case 'cancel':
+        this.closeDialog(d);
+        return;
+      case 'press': {
+        if (d.menu && d.focus < 0) return this.choose(d);
+        const button = d.buttons[d.focus];
+        if (!button || button.role !== 'confirm') return this.closeDialog(d);
+        void this.confirm(d);
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  private closeDialog(d: Dialog): void {
+    const wasConfirm = d.buttons.some((x) => x.role === 'confirm') || !!d.menu;
+    this.dialog = null;
+    if (wasConfirm) this.notice = 'cancelled: nothing was changed';
+  }
+
+  private choose(d: Dialog): void {
+    const item = d.menu!.items[d.menu!.index];
+    this.dialog = null;
+    if (item && d.onConfirm) void d.onConfirm(item.value);
+  }
+
+  private async confirm(d: Dialog): Promise<void> {
+    this.busy = true;
+    this.dialog = messageDialog(d.title, [line('applying…')]);
+    this.dialog.buttons = [];
+    this.render();
+    try {
+      await d.onConfirm?.();
+    } finally {
+      this.busy = false;
+      this.render();
+    }
+  }
+
+  // ---- dialogs -------------------------------------------------------------------------------------
+
+  private helpDialog(): Dialog {
+    const lines: Line[] = [line('Markers: * marked for diff, A assigned, L last-known-good, B boots next, ! errors, ? warnings.', 'dim'), line('')];
+    const groups = helpLines(this.bindings, this.m.readOnly);
+    const keyWidth = Math.max(...groups.flatMap((g) => g.rows.map((r) => r.key.length)));
+    for (const g of groups) {
+      lines.push(line(g.title, 'bold'));
+      for (const r of g.rows) lines.push(line(`  ${r.key.padEnd(keyWidth)}  ${r.help}`));
+      lines.push(line(''));
+    }
+    return messageDialog('keys', lines);
+  }
+
+  private resetMenu(): Dialog {
+    const sel = this.m.selected();
+    const items = [
+      { label: 'assigned := local (an empty meta/assigned)', value: 'assigned|local' },
+      { label: 'last-known-good := local', value: 'last-known-good|local' },
+      { label: 'all := local (both; as when Node.Spec.ConfigSource is removed)', value: 'all|local' },
+    ];
+    if (sel) {
+      items.push({ label: `assigned := ${printable(sel.id)}`, value: `assigned|${sel.id}` });
+      items.push({ label: `all := ${printable(sel.id)}`, value: `all|${sel.id}` });
+    }
+    return menuDialog('reset', [line('Rewrite which meta file(s), to what? A confirmation with the exact bytes follows.')], items, (value) => {
+      const [which, to] = (value ?? '').split('|') as ['assigned' | 'last-known-good' | 'all', string];
+      this.recover({ kind: 'reset', which, to });
+    });
+  }
+
+  private recover(req: Request): void {
+    if (this.busy) return;
+    this.busy = true;
+    this.notice = `${req.kind}: reading the store and making the plan…`;
+    this.render();
+    void (async () => {
+      try {
+        // Plan from the store as it is now, not as it was when last read.
+        this.reload(false);
+        const env: RecoveryEnv = { session: this.m.session, root: this.o.root };
+        if (this.o.apiTimeoutMs !== undefined) env.apiTimeoutMs = this.o.apiTimeoutMs;
+        const names = this.m.journal.names;
+        if (names.size) env.journalNames = async () => names;
+        const planned = await plan(env, req);
+        if (planned.confirm) {
+          this.dialog = confirmDialog(planned.title, planned.lines, planned.confirm, async () => {
+            try {
+              const result = await planned.apply();
+              this.reload(false);
+              this.dialog = messageDialog(`${planned.title}: done`, resultLines(result));
+            } catch (err) {
+              this.reload(false);
+              this.dialog = messageDialog(`${planned.title}: failed`, errorLines(err));
+            }
+          });
+        } else this.dialog = messageDialog(planned.title, planned.lines);
+      } catch (err) {
+        this.dialog = messageDialog(`${req.kind}: refused`, errorLines(err));
+      } finally {
+        this.busy = false;
+        this.notice = null;
+        this.render();
+      }
+    })();
+  }
+}
+
+function errorLines(err: unknown): Line[] {
+  const e = asCkptError(err);
+  const out = [line(printable(e.message), 'red')];
+  if (e.hint) out.push(line(`hint: ${printable(e.hint)}`, 'dim'));
+  out.push(line(''), line('The store was read again; nothing else was changed by the TUI.', 'dim'));
+  return out;
+}

@@ -1,0 +1,329 @@
+// kubelet-ckpt tui in a real terminal: tmux (80x24, a socket per test) drives the built CLI
+// on fixture stores; each test asserts the screen, and recovery tests the bytes on disk.
+import t from 'tap';
+import fs from 'node:fs';
+import path from 'node:path';
+import { copyFixture, runCli, json } from '../helpers.js';
+import { Tmux, hasTmux, paneWords } from '../lib/tui/tmux.js';
+
+const UID = '5808539f-48e3-4e47-8ce6-c261c48fa1d9';
+const FB = '946d785e-998a-11e7-a8dd-42010a800006';
+const skip = !hasTmux && 'tmux is not installed';
+
+/** A tmux session that is killed when the test ends. */
+function term(t: Tap.Test): Tmux {
+  const x = new Tmux();
+  t.teardown(() => x.kill());
+  return x;
+}
+
+/** The text inside a dialog's border, as words (the dialog wraps long lines). */
+const dialogWords = (screen: string) =>
+  screen
+    .split('\n')
+    .map((l) => /│(.*)│/.exec(l)?.[1] ?? '')
+    .join(' ')
+    .replace(/\s+/g, ' ');
+
+const metaBytes = (dcd: string) => ({
+  assigned: fs.readFileSync(path.join(dcd, 'store/meta/assigned')),
+  lkg: fs.readFileSync(path.join(dcd, 'store/meta/last-known-good')),
+});
+
+t.test('no terminal: exit 2 and a hint to use the commands', async (t) => {
+  const r = runCli(['--dir', copyFixture('stores/healthy'), 'tui']);
+  t.equal(r.code, 2);
+  t.equal(r.stdout, '');
+  t.match(r.stderr, /^error: tui needs a terminal: stdin and stdout must be a TTY\nhint: without one, use the commands: kubelet-ckpt status, ls, verify/);
+  const j = runCli(['--dir', copyFixture('stores/healthy'), 'tui', '-o', 'json']);
+  t.equal(j.code, 2);
+  t.match(JSON.parse(j.stderr).error, { exitCode: 2 });
+});
+
+t.test('demo store: layout, navigation and every tab', { skip }, async (t) => {
+  const root = copyFixture('demo');
+  const x = term(t).start(['--root', root, 'tui']);
+  let s = await x.waitFor('Next boot: assigned 5808539f/42315 starts');
+  const lines = s.split('\n');
+  t.match(lines[0], /^kubelet-ckpt {2}\/.*\/var\/lib\/kubelet\/dynamic-config\/store/);
+  t.match(lines[2], /^Trial: (until|over) .*\| {2}Problems: /);
+  t.match(lines[3], /^5808539f kube-system\/node-c…│ 1 Payload {2}2 Diff {2}3 Findings {2}4 Timeline {2}5 Meta/);
+  t.match(lines[4], /^ {6}41230 .*│5808539f-48e3-4e47-8ce6-c261c48fa1d9\/42315/, 'the assigned checkpoint is selected at start');
+  t.match(lines[5], /^ {2}L {3}41877 /);
+  t.match(lines[6], /^ A B {2}42315 /);
+  t.match(lines[7], /^705ab4f5 /);
+  t.match(lines[23], /^\? help {2}q quit {2}Tab tabs {2}\/ filter {2}m mark {2}b rollback {2}r reset {2}u undo {2}p prune/);
+  t.ok(lines.slice(0, 24).every((l) => l.length <= 80));
+  t.match(paneWords(s), /key kubelet 2\.\dK sha256 [0-9a-f]{12} decoded as the kubelet reads it/);
+  t.match(paneWords(s), /apiVersion: kubelet\.config\.k8s\.io\/v1beta1/);
+  x.send('t');
+  s = await x.waitFor(/the bytes as written \(t: decoded\)/);
+  t.match(paneWords(s), /"kind": "KubeletConfiguration"|kind: KubeletConfiguration/);
+  x.send('k');
+  s = await x.waitFor(`${UID}/41877`);
+  x.send('j', 'j');
+  s = await x.waitFor('705ab4f5-6393-11e8-b7cc-42010a800002/1326');
+  x.send('k');
+  await x.waitFor(`${UID}/42315`);
+  x.send('2');
+  s = await x.waitFor('semantic diff against the previous resourceVersion');
+  t.match(paneWords(s), new RegExp(`--- ${UID}/41877 \\+\\+\\+ ${UID}/42315 \\d+ changes?`));
+  x.send('t');
+  s = await x.waitFor('unified diff against the previous resourceVersion');
+  t.match(s, /^.*│@@ /m);
+  x.send('3');
+  s = await x.waitFor(/5808539f\/42315: no errors or warnings/);
+  t.match(paneWords(s), /Store-wide \(meta files, store layout, next boot\): none/);
+  x.send('4');
+  s = await x.waitFor(/journal not available: no journal under --root/);
+  x.send('5');
+  s = await x.waitFor('meta/assigned');
+  t.match(paneWords(s), /Next boot: assigned 5808539f-48e3-4e47-8ce6-c261c48fa1d9\/42315, starts/);
+  // Scroll the Meta tab: Enter moves into it, End goes to the bottom.
+  x.send('Enter', 'End');
+  s = await x.waitFor(/meta\/last-known-good/);
+  t.match(paneWords(s), /resourceVersion: "41877"/);
+  x.send('Escape');
+  x.send('Tab');
+  s = await x.waitFor(/semantic diff|first resourceVersion|Payload/);
+  x.send('?');
+  s = await x.waitFor('Markers: * marked for diff');
+  t.match(s, /─ keys ─/);
+  t.match(s, /b +rollback: assigned := last-known-good/);
+  x.send('Escape');
+  await x.waitFor((sc) => !sc.includes('─ keys ─'));
+  x.send('q');
+  await x.waitFor('[exit 0]');
+});
+
+t.test('filter and diff marking', { skip }, async (t) => {
+  const root = copyFixture('demo');
+  const x = term(t).start(['--root', root, 'tui']);
+  await x.waitFor('Next boot: assigned');
+  x.send('/');
+  await x.waitFor(/^\/_ /m);
+  x.type('uid:705a');
+  let s = await x.waitFor('1 match');
+  x.send('Enter');
+  s = await x.waitFor(/^\[\/uid:705a: 1\] \? help/m);
+  t.match(s.split('\n')[3], /^705ab4f5 /);
+  t.match(s.split('\n')[4], /^ {6}1326 /);
+  t.notMatch(s, /41877/);
+  t.match(s, /705ab4f5-6393-11e8-b7cc-42010a800002\/1326/);
+  x.send('Escape');
+  s = await x.waitFor(/^ {2}L {3}41877/m);
+  x.send('/');
+  x.type('is:nope');
+  s = await x.waitFor('unknown is:nope');
+  x.send('Escape');
+  await x.waitFor(/^\? help/m);
+  // Mark 41230, then diff the assigned 42315 against it.
+  x.send('k', 'k');
+  await x.waitFor(`${UID}/41230`);
+  x.send('m');
+  s = await x.waitFor(/^\* {5}41230/m);
+  x.send('j', 'j', '2');
+  s = await x.waitFor('against the marked checkpoint');
+  t.match(paneWords(s), new RegExp(`--- ${UID}/41230 \\+\\+\\+ ${UID}/42315`));
+  x.send('k', 'k');
+  s = await x.waitFor(/It is the marked checkpoint/);
+  x.send('m');
+  s = await x.waitFor(/^ {6}41230/m);
+  x.send('q');
+  await x.waitFor('[exit 0]');
+});
+
+t.test('Timeline from a saved journal', { skip }, async (t) => {
+  const root = copyFixture('demo');
+  const log = path.join(root, 'kubelet.log');
+  const src = '/api/v1/namespaces/kube-system/configmaps/node-config-worker';
+  const line = (time: string, pid: number, text: string) => `Nov 22 ${time} node-1 kubelet[${pid}]: I1122 ${time}.000100    ${pid} configsync.go:205] kubelet config controller: ${text}\n`;
+  fs.writeFileSync(log, line('08:05:00', 1042, `Kubelet restarting to use ${src}, UID: ${UID}, ResourceVersion: 42315, KubeletConfigKey: kubelet`) + line('08:05:10', 1653, `loading Kubelet configuration checkpoint for source ${src}, UID: ${UID}, ResourceVersion: 42315`));
+  const x = term(t).start(['--root', root, 'tui', '--file', log, '--year', '2026', '--utc']);
+  await x.waitFor('Next boot: assigned');
+  x.send('4');
+  const s = await x.waitFor('checkpoint-load');
+  t.match(paneWords(s), /2 events, 1 restart/);
+  t.match(paneWords(s), /11-22 08:05:00 restart-for-config 5808539f\/42315/);
+  t.match(paneWords(s), /11-22 08:05:10 checkpoint-load 5808539f\/42315/);
+  x.send('q');
+  await x.waitFor('[exit 0]');
+});
+
+t.test('rollback confirmed: the exact bytes are written, the store is read again', { skip }, async (t) => {
+  const dcd = copyFixture('stores/fell-back');
+  const before = metaBytes(dcd);
+  const x = term(t).start(['--dir', dcd, 'tui']);
+  await x.waitFor(`Next boot: last-known-good 946d785e/119980 starts, degraded`);
+  x.send('b');
+  let s = await x.waitFor('>[ Cancel ]<   [ Roll back ]');
+  t.match(s, /─ rollback ─/);
+  t.match(s, /meta\/assigned/);
+  t.match(dialogWords(s), new RegExp(`before kube-system/node-config ${FB}/120200 \\(key kubelet\\) after kube-system/node-config ${FB}/119980`));
+  x.send('Tab');
+  s = await x.waitFor('[ Cancel ]   >[ Roll back ]<');
+  t.same(metaBytes(dcd), before, 'nothing written before the confirmation');
+  x.send('Enter');
+  s = await x.waitFor('rollback: done');
+  t.match(s, /backup +\/.*\/\.kubelet-ckpt\/backups\/\d{8}T\d{6}\.\d{3}Z/);
+  const after = metaBytes(dcd);
+  t.same(after.assigned, before.lkg, 'meta/assigned now holds exactly the last-known-good bytes');
+  t.same(after.lkg, before.lkg, 'meta/last-known-good untouched');
+  x.send('Enter');
+  s = await x.waitFor('Next boot: assigned 946d785e/119980 starts');
+  t.match(s, /^ AL?B? *119980|^ A[ L]B/m);
+  // The CLI agrees with what the TUI did.
+  t.match(json(runCli(['--dir', dcd, 'status', '--no-journal', '-o', 'json'])).nextBoot, { source: 'assigned', ref: { resourceVersion: '119980' } });
+  x.send('q');
+  await x.waitFor('[exit 0]');
+});
+
+t.test('rollback cancelled (Enter on Cancel, and Esc): nothing written', { skip }, async (t) => {
+  const dcd = copyFixture('stores/fell-back');
+  const before = metaBytes(dcd);
+  const x = term(t).start(['--dir', dcd, 'tui']);
+  await x.waitFor('Next boot: last-known-good');
+  x.send('b');
+  await x.waitFor('>[ Cancel ]<   [ Roll back ]');
+  x.send('Enter');
+  await x.waitFor('cancelled: nothing was changed');
+  t.same(metaBytes(dcd), before);
+  x.send('b');
+  await x.waitFor('>[ Cancel ]<   [ Roll back ]');
+  x.send('Tab', 'Tab');
+  await x.waitFor('>[ Cancel ]<   [ Roll back ]');
+  x.send('Escape');
+  await x.waitFor('cancelled: nothing was changed');
+  t.same(metaBytes(dcd), before);
+  t.notOk(fs.existsSync(path.join(dcd, '.kubelet-ckpt/backups')) && fs.readdirSync(path.join(dcd, '.kubelet-ckpt/backups')).length, 'no backup made');
+  x.send('q');
+  await x.waitFor('[exit 0]');
+});
+
+t.test('reset menu, undo and prune: plan, confirm, apply, re-read', { skip }, async (t) => {
+  const dcd = copyFixture('stores/fell-back');
+  const before = metaBytes(dcd);
+  const x = term(t).start(['--dir', dcd, 'tui']);
+  await x.waitFor('Next boot: last-known-good');
+  x.send('r');
+  let s = await x.waitFor('─ reset ─');
+  t.match(s, /> 1\. assigned := local/);
+  x.send('Down', 'Down');
+  await x.waitFor('> 3. all := local');
+  x.send('Enter');
+  s = await x.waitFor('[ Reset ]');
+  t.match(dialogWords(s), new RegExp(`meta/assigned before kube-system/node-config ${FB}/120200 \\(key kubelet\\) after empty: the local config`));
+  // The exact bytes follow the summary: scroll down to them.
+  x.send('PageDown');
+  s = await x.waitFor(/after : 0 bytes \(an empty file: the local config\)/);
+  x.send('Right', 'Enter');
+  await x.waitFor('reset all --to local: done');
+  t.equal(fs.readFileSync(path.join(dcd, 'store/meta/assigned'), 'utf8'), '');
+  t.equal(fs.readFileSync(path.join(dcd, 'store/meta/last-known-good'), 'utf8'), '');
+  x.send('Enter');
+  await x.waitFor('Next boot: local');
+  x.send('u');
+  await x.waitFor('[ Restore ]');
+  x.send('Tab', 'Enter');
+  await x.waitFor('undo: done');
+  t.same(metaBytes(dcd), before, 'undo restored the exact bytes');
+  x.send('Enter');
+  await x.waitFor('Next boot: last-known-good');
+  // Prune: the dry run first; both checkpoints are referenced, so nothing to remove.
+  x.send('p');
+  s = await x.waitFor('─ prune: dry run ─');
+  t.match(s, /nothing to prune: every checkpoint is referenced or kept/);
+  t.notMatch(s, /\[ Remove \]/);
+  x.send('Enter');
+  x.send('q');
+  await x.waitFor('[exit 0]');
+});
+
+t.test('--read-only: no dangerous key does anything', { skip }, async (t) => {
+  const dcd = copyFixture('stores/fell-back');
+  const before = metaBytes(dcd);
+  const x = term(t).start(['--dir', dcd, 'tui', '--read-only']);
+  let s = await x.waitFor('READ-ONLY');
+  t.match(s.split('\n')[23], /^\? help {2}q quit {2}Tab tabs {2}\/ filter {2}m mark {2}R reload {2}v verify/);
+  x.send('b', 'r', 'u', 'p', '?');
+  s = await x.waitFor('Markers: * marked for diff');
+  t.notMatch(s, /rollback:|Roll back|─ reset ─|prune: dry run/);
+  x.send('PageDown', 'PageDown', 'PageDown');
+  s = await x.waitFor((sc) => dialogWords(sc).includes('reset, rollback, undo and prune are not bound (--read-only)'));
+  x.send('Escape');
+  x.send('q');
+  await x.waitFor('[exit 0]');
+  t.same(metaBytes(dcd), before);
+});
+
+t.test('colour: none with NO_COLOR, some without', { skip }, async (t) => {
+  const dcd = copyFixture('stores/fell-back');
+  const plain = term(t).start(['--dir', dcd, 'tui']);
+  await plain.waitFor(/Problems: 1 error\b/);
+  const p = plain.capture(true);
+  t.notMatch(p, /\u001b\[(3[0-7]|38;5;\d+|9[0-7])m/, 'no foreground colour');
+  t.match(p, /\u001b\[[0-9;]*7m/, 'the selection in inverse video');
+  const coloured = term(t).start(['--dir', dcd, 'tui'], { env: { NO_COLOR: undefined } });
+  await coloured.waitFor(/Problems: 1 error\b/);
+  t.match(coloured.capture(true), /\u001b\[(3[1-6]|9[1-6]|38;5;\d+)m/, 'colour on a terminal');
+});
+
+t.test('resize: a message when too small, the layout again after', { skip }, async (t) => {
+  const x = term(t).start(['--dir', copyFixture('stores/healthy'), 'tui']);
+  await x.waitFor('Next boot: assigned');
+  x.resize(50, 12);
+  let s = await x.waitFor(/The terminal is 50x12; kubelet-ckpt tui needs at\s+least 60x15/);
+  t.notMatch(s, /Next boot/);
+  t.ok(s.split('\n').every((l) => l.length <= 50));
+  x.send('j');
+  x.resize(100, 30);
+  s = await x.waitFor('Next boot: assigned');
+  t.match(s.split('\n')[29], /^\? help {2}q quit/);
+  x.resize(80, 24);
+  await x.waitFor((sc) => sc.split('\n')[23]?.startsWith('? help') ?? false);
+  x.send('q');
+  await x.waitFor('[exit 0]');
+});
+
+t.test('the store changes underneath: a deleted checkpoint, then an unreadable store', { skip }, async (t) => {
+  const root = copyFixture('demo');
+  const dcd = path.join(root, 'var/lib/kubelet/dynamic-config');
+  const x = term(t).start(['--root', root, 'tui']);
+  await x.waitFor('Next boot: assigned');
+  x.send('k', 'k');
+  await x.waitFor(`${UID}/41230`);
+  fs.rmSync(path.join(dcd, `store/checkpoints/${UID}/41230`), { recursive: true });
+  x.send('j', 'k');
+  let s = await x.waitFor('changed on disk: R reloads');
+  t.match(paneWords(s), /5808539f\/41230 was removed from disk after the store was read/);
+  x.send('R');
+  s = await x.waitFor((sc) => !sc.includes('41230') && sc.includes('41877'));
+  fs.renameSync(path.join(dcd, 'store'), path.join(dcd, 'store.away'));
+  x.send('R');
+  s = await x.waitFor('cannot re-read the store (R retries; showing the last read)');
+  t.match(s, /41877/, 'the last read stays on screen');
+  x.send('1', '2', '3', '4', '5', 'j', 'k');
+  await x.waitFor('meta/assigned');
+  fs.renameSync(path.join(dcd, 'store.away'), path.join(dcd, 'store'));
+  x.send('R');
+  await x.waitFor(/^kubelet-ckpt {2}\//m);
+  x.send('q');
+  await x.waitFor('[exit 0]');
+});
+
+t.test('hostile and corrupt stores: the findings verify reports, and no crash', { skip }, async (t) => {
+  for (const store of ['stores/hostile', 'stores/corrupt', 'stores/bad-meta']) {
+    const dcd = copyFixture(store);
+    const v = json<{ findings: { severity: string }[] }>(runCli(['--dir', dcd, 'verify', '-o', 'json'])).findings;
+    const n = (sev: string) => v.filter((f) => f.severity === sev).length;
+    const want = [n('error') ? `${n('error')} error${n('error') === 1 ? '' : 's'}` : '', n('warning') ? `${n('warning')} warning${n('warning') === 1 ? '' : 's'}` : ''].filter(Boolean).join(', ') || 'none';
+    const x = term(t).start(['--dir', dcd, 'tui']);
+    const s = await x.waitFor(new RegExp(`Problems: ${want} +\\|`));
+    t.pass(`${store}: ${want}`);
+    t.notMatch(s, /verifying/);
+    for (const k of ['1', '2', '3', '4', '5', 'j', '1', '2', '3', '5', 'G', '1', '3', 'g']) x.send(k);
+    x.send('q');
+    await x.waitFor('[exit 0]');
+    x.kill();
+  }
+});

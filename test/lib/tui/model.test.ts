@@ -1,0 +1,178 @@
+// The model and the tab views over real fixture stores: what each tab says, the verify sweep
+// reaching the same findings as `verify`, the filter, and a store that changes underneath.
+import t from 'tap';
+import fs from 'node:fs';
+import path from 'node:path';
+import { openSession, type Session } from '../../../lib/session.js';
+import { verifySession } from '../../../lib/integrity/run.js';
+import { countBySeverity } from '../../../lib/integrity/findings.js';
+import { EnvError } from '../../../lib/errors.js';
+import { Model, TABS, type JournalSource } from '../../../lib/tui/model.js';
+import { headerLines, listLines, tabContent, paintLines, footerLine, tooSmallLines } from '../../../lib/tui/views.js';
+import { bindingsFor } from '../../../lib/tui/keys.js';
+import { painter, untag } from '../../../lib/tui/text.js';
+import { copyFixture, repoRoot } from '../../helpers.js';
+
+const UID = '5808539f-48e3-4e47-8ce6-c261c48fa1d9';
+const p = painter(false);
+const open = (dir: string): Session => openSession({ dir, kubeletVersion: '1.23' });
+const model = (dir: string, journal: JournalSource | null = null, reopen?: () => Session) => {
+  const s = open(dir);
+  return new Model({ session: s, reopen: reopen ?? (() => open(dir)), readOnly: false, journal });
+};
+const tab = (m: Model, name: (typeof TABS)[number], cols = 51) => {
+  m.tab = TABS.indexOf(name);
+  return paintLines(tabContent(m, cols), cols, p).map((l) => untag(l).trimEnd());
+};
+/** The tab as one line of words (wrapping is not what these tests are about). */
+const flat = (lines: string[]) => lines.join(' ').replace(/\s+/g, ' ');
+const sweep = (m: Model) => {
+  let n = 0;
+  while (m.verifyStep(20)) if (++n > 100_000) throw new Error('sweep does not end');
+};
+const demo = () => copyFixture('demo/var/lib/kubelet/dynamic-config');
+
+t.test('demo store: the assigned checkpoint is selected first; each tab', async (t) => {
+  const m = model(demo());
+  t.equal(m.selected()?.id, `${UID}/42315`);
+  const payload = tab(m, 'Payload');
+  t.equal(payload[0], `${UID}/42315`);
+  t.match(payload[1], /^key kubelet {2}2\.0K {2}sha256 [0-9a-f]{12}$/);
+  t.ok(payload.includes('kind: KubeletConfiguration'), 'pretty YAML of a JSON payload');
+  m.raw = true;
+  const raw = fs.readFileSync(path.join(m.session.snap.storeDir, `checkpoints/${UID}/42315/kubelet`), 'utf8');
+  t.ok(tab(m, 'Payload', 200).join('\n').includes(raw.split('\n')[0]!), 'raw: the bytes as written');
+  const diff = tab(m, 'Diff').join('\n');
+  t.match(diff, /semantic diff against the previous resourceVersion/);
+  t.match(diff, /--- 5808539f-48e3-4e47-8ce6-c261c48fa1d9\/41877\n\+\+\+ 5808539f-48e3-4e47-8ce6-c261c48fa1d9\/42315/);
+  m.unified = true;
+  t.match(tab(m, 'Diff').join('\n'), /^@@ /m, 'unified diff');
+  m.unified = false;
+  // Mark the first RV, select the assigned one: the diff is from the mark.
+  m.move(-2);
+  t.equal(m.selected()?.rv, '41230');
+  t.match(flat(tab(m, 'Diff')), /first resourceVersion of its UID/);
+  m.toggleMark();
+  m.move(2);
+  t.match(tab(m, 'Diff').join('\n'), /against the marked checkpoint[\s\S]*--- 5808539f-48e3-4e47-8ce6-c261c48fa1d9\/41230/);
+  const findings = tab(m, 'Findings').join('\n');
+  t.match(findings, /5808539f\/42315: no errors or warnings/);
+  t.match(flat(tab(m, 'Findings')), /Store-wide .*: none/);
+  const meta = tab(m, 'Meta', 120).join('\n');
+  t.match(meta, /^Next boot: assigned 5808539f-48e3-4e47-8ce6-c261c48fa1d9\/42315, starts/);
+  t.match(meta, /meta\/assigned\n {2}file {2}mode 0644 {2}uid \d+ {2}\d+ bytes/);
+  t.match(meta, / {2}\| +resourceVersion: "42315"/);
+  t.match(meta, /meta\/last-known-good[\s\S]*"41877"/);
+  t.match(tab(m, 'Timeline').join('\n'), /not read \(--no-journal\)/);
+});
+
+t.test('header, list and footer fit 80 columns', async (t) => {
+  const m = model(demo());
+  const h = headerLines(m, 80, p, new Date()).map(untag);
+  t.equal(h.length, 3);
+  for (const l of h) t.ok(l.length <= 80, l);
+  t.match(h[0], /^kubelet-ckpt {2}\/.*\/store/);
+  t.match(h[1], /^Next boot: assigned 5808539f\/42315 starts - assigned checkpoint/);
+  t.match(h[2], /Problems: checking…/);
+  sweep(m);
+  t.match(untag(headerLines(m, 80, p, new Date())[2]!), /Problems: none {2}\| {2}4 checkpoints/);
+  const list = listLines(m, 28, 10, p).map(untag);
+  t.same(list.slice(0, 6).map((l) => l.slice(0, 11).trimEnd()), ['5808539f ku', '      41230', '  L   41877', ' A B  42315', '705ab4f5', '      1326']);
+  t.equal(untag(footerLine(bindingsFor(false), m, 80, p, null)).trimEnd(), '? help  q quit  Tab tabs  / filter  m mark  b rollback  r reset  u undo  p prune');
+  t.equal(untag(footerLine(bindingsFor(true), m, 80, p, null)).trimEnd(), '? help  q quit  Tab tabs  / filter  m mark  R reload  v verify');
+  const small = tooSmallLines(40, 5);
+  t.ok(small.length <= 5 && small.every((l) => l.length === 40));
+  t.match(small.join(' ').replace(/\s+/g, ' '), /The terminal is 40x5; kubelet-ckpt tui needs at least 60x15/);
+});
+
+t.test('filter: rows, UID headings and the selection follow it', async (t) => {
+  const m = model(demo());
+  m.setFilter('L');
+  t.same(m.selectable.map((i) => (m.rows[i] as { rv: string }).rv), ['41877']);
+  t.equal(m.shown.length, 2, 'the UID heading and its one match');
+  t.equal(m.selected()?.rv, '41877');
+  m.setFilter('uid:705a');
+  t.equal(m.selected()?.rv, '1326');
+  m.setFilter('nothing-matches');
+  t.equal(m.selected(), null);
+  t.match(untag(listLines(m, 28, 5, p)[0]!), /nothing matches/);
+  t.match(untag(footerLine(bindingsFor(false), m, 80, p, null)), /^\[\/nothing-matches: 0\]/);
+  m.setFilter('');
+  t.equal(m.selectable.length, 4);
+});
+
+for (const store of ['stores/hostile', 'stores/corrupt', 'stores/bad-meta', 'stores/fell-back']) {
+  t.test(`${store}: the sweep finds what verify finds, never throws`, async (t) => {
+    const dir = copyFixture(store);
+    const m = model(dir);
+    sweep(m);
+    const v = countBySeverity(verifySession(open(dir)).findings);
+    t.same(m.problemCount(), { error: v.error, warning: v.warning });
+    for (const name of TABS) {
+      for (let i = 0; i < m.selectable.length; i++) {
+        m.setCursor(i);
+        t.doesNotThrow(() => tab(m, name), `${name} of row ${i}`);
+      }
+    }
+    // Nothing printed may carry a raw escape or control character.
+    for (const name of TABS) for (const l of tab(m, name)) t.notMatch(l, /[\u0000-\u0008\u000b-\u001f\u007f]/);
+  });
+}
+
+t.test('hostile names: the UID and RV shown are printable', async (t) => {
+  const dir = copyFixture('stores/healthy');
+  const uidDir = fs.readdirSync(path.join(dir, 'store/checkpoints'))[0]!;
+  fs.cpSync(path.join(dir, 'store/checkpoints', uidDir), path.join(dir, 'store/checkpoints', 'evil\u001b[2J{bold}'), { recursive: true });
+  const m = model(dir);
+  const list = listLines(m, 40, 10, p).join('\n');
+  t.notMatch(list, /\u001b/);
+  t.match(list, /evil\\x1b\[2J\{open\}bold\{close\}/);
+});
+
+t.test('the store changes underneath: a deleted checkpoint, an unreadable store', async (t) => {
+  const dir = demo();
+  let fail = false;
+  const m = model(dir, null, () => {
+    if (fail) throw new EnvError('cannot read the store: permission denied', null, 'STORE_UNREADABLE');
+    return open(dir);
+  });
+  fs.rmSync(path.join(dir, `store/checkpoints/${UID}/42315`), { recursive: true });
+  t.match(flat(tab(m, 'Payload')), /5808539f\/42315 was removed from disk after the store was read/);
+  t.ok(m.stale, 'the header will say the store changed');
+  t.doesNotThrow(() => tab(m, 'Diff'));
+  t.doesNotThrow(() => tab(m, 'Findings'));
+  m.reload();
+  t.equal(m.selectable.length, 3, 'after R the deleted checkpoint is gone');
+  t.notOk(m.rows.some((r) => r.kind === 'checkpoint' && r.rv === '42315'));
+  t.match(untag(headerLines(m, 80, p, new Date())[1]!), /WILL NOT START|starts/);
+  fail = true;
+  t.equal(m.reload(), false);
+  t.match(m.loadError, /permission denied/);
+  t.equal(m.selectable.length, 3, 'the last good read stays on screen');
+  t.match(untag(headerLines(m, 120, p, new Date())[0]!), /^cannot re-read the store \(R retries; showing the last read\): cannot read the store: permission denied/);
+});
+
+t.test('Timeline: the journal events about the selection', async (t) => {
+  const dir = demo();
+  const log = path.join(dir, 'kubelet.log');
+  const line = (time: string, pid: number, text: string) => `Nov 22 ${time} node-1 kubelet[${pid}]: I1122 ${time}.000100    ${pid} fsstore.go:116] kubelet config controller: ${text}\n`;
+  const src = '/api/v1/namespaces/kube-system/configmaps/node-config-worker';
+  fs.writeFileSync(
+    log,
+    line('08:00:00', 1042, `loading Kubelet configuration checkpoint for source ${src}, UID: ${UID}, ResourceVersion: 41877`) +
+      line('08:05:00', 1042, `Kubelet restarting to use ${src}, UID: ${UID}, ResourceVersion: 42315, KubeletConfigKey: kubelet`) +
+      line('08:05:10', 1653, `loading Kubelet configuration checkpoint for source ${src}, UID: ${UID}, ResourceVersion: 42315`),
+  );
+  const m = model(dir, { file: log, year: 2026, utc: true });
+  t.match(tab(m, 'Timeline').join('\n'), /reading the journal/);
+  await m.loadJournal();
+  const tl = tab(m, 'Timeline', 60).join('\n');
+  t.match(tl, /3 events, 1 restart/);
+  t.match(tl, /11-22 08:05:00 {2}restart-for-config {2}5808539f\/42315/);
+  t.match(tl, /11-22 08:05:10 {2}checkpoint-load {2}5808539f\/42315/);
+  t.notMatch(tl, /08:00:00/, 'the 41877 load is not about 42315');
+  t.match(tl, /1 more event name other resourceVersions/);
+  const bad = model(dir, { file: path.join(dir, 'missing.log') });
+  await bad.loadJournal();
+  t.match(flat(tab(bad, 'Timeline')), /journal not available: cannot read .*missing\.log/);
+});
