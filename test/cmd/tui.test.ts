@@ -327,3 +327,55 @@ t.test('hostile and corrupt stores: the findings verify reports, and no crash', 
     x.kill();
   }
 });
+
+t.test('the whole incident without leaving the TUI: find, compare, read the complaint, roll back, undo', { skip }, async (t) => {
+  const dcd = copyFixture('stores/fell-back');
+  const before = metaBytes(dcd);
+  const log = path.join(dcd, 'kubelet.log');
+  const api = '/api/v1/namespaces/kube-system/configmaps/node-config';
+  const klog = (time: string, sev: string, file: string, msg: string) => `Nov 22 ${time} node-1 kubelet[1042]: ${sev}1122 ${time}.000100    1042 ${file}] ${msg}\n`;
+  const load = (time: string, rv: string) => klog(time, 'I', 'fsstore.go:116', `"Kubelet config controller loading Kubelet configuration checkpoint for source" apiPath="${api}" sourceUID="${FB}" resourceVersion="${rv}"`);
+  fs.writeFileSync(
+    log,
+    load('08:05:00', '120200') +
+      klog('08:05:00', 'E', 'controller.go:151', '"Kubelet config controller" err="invalid configuration: healthzPort (--healthz-port) 70000 must be between 1 and 65535, inclusive" reason="failed to validate config, see Kubelet log for details"') +
+      load('08:05:01', '119980'),
+  );
+  const x = term(t).start(['--dir', dcd, 'tui', '--file', log, '--year', '2026', '--utc']);
+  // 1. The header says the node runs on last-known-good; the assigned checkpoint is selected and marked broken.
+  let s = await x.waitFor(/Problems: 1 error +\|/);
+  t.match(s, /Next boot: last-known-good 946d785e\/119980 starts, degraded/);
+  t.match(s, /^ A {2}! 120200/m, 'A and ! on the assigned checkpoint');
+  t.match(s, /^ {2}LB {2}119980/m, 'L and B on last-known-good');
+  // 2. Why: the Findings tab.
+  x.send('3');
+  s = await x.waitFor('PAYLOAD_INVALID');
+  t.match(paneWords(s), /healthzPort \(--healthz-port\) 70000 must be between 1 and 65535/);
+  // 3. What changed since last-known-good.
+  x.send('2');
+  s = await x.waitFor('semantic diff against the previous resourceVersion');
+  t.match(paneWords(s), /healthzPort: \S+ -> 70000|healthzPort: 70000/);
+  // 4. What the kubelet said.
+  x.send('4');
+  s = await x.waitFor('validate-failed');
+  t.match(paneWords(s), /! 11-22 08:05:00 validate-failed/);
+  // 5. Roll back: Cancel is focused, move to the action, confirm.
+  x.send('b');
+  await x.waitFor('>[ Cancel ]<   [ Roll back ]');
+  x.send('Tab', 'Enter');
+  await x.waitFor('rollback: done');
+  t.same(metaBytes(dcd).assigned, before.lkg, 'assigned now holds the last-known-good bytes');
+  x.send('Enter');
+  s = await x.waitFor('Next boot: assigned 946d785e/119980 starts');
+  t.match(s, /^ ALB {2}119980/m, 'assigned, last-known-good and next boot are one checkpoint now');
+  // 6. Undo it: the exact bytes come back.
+  x.send('u');
+  await x.waitFor('[ Restore ]');
+  x.send('Tab', 'Enter');
+  await x.waitFor('undo: done');
+  t.same(metaBytes(dcd), before, 'undo restored the exact bytes');
+  x.send('Enter');
+  await x.waitFor('Next boot: last-known-good 946d785e/119980 starts, degraded');
+  x.send('q');
+  await x.waitFor('[exit 0]');
+});
