@@ -1,33 +1,22 @@
 import type { Argv } from 'yargs';
 import { output, processStreams, setExit, type GlobalArgs } from './common.js';
+import { journalSourceOptions, type JournalSourceArgs } from './shared.js';
 
 export const command = 'journal';
 export const describe = "the kubelet's journal lines about its config, as a timeline joined to the checkpoints on disk";
 
-interface Args extends GlobalArgs {
-  source?: 'auto' | 'file' | 'journal-dir';
-  file?: string;
-  'journal-dir'?: string;
-  since?: string;
-  until?: string;
+interface Args extends GlobalArgs, JournalSourceArgs {
   boot?: string;
   uid?: string;
-  year?: number;
-  utc: boolean;
 }
 
 export function builder(y: Argv<GlobalArgs>): Argv<Args> {
-  return y
-    .option('source', { choices: ['auto', 'file', 'journal-dir'] as const, describe: 'auto runs journalctl (the node\'s /var/log/journal under --root); default: from --file / --journal-dir' })
-    .option('file', { type: 'string', requiresArg: true, describe: 'a text or JSON-export journal (.gz read too; - for stdin)' })
-    .option('journal-dir', { type: 'string', requiresArg: true, describe: 'a journald directory, read through journalctl -D' })
-    .option('since', { type: 'string', requiresArg: true, describe: 'only events at or after this time (journalctl syntax)' })
-    .option('until', { type: 'string', requiresArg: true, describe: 'only events before this time (journalctl syntax)' })
+  return journalSourceOptions(y, {
+    source: "auto runs journalctl (the node's /var/log/journal under --root); default: from --file / --journal-dir",
+    file: 'a text or JSON-export journal (.gz read too; - for stdin)',
+  })
     .option('boot', { type: 'string', describe: 'only this boot (journalctl --boot; empty: the current one)' })
     .option('uid', { type: 'string', requiresArg: true, describe: 'only events about this UID (or a unique prefix of at least 4 characters)' })
-    .option('year', { type: 'number', requiresArg: true, describe: 'year of the first line of a year-less text journal (default: file mtime, else now)' })
-    .option('utc', { type: 'boolean', default: false, describe: 'read year-less text timestamps as UTC, not the local time zone' })
-    .conflicts('file', 'journal-dir')
     .example('$0 journal', 'the live journal of this node')
     .example('$0 journal --file /var/log/syslog.1.gz --uid 5808', 'one ConfigMap, from a rotated syslog')
     .example('journalctl -u kubelet -o json -a | $0 journal --file - -o json', 'from stdin, for scripts') as Argv<Args>;

@@ -60,6 +60,31 @@ export async function runJudgeWorker(): Promise<void> {
   });
 }
 
+// ---- journal sources (journal, tui) --------------------------------------------------------------
+
+export interface JournalSourceArgs {
+  source?: 'auto' | 'file' | 'journal-dir';
+  file?: string;
+  'journal-dir'?: string;
+  since?: string;
+  until?: string;
+  year?: number;
+  utc: boolean;
+}
+
+/** Where a journal comes from and which part of it: the same options for `journal` and `tui`. */
+export function journalSourceOptions<T>(y: Argv<T>, o: { file: string; source: string }): Argv<T & JournalSourceArgs> {
+  return y
+    .option('source', { choices: ['auto', 'file', 'journal-dir'] as const, describe: o.source })
+    .option('file', { type: 'string', requiresArg: true, describe: o.file })
+    .option('journal-dir', { type: 'string', requiresArg: true, describe: 'a journald directory, read through journalctl -D' })
+    .option('since', { type: 'string', requiresArg: true, describe: 'only events at or after this time (journalctl syntax)' })
+    .option('until', { type: 'string', requiresArg: true, describe: 'only events before this time (journalctl syntax)' })
+    .option('year', { type: 'number', requiresArg: true, describe: 'year of the first line of a year-less text journal (default: file mtime, else now)' })
+    .option('utc', { type: 'boolean', default: false, describe: 'read year-less text timestamps as UTC, not the local time zone' })
+    .conflicts('file', 'journal-dir') as Argv<T & JournalSourceArgs>;
+}
+
 // ---- recovery commands ------------------------------------------------------------------------
 
 export interface RecoveryArgs extends GlobalArgs {

@@ -3,34 +3,23 @@ import { UsageError } from '../lib/errors.js';
 import { openSession } from '../lib/session.js';
 import type { KubeletVersion } from '../lib/config/version.js';
 import { processStreams, session, setExit, type GlobalArgs } from './common.js';
+import { journalSourceOptions, type JournalSourceArgs } from './shared.js';
 
 export const command = 'tui';
 export const describe = 'browse, compare, verify and recover in a terminal UI (keys: ? inside)';
 
-interface Args extends GlobalArgs {
+interface Args extends GlobalArgs, JournalSourceArgs {
   'read-only': boolean;
   journal: boolean;
-  source?: 'auto' | 'file' | 'journal-dir';
-  file?: string;
-  'journal-dir'?: string;
-  since?: string;
-  until?: string;
-  year?: number;
-  utc: boolean;
 }
 
 export function builder(y: Argv<GlobalArgs>): Argv<Args> {
-  return y
+  return journalSourceOptions(y, {
+    source: "the Timeline's journal: auto runs journalctl (the node's /var/log/journal under --root); default: from --file / --journal-dir",
+    file: 'a saved text or JSON-export journal for the Timeline tab (.gz read too)',
+  })
     .option('read-only', { type: 'boolean', default: false, describe: 'browse only: reset, rollback, undo and prune are not bound to any key' })
     .option('journal', { type: 'boolean', default: true, describe: 'read the kubelet journal for the Timeline tab when it is first shown (--no-journal: never)' })
-    .option('source', { choices: ['auto', 'file', 'journal-dir'] as const, describe: "the Timeline's journal: auto runs journalctl (the node's /var/log/journal under --root); default: from --file / --journal-dir" })
-    .option('file', { type: 'string', requiresArg: true, describe: 'a saved text or JSON-export journal for the Timeline tab (.gz read too)' })
-    .option('journal-dir', { type: 'string', requiresArg: true, describe: 'a journald directory for the Timeline tab, read through journalctl -D' })
-    .option('since', { type: 'string', requiresArg: true, describe: 'only journal events at or after this time (journalctl syntax)' })
-    .option('until', { type: 'string', requiresArg: true, describe: 'only journal events before this time (journalctl syntax)' })
-    .option('year', { type: 'number', requiresArg: true, describe: 'year of the first line of a year-less text journal (default: file mtime, else now)' })
-    .option('utc', { type: 'boolean', default: false, describe: 'read year-less text journal timestamps as UTC, not the local time zone' })
-    .conflicts('file', 'journal-dir')
     .example('$0 tui', 'the store found on this node')
     .example('$0 --root /mnt/node tui --read-only', "a dead node's disk, browse only")
     .example('$0 tui --file /var/log/syslog.1.gz', 'with the Timeline tab read from a rotated syslog') as Argv<Args>;
