@@ -23,7 +23,11 @@ if (spawnSync('tmux', ['-V']).status !== 0) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const socket = `kckpt-bench-${process.pid}`;
-const tmux = (...a) => spawnSync('tmux', ['-L', socket, '-f', '/dev/null', ...a], { encoding: 'utf8' });
+function tmux(...a) {
+  const r = spawnSync('tmux', ['-L', socket, '-f', '/dev/null', ...a], { encoding: 'utf8' });
+  if (r.status !== 0 && a[0] !== 'kill-server') throw new Error(`tui bench: tmux ${a[0]} failed (${r.status}): ${r.stderr}`);
+  return r;
+}
 
 function records(file) {
   try {
@@ -38,7 +42,7 @@ async function until(file, test, what, timeoutMs = 60_000) {
   for (;;) {
     const rs = records(file);
     if (test(rs)) return rs;
-    if (Date.now() > end) throw new Error(`tui bench: timed out waiting for ${what}; screen:\n${tmux('capture-pane', '-p', '-t', 'b').stdout}`);
+    if (Date.now() > end) throw new Error(`tui bench: timed out waiting for ${what}; timings: ${JSON.stringify(rs)}; screen:\n${tmux('capture-pane', '-p', '-t', 'b').stdout}`);
     await sleep(10);
   }
 }

@@ -25,6 +25,9 @@ const dialogWords = (screen: string) =>
     .join(' ')
     .replace(/\s+/g, ' ');
 
+/** `want` is on screen and no dialog is open (the header changes before a result dialog closes). */
+const noDialog = (want: string) => (screen: string) => screen.includes(want) && !screen.includes('┌─');
+
 const metaBytes = (dcd: string) => ({
   assigned: fs.readFileSync(path.join(dcd, 'store/meta/assigned')),
   lkg: fs.readFileSync(path.join(dcd, 'store/meta/last-known-good')),
@@ -170,7 +173,7 @@ t.test('rollback confirmed: the exact bytes are written, the store is read again
   t.same(after.assigned, before.lkg, 'meta/assigned now holds exactly the last-known-good bytes');
   t.same(after.lkg, before.lkg, 'meta/last-known-good untouched');
   x.send('Enter');
-  s = await x.waitFor('Next boot: assigned 946d785e/119980 starts');
+  s = await x.waitFor(noDialog('Next boot: assigned 946d785e/119980 starts'));
   t.match(s, /^ AL?B? *119980|^ A[ L]B/m);
   // The CLI agrees with what the TUI did.
   t.match(json(runCli(['--dir', dcd, 'status', '--no-journal', '-o', 'json'])).nextBoot, { source: 'assigned', ref: { resourceVersion: '119980' } });
@@ -221,14 +224,14 @@ t.test('reset menu, undo and prune: plan, confirm, apply, re-read', { skip }, as
   t.equal(fs.readFileSync(path.join(dcd, 'store/meta/assigned'), 'utf8'), '');
   t.equal(fs.readFileSync(path.join(dcd, 'store/meta/last-known-good'), 'utf8'), '');
   x.send('Enter');
-  await x.waitFor('Next boot: local');
+  await x.waitFor(noDialog('Next boot: local'));
   x.send('u');
   await x.waitFor('[ Restore ]');
   x.send('Tab', 'Enter');
   await x.waitFor('undo: done');
   t.same(metaBytes(dcd), before, 'undo restored the exact bytes');
   x.send('Enter');
-  await x.waitFor('Next boot: last-known-good');
+  await x.waitFor(noDialog('Next boot: last-known-good'));
   // Prune: the dry run first; both checkpoints are referenced, so nothing to remove.
   x.send('p');
   s = await x.waitFor('─ prune: dry run ─');
@@ -366,7 +369,7 @@ t.test('the whole incident without leaving the TUI: find, compare, read the comp
   await x.waitFor('rollback: done');
   t.same(metaBytes(dcd).assigned, before.lkg, 'assigned now holds the last-known-good bytes');
   x.send('Enter');
-  s = await x.waitFor('Next boot: assigned 946d785e/119980 starts');
+  s = await x.waitFor(noDialog('Next boot: assigned 946d785e/119980 starts'));
   t.match(s, /^ ALB {2}119980/m, 'assigned, last-known-good and next boot are one checkpoint now');
   // 6. Undo it: the exact bytes come back.
   x.send('u');
@@ -375,7 +378,7 @@ t.test('the whole incident without leaving the TUI: find, compare, read the comp
   await x.waitFor('undo: done');
   t.same(metaBytes(dcd), before, 'undo restored the exact bytes');
   x.send('Enter');
-  await x.waitFor('Next boot: last-known-good 946d785e/119980 starts, degraded');
+  await x.waitFor(noDialog('Next boot: last-known-good 946d785e/119980 starts, degraded'));
   x.send('q');
   await x.waitFor('[exit 0]');
 });
