@@ -1,7 +1,7 @@
 import type { Argv } from 'yargs';
 import { buildList, verifyStates } from '../lib/store/list.js';
-import { verifySessionParallel } from '../lib/integrity/run.js';
-import { workerJudgeRunner } from './shared.js';
+import { verifyParallel } from '../lib/integrity/run.js';
+import { workerJudgePool } from './shared.js';
 import { renderList } from '../lib/output/ls.js';
 import { output, processStreams, session, setExit, type GlobalArgs } from './common.js';
 
@@ -22,7 +22,7 @@ export function builder(y: Argv<GlobalArgs>): Argv<Args> {
 export async function handler(args: Args): Promise<void> {
   const streams = processStreams(args);
   const s = session(args, streams);
-  const verify = verifyStates((await verifySessionParallel(s, workerJudgeRunner(s.judgeOptions, s.judge))).findings);
-  output(buildList(s.snap, s.reader, { uid: args.uid, verify }), renderList, args, streams);
+  const { report, reader } = await verifyParallel(s, workerJudgePool(s.judgeOptions));
+  output(buildList(s.snap, reader, { uid: args.uid, verify: verifyStates(report.findings) }), renderList, args, streams);
   setExit(0);
 }

@@ -11,52 +11,69 @@ import type { Session } from '../lib/session.js';
 import type { Streams } from '../lib/output/streams.js';
 import { output, processStreams, session, setExit, type GlobalArgs } from './common.js';
 
-import type { ConfigJudge, Judgement } from '../lib/integrity/judge.js';
+import type { Judgement } from '../lib/integrity/judge.js';
 import type { JudgeOptions } from '../lib/integrity/pipeline.js';
-import type { JudgeRunner, JudgeTask } from '../lib/integrity/prejudge.js';
+import type { JudgePool, JudgePoolFactory, JudgeTask } from '../lib/integrity/prejudge.js';
+import { workerThreads } from '../lib/builtins.js';
 
 export const JUDGE_WORKER_ROLE = 'judge-worker';
 
-/** A runner using (cores - 1) worker threads, up to 3, plus this thread; null on one core. */
-export function workerJudgeRunner(options: JudgeOptions, local: ConfigJudge): JudgeRunner | null {
+/** A pool of (cores - 1) worker threads, up to 3, running this same script; null on one core. */
+export function workerJudgePool(options: JudgeOptions): JudgePoolFactory | null {
   const script = process.argv[1];
   // KUBELET_CKPT_JOBS caps the threads used (1: judge everything in this thread).
   const cores = Number(process.env.KUBELET_CKPT_JOBS) || (os.availableParallelism?.() ?? os.cpus().length);
   if (!script || cores < 2) return null;
-  const workers = Math.min(cores - 1, 3);
-  return async (tasks: JudgeTask[]): Promise<Judgement[]> => {
-    const { Worker } = await import('node:worker_threads');
-    // Workers start a little later than this thread: this thread takes a larger share.
-    const mineCount = Math.ceil(tasks.length * (1.2 / (workers + 1.2)));
-    const per = Math.ceil((tasks.length - mineCount) / workers);
-    const started = Array.from({ length: workers }, (_, i) => {
-      const chunk = tasks.slice(mineCount + i * per, mineCount + (i + 1) * per);
-      const worker = new Worker(script, { env: { ...process.env, KUBELET_CKPT_ROLE: JUDGE_WORKER_ROLE }, workerData: { options }, stdout: true, stderr: true });
-      const done = new Promise<Judgement[]>((resolve, reject) => {
-        worker.once('message', resolve);
-        worker.once('error', reject);
-        worker.once('exit', (code) => reject(new Error(`judge worker exited with ${code}`)));
-      });
-      worker.postMessage(chunk);
-      return { worker, done };
+  return () => startPool(script, options, Math.min(cores - 1, 3));
+}
+
+interface Reply {
+  id: number;
+  verdicts: Judgement[];
+}
+
+function startPool(script: string, options: JudgeOptions, count: number): JudgePool {
+  const pending = new Map<number, { resolve: (v: Judgement[]) => void; reject: (e: Error) => void }>();
+  const fail = (e: Error) => {
+    for (const p of pending.values()) p.reject(e);
+    pending.clear();
+  };
+  const workers = Array.from({ length: count }, () => {
+    const w = new (workerThreads().Worker)(script, { env: { ...process.env, KUBELET_CKPT_ROLE: JUDGE_WORKER_ROLE }, workerData: { options }, resourceLimits: { maxYoungGenerationSizeMb: 8 }, stdout: true, stderr: true });
+    w.on('message', (m: Reply) => {
+      pending.get(m.id)?.resolve(m.verdicts);
+      pending.delete(m.id);
     });
-    try {
-      const mine = tasks.slice(0, mineCount).map((t) => local(Buffer.from(t.bytes.buffer, t.bytes.byteOffset, t.bytes.byteLength), t.file));
-      const theirs = await Promise.all(started.map((w) => w.done));
-      return [...mine, ...theirs.flat()];
-    } finally {
-      for (const w of started) void w.worker.terminate();
-    }
+    w.once('error', fail);
+    w.once('exit', (code) => fail(new Error(`judge worker exited with ${code}`)));
+    return w;
+  });
+  let next = 0;
+  return {
+    workers: count,
+    judge(tasks) {
+      const id = next++;
+      return new Promise<Judgement[]>((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        workers[id % count]!.postMessage({ id, tasks });
+      });
+    },
+    close() {
+      for (const w of workers) {
+        w.removeAllListeners('exit');
+        void w.terminate();
+      }
+    },
   };
 }
 
-/** The worker's side: judge what the parent posts, post the verdicts back. */
+/** The worker's side: judge each batch the parent posts, post its verdicts back. */
 export async function runJudgeWorker(): Promise<void> {
   const { parentPort, workerData } = await import('node:worker_threads');
   const { judgeConfig } = await import('../lib/integrity/pipeline.js');
   const judge = judgeConfig((workerData as { options: JudgeOptions }).options);
-  parentPort!.once('message', (tasks: JudgeTask[]) => {
-    parentPort!.postMessage(tasks.map((t) => judge(Buffer.from(t.bytes.buffer, t.bytes.byteOffset, t.bytes.byteLength), t.file)));
+  parentPort!.on('message', ({ id, tasks }: { id: number; tasks: JudgeTask[] }) => {
+    parentPort!.postMessage({ id, verdicts: tasks.map((t) => judge(Buffer.from(t.bytes.buffer, t.bytes.byteOffset, t.bytes.byteLength), t.file)) } satisfies Reply);
   });
 }
 

@@ -2,7 +2,7 @@ import type { Argv } from 'yargs';
 import { renderVerify } from '../lib/output/verify.js';
 import { output, processStreams, session, setExit, type GlobalArgs } from './common.js';
 import { verifySession, verifySessionParallel } from '../lib/integrity/run.js';
-import { workerJudgeRunner } from './shared.js';
+import { workerJudgePool } from './shared.js';
 
 export const command = 'verify [refs..]';
 export const describe = 'run every integrity check over the whole store, or only the given refs';
@@ -21,7 +21,7 @@ export function builder(y: Argv<GlobalArgs>): Argv<Args> {
 export async function handler(args: Args): Promise<void> {
   const streams = processStreams(args);
   const s = session(args, streams);
-  const report = args.refs?.length ? verifySession(s, args.refs) : await verifySessionParallel(s, workerJudgeRunner(s.judgeOptions, s.judge));
+  const report = args.refs?.length ? verifySession(s, args.refs) : await verifySessionParallel(s, workerJudgePool(s.judgeOptions));
   output(report, renderVerify, args, streams);
   setExit(report.ok ? 0 : 1);
 }

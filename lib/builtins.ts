@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 const load = createRequire(import.meta.url);
 let cryptoModule: typeof import('node:crypto') | undefined;
 let childProcessModule: typeof import('node:child_process') | undefined;
+let workerThreadsModule: typeof import('node:worker_threads') | undefined;
 
 export function crypto(): typeof import('node:crypto') {
   return (cryptoModule ??= load('node:crypto') as typeof import('node:crypto'));
@@ -14,6 +15,10 @@ export function crypto(): typeof import('node:crypto') {
 
 export function childProcess(): typeof import('node:child_process') {
   return (childProcessModule ??= load('node:child_process') as typeof import('node:child_process'));
+}
+
+export function workerThreads(): typeof import('node:worker_threads') {
+  return (workerThreadsModule ??= load('node:worker_threads') as typeof import('node:worker_threads'));
 }
 
 /** Lower-case hex SHA-256 of some bytes. */

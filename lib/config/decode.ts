@@ -43,10 +43,11 @@ interface GroupVersionKind {
 
 const FIND_KIND_TYPE = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
 
-/** encoding/json's case-insensitive field match (incl. the Kelvin sign and long s). */
-function foldEqual(a: string, b: string): boolean {
-  const norm = (s: string) => s.replace(/\u212a/g, 'k').replace(/\u017f/g, 's').toLowerCase();
-  return a === b || norm(a) === norm(b);
+/** encoding/json's case-insensitive field match (incl. the Kelvin sign and long s), of one key against both fields. */
+function foldField(key: string): 'apiVersion' | 'kind' | null {
+  if (key === 'apiVersion' || key === 'kind') return key;
+  const n = key.replace(/\u212a/g, 'k').replace(/\u017f/g, 's').toLowerCase();
+  return n === 'apiversion' ? 'apiVersion' : n === 'kind' ? 'kind' : null;
 }
 
 /** schema.ParseGroupVersion. */
@@ -67,7 +68,7 @@ function interpret(root: JNode): GroupVersionKind | { error: string } {
   let kind = '';
   let saved: string | null = null;
   for (const [key, value] of root.entries) {
-    const field = key === 'apiVersion' || key === 'kind' ? key : foldEqual(key, 'apiVersion') ? 'apiVersion' : foldEqual(key, 'kind') ? 'kind' : null;
+    const field = foldField(key);
     if (!field || value.t === 'null') continue;
     if (value.t !== 'str') {
       saved ??= `json: cannot unmarshal ${jsonKindName(value)} into Go struct field .${field} of type string`;

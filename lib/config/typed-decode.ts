@@ -10,7 +10,7 @@ import { jsonKindName, setOwn, type JNode } from './jnode.js';
 import { childPath } from './json.js';
 import { GoNumError, parseGoInt, parseGoUint } from './gostrconv.js';
 import { parseQuantity, QuantityError, ERR_FORMAT_WRONG } from './quantity.js';
-import { fieldsOf, type FieldSpec, type TypeSpec } from './schema.js';
+import { fieldsOf, type FieldSpec, type StructSpec, type TypeSpec } from './schema.js';
 import type { KubeletVersion } from './version.js';
 
 export type TypedDecode =
@@ -138,10 +138,20 @@ function decodeList(ctx: Ctx, n: JNode, spec: TypeSpec, path: string): unknown {
   });
 }
 
+/** A struct's fields by JSON name for one release; built once (it was a tenth of decode). */
+const fieldMaps = new WeakMap<StructSpec, Map<KubeletVersion, ReadonlyMap<string, FieldSpec>>>();
+function fieldMap(struct: StructSpec, version: KubeletVersion): ReadonlyMap<string, FieldSpec> {
+  let byVersion = fieldMaps.get(struct);
+  if (!byVersion) fieldMaps.set(struct, (byVersion = new Map()));
+  let m = byVersion.get(version);
+  if (!m) byVersion.set(version, (m = new Map(fieldsOf(struct, version).map((fld) => [fld.name, fld]))));
+  return m;
+}
+
 function decodeStruct(ctx: Ctx, n: JNode, spec: TypeSpec, prev: unknown, path: string): unknown {
   if (n.t !== 'obj') return save(ctx, jsonKindName(n), spec.goType);
   const out: Record<string, unknown> = isRecord(prev) ? prev : {};
-  const fields = new Map<string, FieldSpec>(fieldsOf(spec.struct!, ctx.version).map((fld) => [fld.name, fld]));
+  const fields = fieldMap(spec.struct!, ctx.version);
   for (const [k, v] of n.entries) {
     const fld = fields.get(k);
     const memberPath = childPath(path, k);

@@ -3,7 +3,7 @@
 // Verify itself stays synchronous and pure: it looks the verdicts up.
 
 import { metaSources, payloadKey } from '../store/refs.js';
-import { PAYLOAD_CAP, type Snapshot, type PayloadReader } from '../store/snapshot.js';
+import { PAYLOAD_CAP, type Checkpoint, type Snapshot, type PayloadReader } from '../store/snapshot.js';
 import type { ConfigJudge, Judgement } from './judge.js';
 
 export interface JudgeTask {
@@ -11,11 +11,34 @@ export interface JudgeTask {
   bytes: Uint8Array;
 }
 
-/** Judges tasks elsewhere; resolves to one judgement per task, in order. */
-export type JudgeRunner = (tasks: JudgeTask[]) => Promise<Judgement[]>;
+/**
+ * Threads that judge payloads elsewhere: post a batch, get its verdicts back in order.
+ * Its threads start loading as soon as it exists, so the caller reads while they boot.
+ */
+export interface JudgePool {
+  /** How many threads besides this one. */
+  readonly workers: number;
+  judge(tasks: JudgeTask[]): Promise<Judgement[]>;
+  close(): void;
+}
+
+/** Makes a pool, or null when there is no spare core. */
+export type JudgePoolFactory = () => JudgePool | null;
 
 /** Below this many payloads, starting a worker costs more than it saves. */
 export const PARALLEL_MIN_TASKS = 400;
+
+/** The payload of one checkpoint as verify will judge it, or null when verify will not judge one. */
+export function payloadTask(snap: Snapshot, reader: PayloadReader, sources: ReturnType<typeof metaSources>, cp: Checkpoint): JudgeTask | null {
+  if (cp.entry.kind !== 'dir') return null;
+  const key = payloadKey(cp, sources.get(cp.uid)?.source ?? null);
+  const file = key ? cp.files.find((f) => f.name === key) : undefined;
+  if (!key || !file || file.size > PAYLOAD_CAP) return null;
+  const r = reader.read(cp, key);
+  return r.ok && !r.truncated ? { file: taskFile(snap, cp, key), bytes: r.bytes } : null;
+}
+
+const taskFile = (snap: Snapshot, cp: Checkpoint, name: string) => `${snap.storeDir}/${cp.rel}/${name}`;
 
 /** The payload of every checkpoint (as verify will judge it), read once. */
 export function payloadTasks(snap: Snapshot, reader: PayloadReader): JudgeTask[] {
@@ -23,15 +46,23 @@ export function payloadTasks(snap: Snapshot, reader: PayloadReader): JudgeTask[]
   const tasks: JudgeTask[] = [];
   for (const u of snap.uids) {
     for (const cp of u.checkpoints) {
-      if (cp.entry.kind !== 'dir') continue;
-      const key = payloadKey(cp, sources.get(cp.uid)?.source ?? null);
-      const file = key ? cp.files.find((f) => f.name === key) : undefined;
-      if (!key || !file || file.size > PAYLOAD_CAP) continue;
-      const r = reader.read(cp, key);
-      if (r.ok && !r.truncated) tasks.push({ file: `${snap.storeDir}/${cp.rel}/${key}`, bytes: r.bytes });
+      const t = payloadTask(snap, reader, sources, cp);
+      if (t) tasks.push(t);
     }
   }
   return tasks;
+}
+
+/** A reader that answers from the bytes the tasks already hold (verify reads each payload again). */
+export function cachedReader(snap: Snapshot, tasks: readonly JudgeTask[], base: PayloadReader): PayloadReader {
+  const known = new Map(tasks.map((t) => [t.file, t.bytes]));
+  return {
+    read(cp, name, cap = PAYLOAD_CAP) {
+      const b = known.get(taskFile(snap, cp, name));
+      if (!b || b.byteLength > cap) return base.read(cp, name, cap);
+      return { ok: true, bytes: Buffer.from(b.buffer, b.byteOffset, b.byteLength), size: b.byteLength, truncated: false };
+    },
+  };
 }
 
 /** A judge that answers from pre-computed verdicts (same file, same bytes), else judges. */

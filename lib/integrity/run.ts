@@ -1,9 +1,10 @@
 // Verify over an open session, with refs resolved to the checkpoints they name.
 
-import { resolveRef, resolveUid } from '../store/refs.js';
+import { metaSources, resolveRef, resolveUid } from '../store/refs.js';
 import type { Session } from '../session.js';
+import type { PayloadReader } from '../store/snapshot.js';
 import { verifyStore, type VerifyReport } from './verify.js';
-import { lookupJudge, payloadTasks, PARALLEL_MIN_TASKS, type JudgeRunner } from './prejudge.js';
+import { cachedReader, lookupJudge, payloadTask, PARALLEL_MIN_TASKS, type JudgePoolFactory, type JudgeTask } from './prejudge.js';
 import type { Judgement } from './judge.js';
 
 function onlySet(s: Session, refs: readonly string[]): Set<string> | undefined {
@@ -24,21 +25,62 @@ export function verifySession(s: Session, refs: readonly string[] = [], payloads
   return verifyStore(s.snap, { reader: s.reader, judge: s.judge, local: s.local, only: onlySet(s, refs), payloads });
 }
 
+/** The main thread's share of the judging, against one other thread's: it also reads every payload and runs verify after. */
+const MAIN_WEIGHT = 0.65;
+/** Payloads per message to a worker: the first one starts judging after this many reads. */
+const BATCH = 256;
+
 /**
- * verifySession over the whole store, with the payloads judged by `runner` first (worker
- * threads) when there are enough of them; any failure of the runner falls back to
- * judging in this thread.
+ * verifySession over the whole store, with the payloads judged by a pool of worker threads
+ * and this one when there are enough of them. The workers' share is read first and posted in
+ * batches while they boot; this thread then reads and judges the rest. Any failure of the
+ * pool falls back to judging in this thread; the report is the same either way.
  */
-export async function verifySessionParallel(s: Session, runner: JudgeRunner | null): Promise<VerifyReport> {
-  if (!runner) return verifySession(s);
-  const tasks = payloadTasks(s.snap, s.reader);
-  if (tasks.length < PARALLEL_MIN_TASKS) return verifySession(s);
+export async function verifySessionParallel(s: Session, makePool: JudgePoolFactory | null): Promise<VerifyReport> {
+  return (await verifyParallel(s, makePool)).report;
+}
+
+/**
+ * verifySessionParallel, and a reader that answers from the payloads it read (for `ls`,
+ * which reads every file again for its digest).
+ */
+export async function verifyParallel(s: Session, makePool: JudgePoolFactory | null): Promise<{ report: VerifyReport; reader: PayloadReader }> {
+  const single = () => ({ report: verifySession(s), reader: s.reader });
+  const cps = s.snap.uids.flatMap((u) => u.checkpoints).filter((cp) => cp.entry.kind === 'dir');
+  if (!makePool || cps.length < PARALLEL_MIN_TASKS) return single();
+  const pool = makePool();
+  if (!pool) return single();
+  const tasks: JudgeTask[] = [];
   let verdicts: Judgement[];
   try {
-    verdicts = await runner(tasks);
+    const sources = metaSources(s.snap);
+    const theirs = Math.round((cps.length * pool.workers) / (pool.workers + MAIN_WEIGHT));
+    const posted: Promise<Judgement[]>[] = [];
+    let batch: JudgeTask[] = [];
+    for (const cp of cps.slice(0, theirs)) {
+      const t = payloadTask(s.snap, s.reader, sources, cp);
+      if (!t) continue;
+      tasks.push(t);
+      batch.push(t);
+      if (batch.length < BATCH) continue;
+      posted.push(pool.judge(batch));
+      batch = [];
+    }
+    if (batch.length) posted.push(pool.judge(batch));
+    const mine: Judgement[] = [];
+    for (const cp of cps.slice(theirs)) {
+      const t = payloadTask(s.snap, s.reader, sources, cp);
+      if (!t) continue;
+      tasks.push(t);
+      mine.push(s.judge(Buffer.from(t.bytes.buffer, t.bytes.byteOffset, t.bytes.byteLength), t.file));
+    }
+    verdicts = [...(await Promise.all(posted)).flat(), ...mine];
   } catch {
-    return verifySession(s);
+    return single();
+  } finally {
+    pool.close();
   }
   const judge = lookupJudge(tasks, verdicts, s.judge);
-  return verifyStore(s.snap, { reader: s.reader, judge, local: s.local, payloads: 'all' });
+  const reader = cachedReader(s.snap, tasks, s.reader);
+  return { report: verifyStore(s.snap, { reader, judge, local: s.local, payloads: 'all' }), reader };
 }

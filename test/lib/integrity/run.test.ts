@@ -1,0 +1,76 @@
+// verifyParallel: however the pool behaves (answers in batches, fails, is not there), the
+// report is the one-thread report, and the reader it returns gives the bytes on disk.
+import t from 'tap';
+import fs from 'node:fs';
+import path from 'node:path';
+import { openSession } from '../../../lib/session.js';
+import { verifyParallel, verifySession } from '../../../lib/integrity/run.js';
+import type { JudgePool, JudgeTask } from '../../../lib/integrity/prejudge.js';
+import type { Judgement } from '../../../lib/integrity/judge.js';
+import { findCheckpoint } from '../../../lib/store/snapshot.js';
+import { GOOD_PAYLOAD, metaYaml, tempDir, writeTree } from '../../helpers.js';
+
+const uidOf = (u: number) => `${u.toString(16).padStart(8, '0')}-0000-4000-8000-000000000000`;
+
+/** 450 checkpoints (over PARALLEL_MIN_TASKS): valid, invalid and undecodable payloads. */
+function store(): string {
+  const dir = tempDir();
+  const files: Record<string, string> = { 'store/meta/assigned': metaYaml({ uid: uidOf(0), rv: '7' }) };
+  for (let u = 0; u < 45; u++) {
+    for (let r = 1; r <= 10; r++) {
+      const n = u * 10 + r;
+      files[`store/checkpoints/${uidOf(u)}/${r}/kubelet`] = n % 11 === 0 ? 'apiVersion: v1\n' : n % 7 === 0 ? `${GOOD_PAYLOAD}healthzPort: 70000\n` : `${GOOD_PAYLOAD}maxPods: ${100 + n}\n`;
+    }
+  }
+  writeTree(dir, files);
+  return dir;
+}
+
+/** A pool that judges in this thread, a tick later, and counts what it was given. */
+function fakePool(judge: (b: Buffer, f: string) => Judgement, opts: { failAt?: number } = {}): { pool: JudgePool; batches: number[] } {
+  const batches: number[] = [];
+  const pool: JudgePool = {
+    workers: 1,
+    judge(tasks: JudgeTask[]) {
+      batches.push(tasks.length);
+      if (opts.failAt !== undefined && batches.length > opts.failAt) return Promise.reject(new Error('worker died'));
+      return new Promise((resolve) => setImmediate(() => resolve(tasks.map((x) => judge(Buffer.from(x.bytes), x.file)))));
+    },
+    close: () => undefined,
+  };
+  return { pool, batches };
+}
+
+t.test('a pool answering in batches: the one-thread report, the workers got their share first', async (t) => {
+  const s = openSession({ dir: store(), kubeletVersion: '1.23' });
+  const want = verifySession(s);
+  const { pool, batches } = fakePool(s.judge);
+  const got = await verifyParallel(s, () => pool);
+  t.same(got.report, want);
+  t.ok(batches.length >= 2 && batches.every((n) => n <= 256), `batches of at most 256: ${batches.join(', ')}`);
+  const share = batches.reduce((a, b) => a + b, 0);
+  t.ok(share > 200 && share < 350, `the worker's share (${share} of 450) is over half`);
+  t.ok(want.findings.some((f) => f.code === 'PAYLOAD_INVALID') && want.findings.some((f) => f.code === 'PAYLOAD_DECODE'));
+});
+
+t.test('a pool that fails, or no pool: the one-thread report', async (t) => {
+  const s = openSession({ dir: store(), kubeletVersion: '1.23' });
+  const want = verifySession(s);
+  t.same((await verifyParallel(s, () => fakePool(s.judge, { failAt: 1 }).pool)).report, want, 'a batch rejected');
+  t.same((await verifyParallel(s, () => null)).report, want, 'the factory has no pool');
+  t.same((await verifyParallel(s, null)).report, want, 'no factory');
+});
+
+t.test('the returned reader answers with the bytes on disk, from memory after a parallel run', async (t) => {
+  const dir = store();
+  const s = openSession({ dir, kubeletVersion: '1.23' });
+  const { reader } = await verifyParallel(s, () => fakePool(s.judge).pool);
+  const cp = findCheckpoint(s.snap, uidOf(3), '4')!;
+  const file = path.join(dir, 'store', cp.rel, 'kubelet');
+  const onDisk = fs.readFileSync(file);
+  fs.writeFileSync(file, 'changed after the read\n');
+  const r = reader.read(cp, 'kubelet');
+  t.ok(r.ok && r.bytes.equals(onDisk) && r.size === onDisk.length && !r.truncated, 'the bytes verify judged, not a second read');
+  const capped = reader.read(cp, 'kubelet', 10);
+  t.ok(capped.ok && capped.truncated && capped.bytes.length === 10, 'a smaller cap reads the file again, capped');
+});
