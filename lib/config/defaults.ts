@@ -116,11 +116,16 @@ export const V1BETA1_DEFAULTS: readonly DefaultRule[] = [
 ];
 
 /** The rules that apply to `version` (fields it lacks have no default). */
-export function defaultsFor(version: KubeletVersion): DefaultRule[] {
-  return V1BETA1_DEFAULTS.filter((r) => {
-    const field = lookupField(r.path);
-    return inRange(version, r.since ?? field?.since);
-  });
+const rulesByVersion = new Map<KubeletVersion, readonly DefaultRule[]>();
+
+/** The rules of one release (computed once: they are applied to every payload). */
+export function defaultsFor(version: KubeletVersion): readonly DefaultRule[] {
+  let rules = rulesByVersion.get(version);
+  if (!rules) {
+    rules = V1BETA1_DEFAULTS.filter((r) => inRange(version, r.since ?? lookupField(r.path)?.since));
+    rulesByVersion.set(version, rules);
+  }
+  return rules;
 }
 
 function isZero(path: string, v: unknown): boolean {
@@ -145,9 +150,9 @@ export interface AppliedDefault {
   was: unknown;
 }
 
-/** Apply the v1beta1 defaults of `version`; returns a new object and what was filled in. */
-export function applyDefaultsDetailed(config: ConfigObject, version: KubeletVersion): { config: ConfigObject; applied: AppliedDefault[] } {
-  const out = deepClone(config);
+/** Apply the v1beta1 defaults of `version`; returns a new object (unless `inPlace`) and what was filled in. */
+export function applyDefaultsDetailed(config: ConfigObject, version: KubeletVersion, inPlace = false): { config: ConfigObject; applied: AppliedDefault[] } {
+  const out = inPlace ? config : deepClone(config);
   const applied: AppliedDefault[] = [];
   for (const rule of defaultsFor(version)) {
     const was = getAt(out, rule.path);
@@ -159,9 +164,9 @@ export function applyDefaultsDetailed(config: ConfigObject, version: KubeletVers
   return { config: out, applied };
 }
 
-/** Apply the v1beta1 defaults of `version` (a new object; the input is left alone). */
-export function applyDefaults(config: ConfigObject, version: KubeletVersion): ConfigObject {
-  return applyDefaultsDetailed(config, version).config;
+/** Apply the v1beta1 defaults of `version` (a new object unless `inPlace`; then the input is changed). */
+export function applyDefaults(config: ConfigObject, version: KubeletVersion, inPlace = false): ConfigObject {
+  return applyDefaultsDetailed(config, version, inPlace).config;
 }
 
 /** A duration field's value in nanoseconds, treating absent as zero. */

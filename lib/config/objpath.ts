@@ -35,9 +35,10 @@ export function hasAt(obj: unknown, path: string): boolean {
 
 /** Set `path` in place, creating intermediate objects. */
 export function setAt(obj: ConfigObject, path: string, value: unknown): void {
-  const keys = path.split('.');
+  const keys = keysOf(path);
   let cur = obj;
-  for (const key of keys.slice(0, -1)) {
+  for (let i = 0; i < keys.length - 1; i++) {
+    const key = keys[i]!;
     if (!isRecord(cur[key])) setOwn(cur, key, {});
     cur = cur[key] as ConfigObject;
   }

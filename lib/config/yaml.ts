@@ -105,12 +105,27 @@ export function resolvePlainScalar(s: string): GoScalar | string {
   return s;
 }
 
+/**
+ * js-yaml asks each implicit type in turn (null, bool, int, float) and then constructs:
+ * five resolutions of the same scalar. Keep the last answer (GoScalars are never mutated
+ * nor compared by identity, so two equal scalars may share one).
+ */
+let lastScalar: string | undefined;
+let lastResolved: GoScalar | string = '';
+function resolveOnce(s: string): GoScalar | string {
+  if (s !== lastScalar) {
+    lastResolved = resolvePlainScalar(s);
+    lastScalar = s;
+  }
+  return lastResolved;
+}
+
 function scalarType(tag: string, kind: GoScalar['kind'], accept: (r: GoScalar | string) => boolean): yaml.Type {
   return new yaml.Type(`tag:yaml.org,2002:${tag}`, {
     kind: 'scalar',
-    resolve: (data: unknown) => typeof data === 'string' ? accept(resolvePlainScalar(data)) : data === null && kind === 'null',
+    resolve: (data: unknown) => typeof data === 'string' ? accept(resolveOnce(data)) : data === null && kind === 'null',
     construct: (data: unknown) => {
-      const r = resolvePlainScalar(typeof data === 'string' ? data : '');
+      const r = resolveOnce(typeof data === 'string' ? data : '');
       if (kind === 'float' && r instanceof GoScalar && r.kind === 'int') return new GoScalar('float', Number(r.value));
       return r;
     },
@@ -266,6 +281,8 @@ function duplicateTracker() {
   return { listener, dups };
 }
 
+const SURROGATE = /[\ud800-\udfff]/;
+
 /**
  * Bytewise (UTF-8) order, as Go sorts map keys. UTF-16 code-unit order agrees with it
  * except where a surrogate (U+D800-DFFF, astral planes) meets a unit >= U+E000: UTF-8
@@ -385,7 +402,9 @@ class Converter {
     if (!alias) {
       for (const d of this.dups.get(obj) ?? []) this.duplicates.push({ path: childPath(path, d.key), line: d.line });
     }
-    keys.sort(goKeyOrder);
+    // Without surrogates, UTF-16 order is Go's bytewise order, and the built-in sort is faster.
+    if (keys.some((k) => SURROGATE.test(k))) keys.sort(goKeyOrder);
+    else keys.sort();
     return { t: 'obj', entries: keys.map((k) => [k, this.convert(obj[k], childPath(path, k), alias)]) };
   }
 }

@@ -31,7 +31,7 @@ function payloadValue(o: LoadOutcome, dotted: string): unknown {
 
 /** A checkpoint payload, judged as the kubelet's controller would. */
 export function judgeConfig(opts: JudgeOptions): ConfigJudge {
-  return (bytes, file) => judgementOf(loadCheckpointConfig(bytes, file, { version: opts.version, argv: opts.argv, localGates: opts.localGates }));
+  return (bytes, file) => judgementOf(loadCheckpointConfig(bytes, file, { version: opts.version, argv: opts.argv, localGates: opts.localGates, keepPayload: false }));
 }
 
 export interface LocalJudgement extends Judgement {
