@@ -13,7 +13,7 @@ const runs = smoke ? '100' : arg('--runs', '3000');
 const cliRuns = smoke ? '8' : arg('--cli-runs', '200');
 const seed = arg('--seed', String(Date.now() % 1e9));
 const t0 = Date.now();
-const r = spawnSync(process.execPath, [path.join(repo, 'node_modules/tap/dist/esm/run.mjs'), '--reporter=terse', 'test/lib/integrity/hostile.test.ts'], {
+const r = spawnSync(process.execPath, [path.join(repo, 'node_modules/tap/dist/esm/run.mjs'), '--reporter=terse', '--timeout=3600', 'test/lib/integrity/hostile.test.ts'], {
   cwd: repo,
   encoding: 'utf8',
   env: { ...process.env, FC_RUNS: runs, FC_SEED: seed, FC_CLI_RUNS: cliRuns, FC_COUNT: '1' },
