@@ -17,6 +17,21 @@ function sourceLine(r: SourceRef | null, state: string): string {
   return state === 'error' ? 'cannot be decoded' : 'not read';
 }
 
+type NextBoot = StatusReport['nextBoot'];
+
+/** The verdict on the next boot in words, and how alarming it is (status, the TUI). */
+export function nextBootVerdict(nb: NextBoot): { text: string; tone: 'good' | 'warn' | 'bad' } {
+  if (nb.willStart === true) return nb.statusError ? { text: 'starts, degraded', tone: 'warn' } : { text: 'starts', tone: 'good' };
+  if (nb.willStart === false) return { text: 'WILL NOT START', tone: 'bad' };
+  return { text: 'cannot be predicted', tone: 'warn' };
+}
+
+/** What boots next: the source and, for a checkpoint, its UID/RV (`short`: the UID's first 8 characters); null when unknown. */
+export function nextBootTarget(nb: NextBoot, short = false): string | null {
+  if (nb.source === 'unknown') return null;
+  return nb.ref ? `${nb.source} ${short ? nb.ref.uid.slice(0, 8) : nb.ref.uid}/${nb.ref.resourceVersion}` : nb.source;
+}
+
 export function renderStatus(r: StatusReport, ctx: TextContext): string {
   const { p } = ctx;
   const now = new Date();
@@ -30,9 +45,10 @@ export function renderStatus(r: StatusReport, ctx: TextContext): string {
   lines.push(row('Last-known-good', sourceLine(r.lastKnownGood, r.meta.lastKnownGood.state)));
   if (r.meta.lastKnownGood.error) lines.push(more(p.red(clip(r.meta.lastKnownGood.error, ctx.width * 2, ctx.verbose))));
   const nb = r.nextBoot;
-  const verdict = nb.willStart === true ? (nb.statusError ? p.yellow('starts, degraded') : p.green('starts')) : nb.willStart === false ? p.red('WILL NOT START') : p.yellow('unknown');
-  const target = nb.ref ? `${nb.source} ${nb.ref.uid}/${nb.ref.resourceVersion}` : nb.source;
-  lines.push(row('Next boot', `${p.bold(target)}: ${verdict}`));
+  const v = nextBootVerdict(nb);
+  const verdict = v.tone === 'good' ? p.green(v.text) : v.tone === 'bad' ? p.red(v.text) : p.yellow(v.text);
+  const target = nextBootTarget(nb);
+  lines.push(row('Next boot', target ? `${p.bold(target)}: ${verdict}` : verdict));
   lines.push(more(clip(nb.reason, ctx.width * 3, ctx.verbose)));
   if (nb.statusError) lines.push(more(`Node.Status.Config.Error: ${JSON.stringify(nb.statusError)}`));
   if (nb.promotesToLastKnownGood && nb.source === 'assigned') lines.push(more('becomes last-known-good once its 10-minute trial is over'));

@@ -12,6 +12,7 @@ import { decodeDocument } from '../diff/decode.js';
 import { diffRefs } from '../diff/pair.js';
 import { renderDiff, renderUnified } from '../output/diff.js';
 import { palette } from '../output/streams.js';
+import { nextBootTarget, nextBootVerdict } from '../output/status.js';
 import { humanBytes } from '../output/time.js';
 import { eventText, shortRef } from '../journal/render.js';
 import { isFailure } from '../journal/events.js';
@@ -76,10 +77,11 @@ export function headerLines(m: Model, cols: number, p: Painter, now: Date): stri
   if (m.loadError) l1 = p.paint(fit(`cannot re-read the store (R retries; showing the last read): ${printable(m.loadError)}`, cols), 'red', 'bold');
 
   const nb = st.nextBoot;
-  const target = nb.ref ? `${nb.source} ${shortId(nb.ref.uid, nb.ref.resourceVersion)}` : nb.source;
-  const verdict = nb.willStart === true ? (nb.statusError ? 'starts, degraded' : 'starts') : nb.willStart === false ? 'WILL NOT START' : 'unknown';
-  const vStyle: Style[] = nb.willStart === true ? (nb.statusError ? ['yellow', 'bold'] : ['green', 'bold']) : nb.willStart === false ? ['red', 'bold'] : ['yellow', 'bold'];
-  const l2head = `Next boot: ${target} `;
+  const target = nextBootTarget(nb, true);
+  const v = nextBootVerdict(nb);
+  const verdict = v.text;
+  const vStyle: Style[] = [v.tone === 'good' ? 'green' : v.tone === 'bad' ? 'red' : 'yellow', 'bold'];
+  const l2head = `Next boot: ${target ? `${printable(target)} ` : ''}`;
   const reason = ` - ${printable(nb.reason)}`;
   const l2 = p.paint(clip(l2head, cols)) + p.paint(clip(verdict, Math.max(0, cols - textWidth(l2head))), ...vStyle) + p.paint(fit(reason, Math.max(0, cols - textWidth(l2head) - verdict.length)));
 
@@ -351,7 +353,8 @@ export function metaTab(m: Model, cols: number): Out[] {
   const st = m.status;
   const nb = st.nextBoot;
   const out: Out[] = [];
-  out.push(o(`Next boot: ${nb.ref ? `${nb.source} ${printable(nb.ref.uid)}/${printable(nb.ref.resourceVersion)}` : nb.source}, ${nb.willStart === true ? (nb.statusError ? 'starts, degraded' : 'starts') : nb.willStart === false ? 'WILL NOT START' : 'unknown'}`, 'bold'));
+  const target = nextBootTarget(nb);
+  out.push(o(`Next boot: ${target ? `${printable(target)}, ` : ''}${nextBootVerdict(nb).text}`, 'bold'));
   out.push(o(`  ${printable(nb.reason)}`));
   if (nb.statusError) out.push(o(`  Node.Status.Config.Error: ${JSON.stringify(nb.statusError)}`, 'yellow'));
   if (nb.promotesToLastKnownGood && nb.source === 'assigned') out.push(o('  becomes last-known-good once its 10-minute trial is over', 'dim'));
