@@ -28,6 +28,26 @@ const dialogWords = (screen: string) =>
 /** `want` is on screen and no dialog is open (the header changes before a result dialog closes). */
 const noDialog = (want: string) => (screen: string) => screen.includes(want) && !screen.includes('┌─');
 
+/** The fell-back store in the TUI, its meta bytes before anything, once the first screen is up. */
+async function fellBack(t: Tap.Test, extra: string[] = []) {
+  const dcd = copyFixture('stores/fell-back');
+  const before = metaBytes(dcd);
+  const x = term(t).start(['--dir', dcd, 'tui', ...extra]);
+  await x.waitFor('Next boot: last-known-good 946d785e/119980 starts, degraded');
+  return { dcd, before, x };
+}
+
+/** u, move off Cancel, Restore: the meta files get their exact bytes back, the store is read again. */
+async function undoInTui(t: Tap.Test, x: Tmux, dcd: string, before: ReturnType<typeof metaBytes>) {
+  x.send('u');
+  await x.waitFor('[ Restore ]');
+  x.send('Tab', 'Enter');
+  await x.waitFor('undo: done');
+  t.same(metaBytes(dcd), before, 'undo restored the exact bytes');
+  x.send('Enter');
+  await x.waitFor(noDialog('Next boot: last-known-good 946d785e/119980 starts, degraded'));
+}
+
 const metaBytes = (dcd: string) => ({
   assigned: fs.readFileSync(path.join(dcd, 'store/meta/assigned')),
   lkg: fs.readFileSync(path.join(dcd, 'store/meta/last-known-good')),
@@ -154,10 +174,7 @@ t.test('Timeline from a saved journal', { skip }, async (t) => {
 });
 
 t.test('rollback confirmed: the exact bytes are written, the store is read again', { skip }, async (t) => {
-  const dcd = copyFixture('stores/fell-back');
-  const before = metaBytes(dcd);
-  const x = term(t).start(['--dir', dcd, 'tui']);
-  await x.waitFor(`Next boot: last-known-good 946d785e/119980 starts, degraded`);
+  const { dcd, before, x } = await fellBack(t);
   x.send('b');
   let s = await x.waitFor('>[ Cancel ]<   [ Roll back ]');
   t.match(s, /─ rollback ─/);
@@ -182,10 +199,7 @@ t.test('rollback confirmed: the exact bytes are written, the store is read again
 });
 
 t.test('rollback cancelled (Enter on Cancel, and Esc): nothing written', { skip }, async (t) => {
-  const dcd = copyFixture('stores/fell-back');
-  const before = metaBytes(dcd);
-  const x = term(t).start(['--dir', dcd, 'tui']);
-  await x.waitFor('Next boot: last-known-good');
+  const { dcd, before, x } = await fellBack(t);
   x.send('b');
   await x.waitFor('>[ Cancel ]<   [ Roll back ]');
   x.send('Enter');
@@ -204,10 +218,7 @@ t.test('rollback cancelled (Enter on Cancel, and Esc): nothing written', { skip 
 });
 
 t.test('reset menu, undo and prune: plan, confirm, apply, re-read', { skip }, async (t) => {
-  const dcd = copyFixture('stores/fell-back');
-  const before = metaBytes(dcd);
-  const x = term(t).start(['--dir', dcd, 'tui']);
-  await x.waitFor('Next boot: last-known-good');
+  const { dcd, before, x } = await fellBack(t);
   x.send('r');
   let s = await x.waitFor('─ reset ─');
   t.match(s, /> 1\. assigned := local/);
@@ -225,13 +236,7 @@ t.test('reset menu, undo and prune: plan, confirm, apply, re-read', { skip }, as
   t.equal(fs.readFileSync(path.join(dcd, 'store/meta/last-known-good'), 'utf8'), '');
   x.send('Enter');
   await x.waitFor(noDialog('Next boot: local'));
-  x.send('u');
-  await x.waitFor('[ Restore ]');
-  x.send('Tab', 'Enter');
-  await x.waitFor('undo: done');
-  t.same(metaBytes(dcd), before, 'undo restored the exact bytes');
-  x.send('Enter');
-  await x.waitFor(noDialog('Next boot: last-known-good'));
+  await undoInTui(t, x, dcd, before);
   // Prune: the dry run first; both checkpoints are referenced, so nothing to remove.
   x.send('p');
   s = await x.waitFor('─ prune: dry run ─');
@@ -243,9 +248,7 @@ t.test('reset menu, undo and prune: plan, confirm, apply, re-read', { skip }, as
 });
 
 t.test('--read-only: no dangerous key does anything', { skip }, async (t) => {
-  const dcd = copyFixture('stores/fell-back');
-  const before = metaBytes(dcd);
-  const x = term(t).start(['--dir', dcd, 'tui', '--read-only']);
+  const { dcd, before, x } = await fellBack(t, ['--read-only']);
   let s = await x.waitFor('READ-ONLY');
   t.match(s.split('\n')[23], /^\? help {2}q quit {2}Tab tabs {2}\/ filter {2}m mark {2}R reload {2}v verify/);
   x.send('b', 'r', 'u', 'p', '?');
@@ -372,13 +375,7 @@ t.test('the whole incident without leaving the TUI: find, compare, read the comp
   s = await x.waitFor(noDialog('Next boot: assigned 946d785e/119980 starts'));
   t.match(s, /^ ALB {2}119980/m, 'assigned, last-known-good and next boot are one checkpoint now');
   // 6. Undo it: the exact bytes come back.
-  x.send('u');
-  await x.waitFor('[ Restore ]');
-  x.send('Tab', 'Enter');
-  await x.waitFor('undo: done');
-  t.same(metaBytes(dcd), before, 'undo restored the exact bytes');
-  x.send('Enter');
-  await x.waitFor(noDialog('Next boot: last-known-good 946d785e/119980 starts, degraded'));
+  await undoInTui(t, x, dcd, before);
   x.send('q');
   await x.waitFor('[exit 0]');
 });
