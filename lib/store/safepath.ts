@@ -89,6 +89,10 @@ export function readFileCapped(file: string, cap: number): CappedRead {
       const n = fs.readSync(fd, buf, got, want - got, null);
       if (n === 0) break;
       got += n;
+      // All fstat promised and under the cap: a file still growing is read as fstat saw it,
+      // without one more read(2) to meet EOF (10,000 of them on a large store). An empty
+      // size (procfs-like files) still probes.
+      if (st.size > 0 && got === st.size && st.size <= cap) break;
     }
     const truncated = got > cap;
     return { bytes: buf.subarray(0, Math.min(got, cap)), size: st.size, truncated };
