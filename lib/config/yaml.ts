@@ -13,6 +13,7 @@
 // Nothing here throws on bad input: errors come back as values with go-yaml-style text.
 
 import * as yaml from 'js-yaml';
+import { fastBlockYaml } from './yaml-fast.js';
 import type { JNode } from './jnode.js';
 import { childPath, type DuplicateKey } from './json.js';
 import { goQuote } from './gostrconv.js';
@@ -450,18 +451,25 @@ export function parseYamlDocument(bytes: Uint8Array): YamlParse {
   const { text, utf8 } = decodeText(bytes);
   const bad = utf8 ? readerError(text, bytes) : readerError(text, Buffer.from(text, 'utf8'));
   if (bad) return { ok: false, error: `yaml: ${bad}` };
+  const first = firstDocument(text);
+  const fast = fastPath ? fastBlockYaml(first, resolvePlainScalar) : undefined;
+  if (fast !== undefined) return convertDocument(fast, new Map());
   const tracker = duplicateTracker();
   let doc: unknown;
   try {
     const options = { schema: GO_YAML_SCHEMA, json: true, listener: tracker.listener, maxDepth: MAX_YAML_DEPTH } as yaml.LoadOptions;
-    doc = yaml.load(firstDocument(text), options);
+    doc = yaml.load(first, options);
   } catch (e) {
     if (e instanceof yaml.YAMLException) return { ok: false, error: describeYamlException(e) };
     if (e instanceof RangeError) return { ok: false, error: 'yaml: exceeded max depth' };
     throw e;
   }
+  return convertDocument(doc, tracker.dups);
+}
+
+function convertDocument(doc: unknown, dups: Map<object, { key: string; line: number }[]>): YamlParse {
   try {
-    const conv = new Converter(tracker.dups);
+    const conv = new Converter(dups);
     const value = conv.convert(doc, '', false);
     return { ok: true, value, duplicates: conv.duplicates };
   } catch (e) {
@@ -469,4 +477,10 @@ export function parseYamlDocument(bytes: Uint8Array): YamlParse {
     if (e instanceof RangeError) return { ok: false, error: 'yaml: exceeded max depth' };
     throw e;
   }
+}
+
+let fastPath = true;
+/** Tests: parse with js-yaml only (false), to hold the fast path equal to it. */
+export function useFastPath(on: boolean): void {
+  fastPath = on;
 }
