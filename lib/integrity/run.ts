@@ -27,6 +27,12 @@ export function verifySession(s: Session, refs: readonly string[] = [], payloads
 
 /** The main thread's share of the judging, against one other thread's: it also reads every payload and runs verify after. */
 const MAIN_WEIGHT = 0.65;
+/**
+ * Payload bytes the parallel path may hold (it keeps every payload it read for verify and ls):
+ * a store past it (payloads near the 1 MiB cap, or a hostile one) is verified one payload at a
+ * time, in bounded memory. 10,000 real configs hold about 25 MiB.
+ */
+const MAX_HELD_BYTES = 96 * 1024 * 1024;
 /** Payloads per message to a worker: the first one starts judging after this many reads. */
 const BATCH = 256;
 
@@ -44,13 +50,26 @@ export async function verifySessionParallel(s: Session, makePool: JudgePoolFacto
  * verifySessionParallel, and a reader that answers from the payloads it read (for `ls`,
  * which reads every file again for its digest).
  */
-export async function verifyParallel(s: Session, makePool: JudgePoolFactory | null): Promise<{ report: VerifyReport; reader: PayloadReader }> {
+export async function verifyParallel(s: Session, makePool: JudgePoolFactory | null, o: { maxHeldBytes?: number } = {}): Promise<{ report: VerifyReport; reader: PayloadReader }> {
+  const maxHeld = o.maxHeldBytes ?? MAX_HELD_BYTES;
   const single = () => ({ report: verifySession(s), reader: s.reader });
   const cps = s.snap.uids.flatMap((u) => u.checkpoints).filter((cp) => cp.entry.kind === 'dir');
   if (!makePool || cps.length < PARALLEL_MIN_TASKS) return single();
   const pool = makePool();
   if (!pool) return single();
   const tasks: JudgeTask[] = [];
+  let held = 0;
+  const hold = (t: JudgeTask) => {
+    held += t.bytes.byteLength;
+    if (held > maxHeld) throw new Error('too many payload bytes to hold: verified one at a time');
+    tasks.push(t);
+  };
+  // A batch may fail after this thread has given up on the pool: never an unhandled rejection.
+  const post = (batch: JudgeTask[]) => {
+    const p = pool.judge(batch);
+    p.catch(() => undefined);
+    return p;
+  };
   let verdicts: Judgement[];
   try {
     const sources = metaSources(s.snap);
@@ -60,18 +79,18 @@ export async function verifyParallel(s: Session, makePool: JudgePoolFactory | nu
     for (const cp of cps.slice(0, theirs)) {
       const t = payloadTask(s.snap, s.reader, sources, cp);
       if (!t) continue;
-      tasks.push(t);
+      hold(t);
       batch.push(t);
       if (batch.length < BATCH) continue;
-      posted.push(pool.judge(batch));
+      posted.push(post(batch));
       batch = [];
     }
-    if (batch.length) posted.push(pool.judge(batch));
+    if (batch.length) posted.push(post(batch));
     const mine: Judgement[] = [];
     for (const cp of cps.slice(theirs)) {
       const t = payloadTask(s.snap, s.reader, sources, cp);
       if (!t) continue;
-      tasks.push(t);
+      hold(t);
       mine.push(s.judge(Buffer.from(t.bytes.buffer, t.bytes.byteOffset, t.bytes.byteLength), t.file));
     }
     verdicts = [...(await Promise.all(posted)).flat(), ...mine];

@@ -74,3 +74,16 @@ t.test('the returned reader answers with the bytes on disk, from memory after a 
   const capped = reader.read(cp, 'kubelet', 10);
   t.ok(capped.ok && capped.truncated && capped.bytes.length === 10, 'a smaller cap reads the file again, capped');
 });
+
+t.test('past the byte budget the pool is dropped and verify runs one payload at a time', async (t) => {
+  const s = openSession({ dir: store(), kubeletVersion: '1.23' });
+  const want = verifySession(s);
+  const { pool, batches } = fakePool(s.judge);
+  let closed = false;
+  pool.close = () => (closed = true);
+  const got = await verifyParallel(s, () => pool, { maxHeldBytes: 20_000 });
+  t.same(got.report, want);
+  t.equal(got.reader, s.reader, 'the plain reader: nothing held');
+  t.ok(closed, 'the pool was closed');
+  t.ok(batches.reduce((a, b) => a + b, 0) < 100, `only the first payloads reached the pool (${batches.join(', ') || 'none'})`);
+});
