@@ -1,5 +1,5 @@
-// Judging payloads is ~90% of verify on a large store and each payload is independent,
-// so a runner may judge them elsewhere (worker threads, in cmd/) before verify runs.
+// Judging payloads is most of verify on a large store and each payload is independent, so
+// a pool of worker threads (made in cmd/) may judge them before verify runs (run.ts).
 // Verify itself stays synchronous and pure: it looks the verdicts up.
 
 import { metaSources, payloadKey } from '../store/refs.js';
@@ -39,19 +39,6 @@ export function payloadTask(snap: Snapshot, reader: PayloadReader, sources: Retu
 }
 
 const taskFile = (snap: Snapshot, cp: Checkpoint, name: string) => `${snap.storeDir}/${cp.rel}/${name}`;
-
-/** The payload of every checkpoint (as verify will judge it), read once. */
-export function payloadTasks(snap: Snapshot, reader: PayloadReader): JudgeTask[] {
-  const sources = metaSources(snap);
-  const tasks: JudgeTask[] = [];
-  for (const u of snap.uids) {
-    for (const cp of u.checkpoints) {
-      const t = payloadTask(snap, reader, sources, cp);
-      if (t) tasks.push(t);
-    }
-  }
-  return tasks;
-}
 
 /** A reader that answers from the bytes the tasks already hold (verify reads each payload again). */
 export function cachedReader(snap: Snapshot, tasks: readonly JudgeTask[], base: PayloadReader): PayloadReader {
