@@ -143,8 +143,8 @@ function judgeSide(snap: Snapshot, opts: PredictOptions, name: MetaName): Side {
  * The kubelet's Bootstrap decision for the snapshot. Each config is judged on its own
  * (as the v1.23.0 vectors report them); the decision then follows Bootstrap's order:
  * both meta files must decode, then assigned, then last-known-good, then local.
- * Note: when meta/last-known-good is undecodable the kubelet exits before it sets the
- * status error; like the vectors, statusError still names the assigned config's failure.
+ * When either meta file cannot be read or decoded, Bootstrap returns before it sets the
+ * status error, so statusError is null (the kubelet exits without reporting status).
  */
 export function predictNextBoot(snap: Snapshot, opts: PredictOptions): NextBoot {
   const a = judgeSide(snap, opts, 'assigned');
@@ -163,10 +163,10 @@ export function predictNextBoot(snap: Snapshot, opts: PredictOptions): NextBoot 
     const d = side.d;
     if (d.state === 'unreadable') {
       const u = unreadableMeta(side.name, d);
-      if (u.fails) return { ...base, source: 'none', willStart: false, reason: `${u.why}: the kubelet cannot read it and will not start` };
+      if (u.fails) return { ...base, statusError: null, source: 'none', willStart: false, reason: `${u.why}: the kubelet cannot read it and will not start` };
       return { ...base, source: 'unknown', willStart: null, reason: `${u.why}; kubelet-ckpt did not read it, so the next boot is unknown` };
     }
-    if (d.state === 'error') return { ...base, source: 'none', willStart: false, reason: `meta/${side.name} cannot be decoded, so the kubelet will not start: ${d.error}` };
+    if (d.state === 'error') return { ...base, statusError: null, source: 'none', willStart: false, reason: `meta/${side.name} cannot be decoded, so the kubelet will not start: ${d.error}` };
   }
 
   if (a.d.state !== 'source' || !a.tried) {
