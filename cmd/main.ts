@@ -16,9 +16,11 @@ import * as undo from './undo.js';
 import * as prune from './prune.js';
 import * as journal from './journal.js';
 import * as tui from './tui.js';
+import * as report from './report.js';
+import { protectStdinSource } from './report.js';
 import { install as installCompletion } from './completion.js';
 
-export const COMMANDS = [status, ls, show, verify, diff, journal, reset, rollback, undo, prune, tui];
+export const COMMANDS = [status, ls, show, verify, diff, journal, reset, rollback, undo, prune, tui, report];
 
 /** The output format, read from raw argv so that even a parse failure honours -o json. */
 export function rawFormat(argv: readonly string[]): string {
@@ -81,7 +83,7 @@ export function buildCli(argv: string[]) {
 export async function main(argv: string[] = hideBin(process.argv)): Promise<void> {
   const verbose = argv.includes('-v') || argv.includes('--verbose');
   try {
-    await buildCli(argv).parseAsync();
+    await buildCli(protectStdinSource(argv)).parseAsync();
   } catch (err) {
     process.exitCode = reportError(err, argv, verbose);
   }
