@@ -17,10 +17,12 @@ import * as prune from './prune.js';
 import * as journal from './journal.js';
 import * as tui from './tui.js';
 import * as report from './report.js';
+import * as check from './check.js';
+import * as fleet from './fleet.js';
 import { protectStdinSource } from './report.js';
 import { install as installCompletion } from './completion.js';
 
-export const COMMANDS = [status, ls, show, verify, diff, journal, reset, rollback, undo, prune, tui, report];
+export const COMMANDS = [status, ls, show, verify, diff, journal, reset, rollback, undo, prune, tui, report, check, fleet];
 
 /** The output format, read from raw argv so that even a parse failure honours -o json. */
 export function rawFormat(argv: readonly string[]): string {
