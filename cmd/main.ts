@@ -19,10 +19,11 @@ import * as tui from './tui.js';
 import * as report from './report.js';
 import * as check from './check.js';
 import * as fleet from './fleet.js';
+import * as metrics from './metrics.js';
 import { protectStdinSource } from './report.js';
 import { install as installCompletion } from './completion.js';
 
-export const COMMANDS = [status, ls, show, verify, diff, journal, reset, rollback, undo, prune, tui, report, check, fleet];
+export const COMMANDS = [status, ls, show, verify, diff, journal, reset, rollback, undo, prune, tui, report, check, metrics, fleet];
 
 /** The output format, read from raw argv so that even a parse failure honours -o json. */
 export function rawFormat(argv: readonly string[]): string {

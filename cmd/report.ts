@@ -7,6 +7,7 @@ import { renderFleet } from '../lib/output/fleet.js';
 import { print } from '../lib/output/print.js';
 import { resolveKubeletVersion } from '../lib/kubelet-version.js';
 import type { Session } from '../lib/session.js';
+import type { Streams } from '../lib/output/streams.js';
 import { output, processStreams, session, setExit, type GlobalArgs } from './common.js';
 import { workerJudgePool } from './shared.js';
 
@@ -63,21 +64,25 @@ export function builder(y: Argv<GlobalArgs>): Argv<Args> {
     .example('$0 --root /host report --node-name "$NODE_NAME"', 'in a pod with the host mounted at /host') as Argv<Args>;
 }
 
-export async function handler(args: Args): Promise<void> {
-  const streams = processStreams(args);
+/** The NodeReport the global options and report options name (report, metrics). */
+export async function nodeReport(args: GlobalArgs & { 'node-name'?: string; journal: boolean; scope: 'all' | 'referenced' }, streams: Streams) {
   const root = args.root ?? '/';
-  const rules = resolveKubeletVersion(args['kubelet-version']).version;
-  const report = await buildNodeReport({
+  return buildNodeReport({
     open: () => session(args, streams),
     root,
     dir: args.dir,
     nodeName: args['node-name'],
-    rules,
+    rules: resolveKubeletVersion(args['kubelet-version']).version,
     scope: args.scope,
     pool: (s: Session) => workerJudgePool(s.judgeOptions),
     journal: args.journal ? (s) => journalEvidence(root, s) : null,
     askKubelet: true,
   });
+}
+
+export async function handler(args: Args): Promise<void> {
+  const streams = processStreams(args);
+  const report = await nodeReport(args, streams);
   // A report is a document for machines: JSON unless YAML is asked for.
   print(report, () => '', streams, { format: args.output === 'yaml' ? 'yaml' : 'json' });
   setExit(0);
