@@ -54,11 +54,11 @@ export interface FleetReport {
 }
 
 /** Fields every v1 report carries; an older or damaged report without them is reported. */
-const REQUIRED = ['apiVersion', 'kind', 'generatedAt', 'node.name', 'node.host', 'store.state', 'assigned', 'lastKnownGood', 'nextBoot', 'findings', 'crashLoop'];
+const REQUIRED = ['apiVersion', 'kind', 'generatedAt', 'node.name', 'node.host', 'store.state', 'assigned', 'lastKnownGood', 'nextBoot', 'findings', 'crashLoop'].map((f) => ({ f, path: f.split('.') }));
 
-function get(o: unknown, dotted: string): unknown {
+function get(o: unknown, path: readonly string[]): unknown {
   let v: unknown = o;
-  for (const k of dotted.split('.')) {
+  for (const k of path) {
     if (v === null || typeof v !== 'object') return undefined;
     v = (v as Record<string, unknown>)[k];
   }
@@ -78,15 +78,15 @@ interface Seen {
 
 function see(d: FoundDoc, warnings: string[]): Seen | null {
   const r = d.value as Partial<NodeReport>;
-  const name = str(get(r, 'node.name'));
+  const name = str(get(r, ['node', 'name']));
   if (!name) {
     warnings.push(`${d.label}: skipped: the report names no node (node.name)`);
     return null;
   }
-  const missing = REQUIRED.filter((f) => get(r, f) === undefined);
+  const missing = REQUIRED.filter((x) => get(r, x.path) === undefined).map((x) => x.f);
   if (missing.length) warnings.push(`${d.label}: report for ${name} lacks ${missing.join(', ')} (written by another version?); merged with what it has`);
   if (r.apiVersion !== undefined && r.apiVersion !== REPORT_API_VERSION) warnings.push(`${d.label}: report for ${name} is ${String(r.apiVersion)}; read as ${REPORT_API_VERSION} (fields it does not know are ignored)`);
-  return { label: d.label, name, host: str(get(r, 'node.host')) ?? '', generatedAt: str(r.generatedAt) ?? '', r };
+  return { label: d.label, name, host: str(get(r, ['node', 'host'])) ?? '', generatedAt: str(r.generatedAt) ?? '', r };
 }
 
 /** One report per node: the same name from the same host twice keeps the newer; from different hosts both stay, as name@host. */

@@ -34,9 +34,9 @@ class Gatherer {
   readonly out: Gathered = { docs: [], warnings: [], files: 0 };
 
   /** `explicit`: named on the command line, so a file without reports deserves a warning. */
-  text(label: string, bytes: Buffer, explicit: boolean): void {
+  text(label: string, bytes: Buffer | string, explicit: boolean): void {
     this.out.files++;
-    const s = bytes.toString('utf8');
+    const s = typeof bytes === 'string' ? bytes : bytes.toString('utf8');
     // Inside archives and walked trees, skip what cannot be a report without parsing it.
     if (!explicit && !s.includes('NodeReport')) return;
     const pieces = splitJson(s);
@@ -87,6 +87,7 @@ class Gatherer {
   }
 
   file(p: string, explicit: boolean): void {
+    if (!explicit && TEXT_EXT.test(p)) return this.walkedText(p);
     let bytes: Buffer;
     try {
       bytes = fs.readFileSync(p);
@@ -97,6 +98,18 @@ class Gatherer {
     }
     if (ARCHIVE_EXT.test(p) || (bytes[0] === 0x1f && bytes[1] === 0x8b)) this.archive(p, bytes, 0);
     else this.text(p, bytes, explicit);
+  }
+
+  /** A text file met while walking: read straight into a string (10,000 reports: no Buffer garbage). */
+  walkedText(p: string): void {
+    let s: string;
+    try {
+      s = fs.readFileSync(p, 'utf8');
+    } catch (err) {
+      this.out.warnings.push(`${p}: skipped: ${fsReason(err)}`);
+      return;
+    }
+    this.text(p, s, false);
   }
 
   dir(d: string): void {

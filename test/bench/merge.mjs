@@ -39,12 +39,17 @@ function report(i) {
   };
 }
 
+/** Wall ms, and CPU ms (user + sys, from GNU time when installed: on a shared machine wall time mostly measures the queue). */
+const gnuTime = fs.existsSync('/usr/bin/time');
 function time(cmd, args) {
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 26 });
+  const r = gnuTime
+    ? spawnSync('/usr/bin/time', ['-f', '%U %S', cmd, ...args], { stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 26, encoding: 'utf8' })
+    : spawnSync(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 26, encoding: 'utf8' });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   if (r.status !== 0 && r.status !== 1) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
-  return ms;
+  const m = /([\d.]+) ([\d.]+)\s*$/.exec(r.stderr ?? '');
+  return { ms, cpu: m ? (Number(m[1]) + Number(m[2])) * 1000 : NaN };
 }
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kckpt-bench-merge-'));
@@ -58,8 +63,10 @@ for (let i = 0; i < runs; i++) {
   cat.push(time('sh', ['-c', `cat "${dir}"/*.json > /dev/null`]));
   ours.push(time(process.execPath, [cli, 'report', 'merge', dir, '-o', 'json']));
 }
-const o = median(ours);
-const c = median(cat);
-const n = median(node0);
-console.log(`merge: report merge of ${nodes} reports median ${o.toFixed(0)} ms (target <= 2000 for 10,000; ratio ${(o / 2000).toFixed(2)}); anchors: node -e 0 ${n.toFixed(0)} ms (x${(o / n).toFixed(1)}), cat of the same files ${c.toFixed(0)} ms (x${(o / c).toFixed(1)}); ${runs} runs`);
+const med = (a, k) => median(a.map((x) => x[k]));
+const o = med(ours, 'ms');
+const c = med(cat, 'ms');
+const n = med(node0, 'ms');
+const cpu = (a) => (gnuTime ? `${med(a, 'cpu').toFixed(0)} ms CPU` : 'CPU not measured');
+console.log(`merge: report merge of ${nodes} reports median ${o.toFixed(0)} ms wall, ${cpu(ours)} (target <= 2000 for 10,000; ratio ${(o / 2000).toFixed(2)}); anchors: node -e 0 ${n.toFixed(0)} ms (x${(o / n).toFixed(1)}; ${cpu(node0)}), cat of the same files ${c.toFixed(0)} ms (x${(o / c).toFixed(1)}; ${cpu(cat)}); ${runs} runs`);
 fs.rmSync(dir, { recursive: true, force: true });
