@@ -3,7 +3,7 @@ import { defaultHostRoot, manifest, MANIFEST_KINDS, type ManifestKind } from '..
 import { processStreams, setExit, type GlobalArgs } from './common.js';
 
 export const command = 'fleet';
-export const describe = 'ready-to-use configuration for the engines that run kubelet-ckpt on many nodes (fleet manifest npd|job|daemonset|ansible)';
+export const describe = 'ready-to-use configuration for the engines that run kubelet-ckpt on many nodes (fleet manifest npd|job|daemonset|sonobuoy|ansible)';
 
 interface ManifestArgs extends GlobalArgs {
   kind: ManifestKind;
@@ -24,7 +24,7 @@ const manifestCommand = {
   describe: 'print the configuration for one engine',
   builder: (y: Argv<GlobalArgs>) =>
     y
-      .positional('kind', { choices: MANIFEST_KINDS, describe: 'npd: node-problem-detector custom plugin monitor config; job, daemonset: Kubernetes manifests running report on nodes; ansible: a playbook' })
+      .positional('kind', { choices: MANIFEST_KINDS, describe: 'npd: node-problem-detector custom plugin monitor config; job, daemonset: Kubernetes manifests running report on nodes; sonobuoy: a Sonobuoy DaemonSet plugin; ansible: a playbook' })
       .option('bundle', { type: 'string', requiresArg: true, default: '/usr/local/bin/kubelet-ckpt', describe: 'path of the single-file bundle (dist/kubelet-ckpt.cjs) where it runs' })
       .option('node', { type: 'string', requiresArg: true, describe: 'run the bundle with this node binary (default: the bundle runs itself through its #! line)' })
       .option('host-root', { type: 'string', requiresArg: true, describe: "where the node's / is mounted where the tool runs (default /host; ansible: /, the host itself)" })

@@ -110,3 +110,19 @@ t.test('the DaemonSet container script, run here: report file, done file, log, t
   t.same(JSON.parse(log), rep, 'the same report in the pod log');
   t.same(fs.readdirSync(results).sort(), ['done', 'report-ds-node.json']);
 });
+
+t.test('fleet manifest sonobuoy: a DaemonSet plugin whose container and podSpec kubectl reads as a Pod', { skip: hasKubectl ? false : 'kubectl is not installed' }, async (t) => {
+  const out = runCli(['fleet', 'manifest', 'sonobuoy']);
+  t.equal(out.code, 0, out.stderr);
+  const plugin = docsOf(out.stdout)[0] as { 'sonobuoy-config': Record<string, string>; spec: { volumeMounts: { mountPath: string }[] }; podSpec: Record<string, unknown> };
+  t.same(plugin['sonobuoy-config'], { driver: 'DaemonSet', 'plugin-name': 'kubelet-ckpt', 'result-format': 'raw', description: 'kubelet-ckpt NodeReport of every node' });
+  t.same(plugin.spec.volumeMounts.map((m) => m.mountPath), ['/host'], 'no results mount of its own: Sonobuoy adds it');
+  const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'kubelet-ckpt-plugin', namespace: 'sonobuoy' }, spec: { ...plugin.podSpec, containers: [plugin.spec] } };
+  const wire = await tripwire();
+  t.teardown(wire.close);
+  const home = offlineHome(wire.port);
+  const r = kubectl(home, ['create', '--dry-run=client', '--validate=false', '-o', 'yaml', '-f', '-'], yaml.dump(pod));
+  t.equal(r.status, 0, r.stderr);
+  t.same(docsOf(r.stdout)[0], pod);
+  t.equal(wire.connections(), 0);
+});

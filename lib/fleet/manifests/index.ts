@@ -3,11 +3,11 @@
 
 import { UsageError } from '../../errors.js';
 import { ansiblePlaybook } from './ansible.js';
-import { daemonSetManifest, jobManifest } from './kube.js';
+import { daemonSetManifest, jobManifest, sonobuoyPlugin } from './kube.js';
 import { npdConfig } from './npd.js';
 import { GO_DURATION, type ManifestOptions } from './options.js';
 
-export const MANIFEST_KINDS = ['npd', 'job', 'daemonset', 'ansible'] as const;
+export const MANIFEST_KINDS = ['npd', 'job', 'daemonset', 'sonobuoy', 'ansible'] as const;
 export type ManifestKind = (typeof MANIFEST_KINDS)[number];
 
 /** Where the node's / is where the tool runs: the host itself for Ansible, a mount in a pod. */
@@ -39,6 +39,8 @@ export function manifest(kind: ManifestKind, o: AllManifestOptions): string {
       return jobManifest(o, o.targetNodes);
     case 'daemonset':
       return daemonSetManifest(o);
+    case 'sonobuoy':
+      return sonobuoyPlugin(o);
     case 'ansible':
       return ansiblePlaybook(o);
   }

@@ -122,3 +122,26 @@ export function daemonSetManifest(o: ManifestOptions): string {
   };
   return guide + dump([ds]);
 }
+
+/**
+ * The same container as a Sonobuoy DaemonSet plugin (`sonobuoy run --plugin FILE`): Sonobuoy
+ * mounts its own results directory and sets SONOBUOY_RESULTS_DIR, so the plugin has no
+ * results volume of its own; `report merge` reads the archive `sonobuoy retrieve` returns.
+ */
+export function sonobuoyPlugin(o: ManifestOptions): string {
+  const guide = comment([
+    'kubelet-ckpt report as a Sonobuoy DaemonSet plugin: every node writes its NodeReport and',
+    'the done file; Sonobuoy collects them per node.',
+    '  kubelet-ckpt fleet manifest sonobuoy > kubelet-ckpt-plugin.yaml',
+    '  sonobuoy run --plugin kubelet-ckpt-plugin.yaml --wait',
+    '  kubelet-ckpt report merge "$(sonobuoy retrieve)"',
+  ]);
+  const c = container(o, ['sh', '-c', DS_SCRIPT, o.node ?? 'node', o.bundle, o.hostRoot]);
+  const plugin = {
+    'sonobuoy-config': { driver: 'DaemonSet', 'plugin-name': 'kubelet-ckpt', 'result-format': 'raw', description: 'kubelet-ckpt NodeReport of every node' },
+    spec: c,
+    // podSpec.containers is Sonobuoy's to fill from spec.
+    podSpec: { ...podSpec(o, c, { terminationGracePeriodSeconds: 1 }), containers: [] },
+  };
+  return guide + dump([plugin]);
+}
