@@ -103,7 +103,8 @@ export function loadCheckpointConfig(bytes: Uint8Array, filePath: string, opts: 
   // its values); the later stages work on that copy in place: verify runs this 10,000 times.
   const keep = opts.keepPayload !== false || flags.overrides.length > 0;
   const overrides = flags.overrides.filter((o) => touchesPayload(payload, o));
-  const defaulted = applyDefaults(payload, version, !keep);
+  // An __internal payload gets no v1beta1 defaults (the kubelet converts nothing).
+  const defaulted = decoded.internal ? structuredClone(payload) : applyDefaults(payload, version, !keep);
   const relativePaths = relativePathFields(defaulted, filePath, version);
   const loaded = resolveRelativePaths(defaulted, filePath, version, true);
   const stepped: LoadOutcome = {

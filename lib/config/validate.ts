@@ -212,7 +212,8 @@ function memorySwapRules(ctx: RuleCtx): void {
 
 const ENFORCE_OPTIONS = ['pods', 'system-reserved', 'kube-reserved', 'none'];
 
-function allocatableRules({ r, push }: RuleCtx): void {
+function allocatableRules(ctx: RuleCtx): void {
+  const { r, push } = ctx;
   const p = (field: string, rule: string, msg: string) => push(field, rule, PREFIX + msg);
   const enforce = r.list<string>('enforceNodeAllocatable');
   for (const val of enforce) {
@@ -237,7 +238,7 @@ function allocatableRules({ r, push }: RuleCtx): void {
     if (r.str('systemReservedCgroup') !== '' || r.str('kubeReservedCgroup') !== '') {
       push('reservedSystemCPUs', 'reserved-cpus-cgroups', "can't use reservedSystemCPUs (--reserved-cpus) with systemReservedCgroup (--system-reserved-cgroup) or kubeReservedCgroup (--kube-reserved-cgroup)");
     }
-    const err = cpuSetError(cpus);
+    const err = cpuSetError(cpus, ctx.version);
     if (err) push('reservedSystemCPUs', 'reserved-cpus-parse', `unable to parse reservedSystemCPUs (--reserved-cpus), error: ${err}`);
   }
 }
@@ -247,7 +248,10 @@ interface Reservation {
   limits?: Record<string, unknown>;
 }
 
-/** validateReservedMemoryConfiguration (1.21+). Go walks each limits map in random order; we sort. */
+/**
+ * validateReservedMemoryConfiguration (1.21+). Go walks each limits map in random order; we
+ * sort. Its messages carry no "invalid configuration: " prefix in 1.21–1.23 (added later).
+ */
 function reservedMemoryRules(ctx: RuleCtx): void {
   if (!atLeast(ctx.version, '1.21')) return;
   const seen = new Map<number, Set<string>>();
@@ -258,13 +262,13 @@ function reservedMemoryRules(ctx: RuleCtx): void {
     for (const name of Object.keys(res?.limits ?? {}).sort()) {
       const q = String(res!.limits![name]);
       if (name !== 'memory' && !name.startsWith('hugepages-')) {
-        ctx.push(field, 'reserved-memory-type', `${PREFIX}the limit type ${goQuote(name)} for NUMA node ${numa} is not supported, only [memory hugepages-<HugePageSize>] is accepted`);
+        ctx.push(field, 'reserved-memory-type', `the limit type ${goQuote(name)} for NUMA node ${numa} is not supported, only [memory hugepages-<HugePageSize>] is accepted`);
       }
       if (isQuantity(q) && parseQuantity(q).zero) {
-        ctx.push(field, 'reserved-memory-zero', `${PREFIX}reserved memory may not be zero for NUMA node ${numa} and resource ${goQuote(name)}`);
+        ctx.push(field, 'reserved-memory-zero', `reserved memory may not be zero for NUMA node ${numa} and resource ${goQuote(name)}`);
       }
       if (seen.get(numa)!.has(name)) {
-        ctx.push(field, 'reserved-memory-duplicate', `${PREFIX}the reserved memory has a duplicate value for NUMA node ${numa} and resource ${goQuote(name)}`);
+        ctx.push(field, 'reserved-memory-duplicate', `the reserved memory has a duplicate value for NUMA node ${numa} and resource ${goQuote(name)}`);
       }
       seen.get(numa)!.add(name);
     }

@@ -66,9 +66,9 @@ t.test('each 1.23 rule, with its exact message', async (t) => {
     ['reserved cpus syntax', { reservedSystemCPUs: 'abc' }, 'unable to parse reservedSystemCPUs (--reserved-cpus), error: strconv.Atoi: parsing "abc": invalid syntax'],
     ['reserved cpus range', { reservedSystemCPUs: '3-1' }, 'unable to parse reservedSystemCPUs (--reserved-cpus), error: invalid range "3-1" (3 >= 1)'],
     ['reserved cpus empty part', { reservedSystemCPUs: '0,' }, 'unable to parse reservedSystemCPUs (--reserved-cpus), error: strconv.Atoi: parsing "": invalid syntax'],
-    ['reserved memory type', { reservedMemory: [{ numaNode: 0, limits: { cpu: '1' } }] }, `${P}the limit type "cpu" for NUMA node 0 is not supported, only [memory hugepages-<HugePageSize>] is accepted`],
-    ['reserved memory zero', { reservedMemory: [{ numaNode: 1, limits: { memory: '0Gi' } }] }, `${P}reserved memory may not be zero for NUMA node 1 and resource "memory"`],
-    ['reserved memory duplicate', { reservedMemory: [{ numaNode: 0, limits: { memory: '1Gi' } }, { numaNode: 0, limits: { memory: '2Gi' } }] }, `${P}the reserved memory has a duplicate value for NUMA node 0 and resource "memory"`],
+    ['reserved memory type', { reservedMemory: [{ numaNode: 0, limits: { cpu: '1' } }] }, `the limit type "cpu" for NUMA node 0 is not supported, only [memory hugepages-<HugePageSize>] is accepted`],
+    ['reserved memory zero', { reservedMemory: [{ numaNode: 1, limits: { memory: '0Gi' } }] }, `reserved memory may not be zero for NUMA node 1 and resource "memory"`],
+    ['reserved memory duplicate', { reservedMemory: [{ numaNode: 0, limits: { memory: '1Gi' } }, { numaNode: 0, limits: { memory: '2Gi' } }] }, `the reserved memory has a duplicate value for NUMA node 0 and resource "memory"`],
     ['hidden metrics', { showHiddenMetricsForVersion: '1.21' }, "--show-hidden-metrics-for-version must be omitted or have the value '1.22'. Only the previous minor version is allowed"],
     ['log format', { logging: { format: 'bogus' } }, 'logging.format: Invalid value: "bogus": Unsupported log format'],
     ['log verbosity', { logging: { verbosity: 4294967295 } }, 'logging.verbosity: Invalid value: 0xffffffff: Must be <= 2147483647'],
@@ -110,7 +110,7 @@ t.test('release differences', async (t) => {
     ['hidden metrics previous minor, 1.21', '1.21', { showHiddenMetricsForVersion: '1.19' }, "--show-hidden-metrics-for-version must be omitted or have the value '1.20'. Only the previous minor version is allowed"],
     ['no taint rule before 1.23', '1.22', { registerWithTaints: [{ key: 'a b' }] }, null],
     ['no reservedMemory rule in 1.20', '1.20', { reservedMemory: [{ numaNode: 0, limits: { cpu: '1' } }] }, null],
-    ['reservedMemory rule in 1.21', '1.21', { reservedMemory: [{ numaNode: 0, limits: { memory: '0' } }] }, `${P}reserved memory may not be zero for NUMA node 0 and resource "memory"`],
+    ['reservedMemory rule in 1.21', '1.21', { reservedMemory: [{ numaNode: 0, limits: { memory: '0' } }] }, `reserved memory may not be zero for NUMA node 0 and resource "memory"`],
     ['no swap rule in 1.21', '1.21', { memorySwap: { swapBehavior: 'x' } }, null],
     ['NodeSwap unknown in 1.21', '1.21', { featureGates: { NodeSwap: true } }, 'unrecognized feature gate: NodeSwap'],
     ['log format wording 1.20', '1.20', { logging: { format: 'bogus' } }, 'unsupported log format: bogus'],
@@ -146,7 +146,12 @@ t.test('Go formatting helpers', async (t) => {
   ];
   for (const [text, want] of bad) t.throws(() => parseGoDuration(text), { message: want }, JSON.stringify(text));
   t.same(parseCpuSet('0-2,5,7-7'), [{ start: 0, end: 2 }, { start: 5, end: 5 }, { start: 7, end: 7 }]);
-  t.same(parseCpuSet('1-2-3'), [], 'three-part ranges are skipped, as in Go');
+  t.same(parseCpuSet('1-2-3', '1.21'), [], 'up to 1.21 three-part ranges are skipped, as in Go');
+  t.throws(() => parseCpuSet('1-2-3', '1.22'), { message: 'strconv.Atoi: parsing "2-3": invalid syntax' }, 'from 1.22 a range splits at its first dash');
+  t.throws(() => parseCpuSet('0-1-3'), { message: 'strconv.Atoi: parsing "1-3": invalid syntax' }, '1.23 is the default');
+  t.same(parseCpuSet('3-1', '1.20'), [{ start: 3, end: 1 }], '1.20/1.21 have no range check');
+  t.throws(() => parseCpuSet('3-1', '1.22'), { message: 'invalid range "3-1" (3 >= 1)' });
+  t.throws(() => parseCpuSet('0--1', '1.22'), { message: 'invalid range "0--1" (0 >= -1)' }, 'the end bound keeps the second dash');
   t.same(parseCpuSet('0-4000000000'), [{ start: 0, end: 4000000000 }], 'huge ranges are not materialised');
   t.throws(() => parseCpuSet('0-'), { message: 'strconv.Atoi: parsing "": invalid syntax' });
   t.throws(() => parseCpuSet(' 1'), { message: 'strconv.Atoi: parsing " 1": invalid syntax' });
