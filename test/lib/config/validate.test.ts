@@ -1,6 +1,6 @@
 import t from 'tap';
 import { applyDefaults } from '../../../lib/config/defaults.js';
-import { aggregateError, GO_POINTER_RE, validateKubeletConfig } from '../../../lib/config/validate.js';
+import { aggregateError, describeFailure, GO_POINTER_RE, validateKubeletConfig } from '../../../lib/config/validate.js';
 import { formatGoDuration, parseGoDuration } from '../../../lib/config/duration.js';
 import { parseCpuSet } from '../../../lib/config/cpuset.js';
 import { formatTaint, isValidTaint } from '../../../lib/config/taints.js';
@@ -95,7 +95,7 @@ t.test('several failures aggregate as [a, b] in rule order, duplicates dropped',
   const r = check({ maxPods: -1, port: 70000, enforceNodeAllocatable: ['bogus', 'bogus'] });
   t.equal(r.error, `[${P}maxPods (--max-pods) -1 must not be a negative number, ${P}port (--port) 70000 must be between 1 and 65535, inclusive, ${P}option "bogus" specified for enforceNodeAllocatable (--enforce-node-allocatable). Valid options are "pods", "system-reserved", "kube-reserved", or "none"]`);
   t.equal(r.failures.length, 4);
-  t.same(r.failures.map((f) => f.field), ['maxPods', 'port', 'enforceNodeAllocatable', 'enforceNodeAllocatable']);
+  t.same(r.failures.map((f) => f.field), ['maxPods', 'port', 'enforceNodeAllocatable[0]', 'enforceNodeAllocatable[1]']);
   t.equal(aggregateError([]), null);
   t.equal(aggregateError(['a']), 'a');
   t.equal(aggregateError(['a', 'a']), 'a');
@@ -164,4 +164,36 @@ t.test('Go formatting helpers', async (t) => {
     [{ key: 'a', value: 'b c' }, false], [{ key: 'Upper.Example/x' }, false], [{ key: 'a', effect: 'Never' }, false], [{ key: 'x'.repeat(64) }, false],
   ];
   for (const [taint, ok] of taints) t.equal(isValidTaint(taint), ok, JSON.stringify(taint));
+});
+
+t.test('each failure names its v1beta1 JSON field(s), also where the kubelet uses Go or flag names', async (t) => {
+  const gates = { featureGates: { GracefulNodeShutdown: true, NodeSwap: true } };
+  const table: [string, Record<string, unknown>, string[], string][] = [
+    ['plain', { maxPods: -1 }, ['maxPods'], `${P}maxPods (--max-pods) -1 must not be a negative number`],
+    ['shutdown order', { ...gates, shutdownGracePeriod: '10s', shutdownGracePeriodCriticalPods: '1m' }, ['shutdownGracePeriod', 'shutdownGracePeriodCriticalPods'],
+      `${P}ShutdownGracePeriod {10s} must be >= 0, ShutdownGracePeriodCriticalPods {1m0s} must be >= 0, and ShutdownGracePeriodCriticalPods {1m0s} must be <= ShutdownGracePeriod {10s} (fields: shutdownGracePeriod, shutdownGracePeriodCriticalPods)`],
+    ['shutdown second', { ...gates, shutdownGracePeriod: '500ms' }, ['shutdownGracePeriod'], `${P}ShutdownGracePeriod {500ms} must be either zero or otherwise >= 1 sec (field: shutdownGracePeriod)`],
+    ['swap', { ...gates, memorySwap: { swapBehavior: 'x' } }, ['memorySwap.swapBehavior'], `${P}MemorySwap.SwapBehavior x must be one of: LimitedSwap, UnlimitedSwap (field: memorySwap.swapBehavior)`],
+    ['taint effect', { registerWithTaints: [{ key: 'a', effect: 'NoSchedule' }, { key: 'b', effect: 'Never' }] }, ['registerWithTaints[1].effect'], 'invalid taint: {b  Never <nil>} (field: registerWithTaints[1].effect)'],
+    ['taint key', { registerWithTaints: [{ key: 'a b' }] }, ['registerWithTaints[0].key'], 'invalid taint: {a b   <nil>} (field: registerWithTaints[0].key)'],
+    ['taint value', { registerWithTaints: [{ key: 'a', value: 'b c' }] }, ['registerWithTaints[0].value'], 'invalid taint: {a b c  <nil>} (field: registerWithTaints[0].value)'],
+    ['reserved memory', { reservedMemory: [{ numaNode: 0, limits: { cpu: '1' } }] }, ['reservedMemory[0].limits.cpu'], 'the limit type "cpu" for NUMA node 0 is not supported, only [memory hugepages-<HugePageSize>] is accepted (field: reservedMemory[0].limits.cpu)'],
+    ['reserved memory duplicate', { reservedMemory: [{ numaNode: 0, limits: { memory: '1Gi' } }, { numaNode: 0, limits: { memory: '2Gi' } }] }, ['reservedMemory[1].limits.memory'], 'the reserved memory has a duplicate value for NUMA node 0 and resource "memory" (field: reservedMemory[1].limits.memory)'],
+    ['hidden metrics', { showHiddenMetricsForVersion: '1.1' }, ['showHiddenMetricsForVersion'], "--show-hidden-metrics-for-version must be omitted or have the value '1.22'. Only the previous minor version is allowed (field: showHiddenMetricsForVersion)"],
+    ['unknown gate', { featureGates: { Bogus: true } }, ['featureGates.Bogus'], 'unrecognized feature gate: Bogus (field: featureGates.Bogus)'],
+    ['locked gate', { featureGates: { IPv6DualStack: false } }, ['featureGates.IPv6DualStack'], 'cannot set feature gate IPv6DualStack to false, feature is locked to true (field: featureGates.IPv6DualStack)'],
+    ['two fields named in the text', { imageGCHighThresholdPercent: 10, imageGCLowThresholdPercent: 20 }, ['imageGCLowThresholdPercent', 'imageGCHighThresholdPercent'],
+      `${P}imageGCLowThresholdPercent (--image-gc-low-threshold) 20 must be less than imageGCHighThresholdPercent (--image-gc-high-threshold) 10`],
+    ['reserved cpus and cgroups', { reservedSystemCPUs: '0', kubeReservedCgroup: '/k' }, ['reservedSystemCPUs', 'kubeReservedCgroup'],
+      "can't use reservedSystemCPUs (--reserved-cpus) with systemReservedCgroup (--system-reserved-cgroup) or kubeReservedCgroup (--kube-reserved-cgroup)"],
+    ['1.20 log format', { logging: { format: 'x' } }, ['logging.format'], 'unsupported log format: x (field: logging.format)'],
+  ];
+  for (const [name, fields, paths, described] of table) {
+    const r = check(fields, name === '1.20 log format' ? '1.20' : '1.23');
+    t.equal(r.failures.length, 1, `${name}: one failure`);
+    t.same(r.failures[0]?.fields, paths, `${name}: fields`);
+    t.equal(r.failures[0]?.field, paths[0], `${name}: first field`);
+    t.equal(describeFailure(r.failures[0]!), described, `${name}: described`);
+    t.equal(r.error, r.failures[0]?.message, `${name}: the kubelet's raw text is unchanged`);
+  }
 });
