@@ -15,8 +15,9 @@ import { jsonKindName, type JNode } from './jnode.js';
 import { hasJsonPrefix, parseGoJson, type DuplicateKey } from './json.js';
 import { parseYamlDocument } from './yaml.js';
 import { decodeTyped } from './typed-decode.js';
+import { goJsonBytes, jsoniterError } from './jsoniter.js';
 import { KUBELET_CONFIGURATION, KUBELET_CONFIG_GROUP, KUBELET_CONFIG_VERSION, KUBELET_SCHEME_NAME } from './schema.js';
-import { DEFAULT_VERSION, type KubeletVersion } from './version.js';
+import { atLeast, DEFAULT_VERSION, type KubeletVersion } from './version.js';
 
 export type PayloadFormat = 'yaml' | 'json';
 
@@ -155,6 +156,14 @@ function decodeInternal(root: JNode, duplicates: DuplicateKey[], format: Payload
   return { ok: true, config, format, strict: [...dups, ...unknown], internal: true };
 }
 
+/**
+ * 1.20–1.22 decode with json-iterator, which words the same failure its own way: replay it
+ * over the bytes it reads (the payload for JSON, the converted JSON for YAML).
+ */
+function jsoniterWording(bytes: Uint8Array, root: JNode, format: PayloadFormat, version: KubeletVersion): string | null {
+  return jsoniterError(format === 'json' ? bytes : goJsonBytes(root), KUBELET_CONFIGURATION, version);
+}
+
 /** Decode a checkpointed KubeletConfiguration payload as the kubelet's file loader does. */
 export function decodeKubeletConfig(bytes: Uint8Array, filePath: string, opts: DecodeOptions = {}): DecodeResult {
   const version = opts.version ?? DEFAULT_VERSION;
@@ -175,7 +184,7 @@ export function decodeKubeletConfig(bytes: Uint8Array, filePath: string, opts: D
   }
   if (target === 'internal') return decodeInternal(doc.root, doc.duplicates, format);
   const typed = decodeTyped(doc.root, KUBELET_CONFIGURATION, version);
-  if (!typed.ok) return fail(typed.error);
+  if (!typed.ok) return fail(atLeast(version, '1.23') ? typed.error : (jsoniterWording(bytes, doc.root, format, version) ?? typed.error));
   const duplicates = [...doc.duplicates].sort((a, b) => a.line - b.line);
   const strict = [...duplicates.map(duplicateIssue), ...typed.unknownFields.map(unknownIssue)];
   return { ok: true, config: typed.value, format, strict };
