@@ -91,6 +91,18 @@ if (!fs.existsSync(file)) {
     let knownStillFailing = 0;
     let crashes = 0;
     const nowPassing: string[] = [];
+    // Per structural trick (BOM, CRLF, NEL/LS, duplicates, unknown fields, multi-doc …):
+    // judgements, and how many agree on verdict and on text.
+    const byNote = new Map<string, { judged: number; verdict: number; text: number }>();
+    const tally = (v: Vector, verdictOk: boolean, textOk: boolean) => {
+      for (const note of new Set(v.notes.map((n) => (n.startsWith('trick:') || n.startsWith('header:') ? n : n.replace(/:.*/, ''))))) {
+        const row = byNote.get(note) ?? { judged: 0, verdict: 0, text: 0 };
+        row.judged++;
+        if (verdictOk) row.verdict++;
+        if (textOk) row.text++;
+        byNote.set(note, row);
+      }
+    };
     for (const v of vectors) {
       const bytes = payloadBytes(v);
       let knownFailed = false;
@@ -106,6 +118,7 @@ if (!fs.existsSync(file)) {
           continue;
         }
         const verdict = VERDICT[got.stage];
+        tally(v, verdict === want.verdict, verdict === want.verdict && (textMatches(want.error, got.error) || oneOfTheBadGates(want.error, got.error, got.payload?.featureGates, version)));
         if (verdict !== want.verdict) {
           if (KNOWN_LINE_BREAK_CASES.has(v.name)) {
             knownFailed = true;
@@ -137,6 +150,7 @@ if (!fs.existsSync(file)) {
     if (nowPassing.length > 0) t.comment(`now agree, drop from KNOWN_LINE_BREAK_CASES: ${nowPassing.join(' ')}`);
     t.comment(`known line-break cases still differing: ${knownStillFailing}/${KNOWN_LINE_BREAK_CASES.size} payloads (fid-boot's yaml.ts fix)`);
     t.comment(`error texts: ${textsAgree} exact, ${mapOrder} one of several bad gates (Go map order), ${[...differences.values()].reduce((n, l) => n + l.length, 0)} differ`);
+    t.comment(`by trick (judgements: verdicts agree, texts agree): ${[...byNote].sort().map(([n, r]) => `${n} ${r.judged}: ${r.verdict}, ${r.text}`).join('; ')}`);
     for (const [cls, list] of [...differences].sort((a, b) => b[1].length - a[1].length)) {
       const perRelease = RELEASES.map((r) => `${r} ${list.filter((l) => l.includes(` ${r}: `)).length}`).join(', ');
       t.comment(`${cls}: ${list.length} (${perRelease})`);
