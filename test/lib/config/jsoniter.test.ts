@@ -49,4 +49,7 @@ t.test('hostile bytes never throw', async (t) => {
   for (const s of ['{', '{"maxPods":', '{"maxPods":-', '{"clusterDNS":[', '{"a\\', '{"authentication":{"x509":{"clientCAFile":1', '\u0000', '{"featureGates":{"a":tru}}']) {
     t.doesNotThrow(() => jsoniterError(Buffer.from(s), KUBELET_CONFIGURATION, '1.20'), JSON.stringify(s));
   }
+  const deep = `{"kind":"KubeletConfiguration","apiVersion":"kubelet.config.k8s.io/v1beta1","a":${'['.repeat(9000)}${']'.repeat(9000)},"maxPods":"x"}`;
+  t.equal(err(deep), 'failed to decode: json: cannot unmarshal string into Go struct field KubeletConfiguration.maxPods of type int32',
+    'nesting deeper than the JS stack allows: encoding/json\'s wording, no crash');
 });
