@@ -6,7 +6,7 @@
 
 import { decodeKubeletConfig, type PayloadFormat, type StrictIssue } from './decode.js';
 import { applyDefaults } from './defaults.js';
-import { applyFlagOverrides, applyFlagRegistrationResets, parseKubeletFlags, type FlagOverride, type RegistrationReset } from './flags.js';
+import { applyFlagOverrides, applyFlagRegistrationResets, configFlags, parseKubeletFlags, type FlagOverride, type RegistrationReset } from './flags.js';
 import { getAt, hasAt, type ConfigObject } from './objpath.js';
 import { relativePathFields, resolveRelativePaths, type RelativePath } from './paths.js';
 import { validateKubeletConfig, type ValidationFailure } from './validate.js';
@@ -71,6 +71,13 @@ function touchesPayload(payload: ConfigObject, o: FlagOverride): boolean {
   return Object.keys(o.value as Record<string, boolean>).some((k) => Object.hasOwn(gates, k));
 }
 
+/** A bad value for a config-backed flag, as a failure naming the field the flag sets. */
+function flagFailure(error: string, version: KubeletVersion): ValidationFailure[] {
+  const name = /^invalid argument .* for "(?:-v, )?--([^"]+)" flag: /.exec(error)?.[1];
+  const path = name === undefined ? undefined : configFlags(version).get(name)?.path;
+  return path === undefined ? [] : [{ field: path, fields: [path], rule: 'flag-value', message: error }];
+}
+
 function failed(base: LoadOutcome, stage: Exclude<LoadStage, 'ok'>, error: string): LoadOutcome {
   return { ...base, stage, error, statusError: STATUS_ERRORS[stage] };
 }
@@ -116,7 +123,7 @@ export function loadCheckpointConfig(bytes: Uint8Array, filePath: string, opts: 
     relativePaths,
     overrides,
   };
-  if (flags.errors.length > 0) return failed(stepped, 'internal-error', flags.errors[0]!);
+  if (flags.errors.length > 0) return failed({ ...stepped, failures: flagFailure(flags.errors[0]!, version) }, 'internal-error', flags.errors[0]!);
   const reset = applyFlagRegistrationResets(loaded, version, true);
   const config = applyFlagOverrides(reset.config, flags.overrides, true);
   const result = validateKubeletConfig(config, { version, localGates: opts.localGates, klogFlags: flags.klog });

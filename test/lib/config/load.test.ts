@@ -99,3 +99,11 @@ t.test('an __internal payload gets no v1beta1 defaults, so validation refuses it
   const other = load('kind: Pod\napiVersion: kubelet.config.k8s.io/__internal\n');
   t.equal(other.error, 'failed to decode: no kind "Pod" is registered for the internal version of group "kubelet.config.k8s.io" in scheme "k8s.io/kubernetes/pkg/kubelet/apis/config/scheme/scheme.go:32"');
 });
+
+t.test('a bad value for a config flag names the field it sets; the kubelet text is kept', async (t) => {
+  const out = load(HEAD, ['--max-pods=x']);
+  t.equal(out.stage, 'internal-error');
+  t.equal(out.error, 'invalid argument "x" for "--max-pods" flag: strconv.ParseInt: parsing "x": invalid syntax');
+  t.same(out.failures.map((f) => f.fields), [['maxPods']]);
+  t.same(load(HEAD, ['--max-pods']).failures, [], 'a syntax error names no field');
+});
