@@ -10,12 +10,12 @@ import type { Widgets } from 'blessed';
 import { asCkptError } from '../errors.js';
 import type { Session } from '../session.js';
 import { confirmDialog, line, menuDialog, messageDialog, renderDialog, type Dialog, type Line } from './dialog.js';
-import { bindingsFor, helpLines, lookup, normaliseKey, type Binding } from './keys.js';
+import { KEYS, bindingsFor, helpLines, lookup, normaliseKey, type Binding } from './keys.js';
 import { Model, TABS, type JournalSource } from './model.js';
 import { plan, resultLines, type RecoveryEnv, type Request } from './recovery.js';
 import { resolveTerm, type TermEntry } from './terminfo.js';
 import { fit, painter, printable, type Painter } from './text.js';
-import { HEADER_ROWS, MIN_COLS, MIN_ROWS, footerLine, headerLines, listLines, listWidth, paintLines, tabBar, tabContent, tooSmallLines } from './views.js';
+import { MIN_COLS, MIN_ROWS, footerLine, headerLines, listLines, listWidth, paintLines, tabBar, tabContent, tooSmallLines } from './views.js';
 
 export interface TuiOptions {
   session: Session;
@@ -244,26 +244,27 @@ class Ui {
     }
     this.small.hide();
     const lw = listWidth(cols);
-    const bodyH = rows - HEADER_ROWS - 1;
     const cw = cols - lw - 1;
-    const ch = bodyH - 1;
-    this.contentHeight = ch;
     // The tab first: drawing it may find the selection gone from disk, which the header shows.
     const lines = this.contentLines(cw);
     const now = new Date();
     const header = headerLines(this.m, cols, p, now);
     if (this.notice) header[0] = p.paint(fit(printable(this.notice), cols), 'bold');
-    this.place(this.header, 0, 0, cols, HEADER_ROWS, header);
-    this.place(this.list, HEADER_ROWS, 0, lw, bodyH, listLines(this.m, lw, bodyH, p));
+    const top = header.length;
+    const bodyH = rows - top - 1;
+    const ch = bodyH - 1;
+    this.contentHeight = ch;
+    this.place(this.header, 0, 0, cols, top, header);
+    this.place(this.list, top, 0, lw, bodyH, listLines(this.m, lw, bodyH, p));
     const bar = (this.screen.program as unknown as { tput?: { unicode?: boolean } }).tput?.unicode === false ? '|' : '│';
-    this.place(this.sep, HEADER_ROWS, lw, 1, bodyH, Array.from({ length: bodyH }, () => p.paint(bar, 'dim')));
+    this.place(this.sep, top, lw, 1, bodyH, Array.from({ length: bodyH }, () => p.paint(bar, 'dim')));
     const maxScroll = Math.max(0, lines.length - ch);
     this.m.scroll = Math.max(0, Math.min(this.m.scroll, maxScroll));
     const pos = lines.length > ch ? `${this.m.scroll + 1}-${Math.min(lines.length, this.m.scroll + ch)}/${lines.length}${this.m.focus === 'content' ? '' : ' Enter'} ` : '';
-    this.place(this.tabs, HEADER_ROWS, lw + 1, cw, 1, [tabBar(this.m, cw, p, pos)]);
+    this.place(this.tabs, top, lw + 1, cw, 1, [tabBar(this.m, cw, p, pos)]);
     const view = lines.slice(this.m.scroll, this.m.scroll + ch);
     while (view.length < ch) view.push(' '.repeat(cw));
-    this.place(this.content, HEADER_ROWS + 1, lw + 1, cw, ch, view);
+    this.place(this.content, top + 1, lw + 1, cw, ch, view);
     this.place(this.footer, rows - 1, 0, cols, 1, [footerLine(this.bindings, this.m, cols, p, this.prompt)]);
     if (this.dialog) {
       const d = renderDialog(this.dialog, cols, rows, p);
@@ -316,7 +317,12 @@ class Ui {
     if (this.dialog) return this.dialogKey(k);
     if (this.prompt !== null) return this.filterKey(k);
     const b = lookup(this.bindings, k, this.m.focus);
-    if (!b) return;
+    if (!b) {
+      // A key read-only mode unbound: say why nothing happens.
+      const off = this.m.readOnly ? lookup(KEYS, k, this.m.focus) : null;
+      if (off?.dangerous) this.notice = `${off.key.split(', ')[0]} (${off.footer ?? off.action}) changes files: not available in read-only mode (--read-only)`;
+      return;
+    }
     this.act(b, k);
   }
 
@@ -507,6 +513,7 @@ class Ui {
     ];
     if (sel) {
       items.push({ label: `assigned := ${printable(sel.id)}`, value: `assigned|${sel.id}` });
+      items.push({ label: `last-known-good := ${printable(sel.id)}`, value: `last-known-good|${sel.id}` });
       items.push({ label: `all := ${printable(sel.id)}`, value: `all|${sel.id}` });
     }
     return menuDialog('reset', [line('Rewrite which meta file(s), to what? A confirmation with the exact bytes follows.')], items, (value) => {
@@ -520,35 +527,41 @@ class Ui {
     this.busy = true;
     this.notice = `${req.kind}: reading the store and making the plan…`;
     this.render();
-    void (async () => {
-      try {
-        // Plan from the store as it is now, not as it was when last read.
-        this.reload(false);
-        const env: RecoveryEnv = { session: this.m.session, root: this.o.root };
-        if (this.o.apiTimeoutMs !== undefined) env.apiTimeoutMs = this.o.apiTimeoutMs;
-        const names = this.m.journal.names;
-        if (names.size) env.journalNames = async () => names;
-        const planned = await plan(env, req);
-        if (planned.confirm) {
-          this.dialog = confirmDialog(planned.title, planned.lines, planned.confirm, async () => {
-            try {
-              const result = await planned.apply();
-              this.reload(false);
-              this.dialog = messageDialog(`${planned.title}: done`, resultLines(result));
-            } catch (err) {
-              this.reload(false);
-              this.dialog = messageDialog(`${planned.title}: failed`, errorLines(err));
-            }
-          });
-        } else this.dialog = messageDialog(planned.title, planned.lines);
-      } catch (err) {
-        this.dialog = messageDialog(`${req.kind}: refused`, errorLines(err));
-      } finally {
-        this.busy = false;
-        this.notice = null;
-        this.render();
-      }
-    })();
+    void this.planAndShow(req).finally(() => {
+      this.busy = false;
+      this.notice = null;
+      this.render();
+    });
+  }
+
+  /** Plan from the store as it is now (not as last read) and show the confirmation, or why not. */
+  private async planAndShow(req: Request): Promise<void> {
+    try {
+      this.reload(false);
+      const env: RecoveryEnv = { session: this.m.session, root: this.o.root };
+      if (this.o.apiTimeoutMs !== undefined) env.apiTimeoutMs = this.o.apiTimeoutMs;
+      const names = this.m.journal.names;
+      if (names.size) env.journalNames = async () => names;
+      const planned = await plan(env, req);
+      if (planned.confirm) {
+        this.dialog = confirmDialog(planned.title, planned.lines, planned.confirm, async () => {
+          try {
+            const result = await planned.apply();
+            this.reload(false);
+            this.dialog = messageDialog(`${planned.title}: done`, resultLines(result));
+          } catch (err) {
+            this.reload(false);
+            this.dialog = messageDialog(`${planned.title}: failed`, errorLines(err));
+          }
+        });
+      } else if (planned.restart) {
+        // Refused only because the kubelet runs: offer the CLI's --restart-kubelet, planned and confirmed anew.
+        const again = planned.restart;
+        this.dialog = confirmDialog(planned.title, planned.lines, 'Restart kubelet', () => this.planAndShow(again));
+      } else this.dialog = messageDialog(planned.title, planned.lines);
+    } catch (err) {
+      this.dialog = messageDialog(`${req.kind}: refused`, errorLines(err));
+    }
   }
 }
 

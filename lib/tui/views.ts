@@ -25,7 +25,8 @@ import { clip, fit, printable, width as textWidth, wrap, wrapWords, type Painter
 /** Smallest screen the layout works in; below it a message says so. */
 export const MIN_COLS = 60;
 export const MIN_ROWS = 15;
-export const HEADER_ROWS = 3;
+/** The header is the store line, the next boot (wrapped, up to NEXT_BOOT_ROWS lines), trial and problems. */
+export const NEXT_BOOT_ROWS = 3;
 
 export function listWidth(cols: number): number {
   return Math.max(24, Math.min(44, Math.floor(cols * 0.36)));
@@ -82,8 +83,13 @@ export function headerLines(m: Model, cols: number, p: Painter, now: Date): stri
   const verdict = v.text;
   const vStyle: Style[] = [v.tone === 'good' ? 'green' : v.tone === 'bad' ? 'red' : 'yellow', 'bold'];
   const l2head = `Next boot: ${target ? `${printable(target)} ` : ''}`;
-  const reason = ` - ${printable(nb.reason)}`;
-  const l2 = p.paint(clip(l2head, cols)) + p.paint(clip(verdict, Math.max(0, cols - textWidth(l2head))), ...vStyle) + p.paint(fit(reason, Math.max(0, cols - textWidth(l2head) - verdict.length)));
+  // The reason wraps (up to NEXT_BOOT_ROWS lines) rather than being cut: it is the answer.
+  let wrapped = wrapWords(`${l2head}${verdict} - ${printable(nb.reason)}`, cols, '  ');
+  if (wrapped.length > NEXT_BOOT_ROWS) wrapped = [...wrapped.slice(0, NEXT_BOOT_ROWS - 1), clip(`${wrapped[NEXT_BOOT_ROWS - 1]} ${wrapped.slice(NEXT_BOOT_ROWS).map((w) => w.trim()).join(' ')}`, cols)];
+  const l2 = wrapped.map((w, i) => {
+    if (i > 0 || !w.startsWith(l2head + verdict)) return p.paint(fit(w, cols));
+    return p.paint(l2head) + p.paint(verdict, ...vStyle) + p.paint(fit(w.slice(l2head.length + verdict.length), Math.max(0, cols - textWidth(l2head) - verdict.length)));
+  });
 
   const parts: { text: string; styles: Style[] }[] = [];
   if (st.trial) {
@@ -105,7 +111,7 @@ export function headerLines(m: Model, cols: number, p: Painter, now: Date): stri
     used += sep.length + textWidth(t);
   }
   l3 += ' '.repeat(Math.max(0, cols - used));
-  return [l1, l2, l3];
+  return [l1, ...l2, l3];
 }
 
 // ---- list, tabs, footer ------------------------------------------------------------------------
@@ -136,12 +142,21 @@ export function listLines(m: Model, w: number, height: number, p: Painter): stri
 export function tabBar(m: Model, cols: number, p: Painter, position: string): string {
   let s = '';
   let used = 0;
-  TABS.forEach((name, i) => {
-    const label = ` ${i + 1} ${name} `;
-    if (used + label.length > cols) return;
+  // The current tab always shows; when not all fit, a hint says how to reach the others.
+  const all = TABS.map((name, i) => ` ${i + 1} ${name} `);
+  const fits = all.reduce((n, l) => n + l.length, 0) <= cols;
+  const hint = fits ? '' : ` ${TABS.length - 1} more: Tab, 1-${TABS.length}`;
+  const labels = fits ? all.map((l, i) => ({ l, i })) : [{ l: all[m.tab]!, i: m.tab }];
+  for (const { l: label, i } of labels) {
+    if (used + label.length > cols) break;
     s += i === m.tab ? p.paint(label, 'inverse', 'bold') : p.paint(label);
     used += label.length;
-  });
+  }
+  if (hint && used + hint.length <= cols) {
+    s += p.paint(hint, 'dim');
+    used += hint.length;
+    position = '';
+  }
   const pos = position && used + position.length + 1 <= cols ? position : '';
   return s + ' '.repeat(Math.max(0, cols - used - pos.length)) + p.paint(pos, 'dim');
 }
@@ -239,7 +254,8 @@ export function payloadTab(m: Model, r: CheckpointRow, cols: number): Out[] {
   if (!d.ok) return [...head, o(`not decodable (${printable(d.error)}); the bytes as written:`, 'yellow'), ...textLines(show.text)];
   let pretty: string;
   try {
-    pretty = yaml.dump(d.value, { lineWidth: -1, noRefs: true, sortKeys: false });
+    // Keys sorted whatever the source's order (JSON payloads keep theirs when decoded).
+    pretty = yaml.dump(d.value, { lineWidth: -1, noRefs: true, sortKeys: true });
   } catch (err) {
     return [...head, o(`cannot print as YAML (${printable((err as Error).message)}); the bytes as written:`, 'yellow'), ...textLines(show.text)];
   }

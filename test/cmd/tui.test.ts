@@ -3,6 +3,7 @@
 import t from 'tap';
 import fs from 'node:fs';
 import path from 'node:path';
+import { fakeSystemctl, kubeletBin, startKubelet } from '../lib/recovery/fixtures/index.js';
 import { copyFixture, runCli, json } from '../helpers.js';
 import { Tmux, hasTmux, paneWords } from '../lib/tui/tmux.js';
 
@@ -69,12 +70,13 @@ t.test('demo store: layout, navigation and every tab', { skip }, async (t) => {
   let s = await x.waitFor('Next boot: assigned 5808539f/42315 starts');
   const lines = s.split('\n');
   t.match(lines[0], /^kubelet-ckpt {2}\/.*\/var\/lib\/kubelet\/dynamic-config\/store/);
-  t.match(lines[2], /^Trial: (until|over) .*\| {2}Problems: /);
-  t.match(lines[3], /^5808539f kube-system\/node-c…│ 1 Payload {2}2 Diff {2}3 Findings {2}4 Timeline {2}5 Meta/);
-  t.match(lines[4], /^ {6}41230 .*│5808539f-48e3-4e47-8ce6-c261c48fa1d9\/42315/, 'the assigned checkpoint is selected at start');
-  t.match(lines[5], /^ {2}L {3}41877 /);
-  t.match(lines[6], /^ A B {2}42315 /);
-  t.match(lines[7], /^705ab4f5 /);
+  t.match(lines[2], /^ {2}5808539f-48e3-4e47-8ce6-c261c48fa1d9\/42315 loads and validates/, 'the next-boot reason wraps, never cut');
+  t.match(lines[3], /^Trial: (until|over) .*\| {2}Problems: /);
+  t.match(lines[4], /^5808539f kube-system\/node-c…│ 1 Payload {2}2 Diff {2}3 Findings {2}4 Timeline {2}5 Meta/);
+  t.match(lines[5], /^ {6}41230 .*│5808539f-48e3-4e47-8ce6-c261c48fa1d9\/42315/, 'the assigned checkpoint is selected at start');
+  t.match(lines[6], /^ {2}L {3}41877 /);
+  t.match(lines[7], /^ A B {2}42315 /);
+  t.match(lines[8], /^705ab4f5 /);
   t.match(lines[23], /^\? help {2}q quit {2}Tab tabs {2}\/ filter {2}m mark {2}b rollback {2}r reset {2}u undo {2}p prune/);
   t.ok(lines.slice(0, 24).every((l) => l.length <= 80));
   t.match(paneWords(s), /key kubelet 2\.\dK sha256 [0-9a-f]{12} decoded as the kubelet reads it/);
@@ -129,8 +131,8 @@ t.test('filter and diff marking', { skip }, async (t) => {
   let s = await x.waitFor('1 match');
   x.send('Enter');
   s = await x.waitFor(/^\[\/uid:705a: 1\] \? help/m);
-  t.match(s.split('\n')[3], /^705ab4f5 /);
-  t.match(s.split('\n')[4], /^ {6}1326 /);
+  t.match(s.split('\n')[4], /^705ab4f5 /);
+  t.match(s.split('\n')[5], /^ {6}1326 /);
   t.notMatch(s, /41877/);
   t.match(s, /705ab4f5-6393-11e8-b7cc-42010a800002\/1326/);
   x.send('Escape');
@@ -222,6 +224,7 @@ t.test('reset menu, undo and prune: plan, confirm, apply, re-read', { skip }, as
   x.send('r');
   let s = await x.waitFor('─ reset ─');
   t.match(s, /> 1\. assigned := local/);
+  t.match(s, new RegExp(`5\\. last-known-good := ${FB}/120200`), 'the selection can become last-known-good');
   x.send('Down', 'Down');
   await x.waitFor('> 3. all := local');
   x.send('Enter');
@@ -251,7 +254,9 @@ t.test('--read-only: no dangerous key does anything', { skip }, async (t) => {
   const { dcd, before, x } = await fellBack(t, ['--read-only']);
   let s = await x.waitFor('READ-ONLY');
   t.match(s.split('\n')[23], /^\? help {2}q quit {2}Tab tabs {2}\/ filter {2}m mark {2}R reload {2}v verify/);
-  x.send('b', 'r', 'u', 'p', '?');
+  x.send('b');
+  s = await x.waitFor('b (rollback) changes files: not available in read-only mode (--read-only)');
+  x.send('r', 'u', 'p', '?');
   s = await x.waitFor('Markers: * marked for diff');
   t.notMatch(s, /rollback:|Roll back|─ reset ─|prune: dry run/);
   x.send('PageDown', 'PageDown', 'PageDown');
@@ -402,5 +407,35 @@ t.test('prune: the dry run lists what goes, Remove (after moving off Cancel) rem
   s = await x.waitFor(noDialog('2 checkpoints'));
   t.notMatch(s, /41230|705ab4f5/, 'the list was read again');
   x.send('q');
+  await x.waitFor('[exit 0]');
+});
+
+t.test('a running kubelet: the refusal offers "Restart kubelet", which plans again with systemctl stop/start', { skip }, async (t) => {
+  const dir = t.testdir({ node: {} });
+  const dcd = copyFixture('stores/fell-back', path.join(dir, 'node'));
+  const bin = kubeletBin(path.join(dir, 'bin'));
+  const state = path.join(dir, 'state');
+  fakeSystemctl(path.join(dir, 'sbin'), state, bin);
+  const args = `--dynamic-config-dir=${dcd}`;
+  fs.writeFileSync(path.join(state, 'args'), args);
+  const k = await startKubelet(t, bin, [args]);
+  fs.writeFileSync(path.join(state, 'pid'), String(k.pid));
+  const x = term(t).start(['--dir', dcd, 'tui'], { env: { PATH: `${path.join(dir, 'sbin')}:${process.env.PATH}` } });
+  await x.waitFor('Next boot:');
+  x.send('b');
+  let s = await x.waitFor('[ Restart kubelet ]');
+  t.match(dialogWords(s), new RegExp(`REFUSED: a kubelet using this store is running \\(pid ${k.pid}\\)`));
+  t.match(dialogWords(s), /"Restart kubelet" stops it \(systemctl stop kubelet\), writes, and starts it again; a new confirmation follows/);
+  t.notMatch(s, /─ rollback: done/);
+  x.send('Right', 'Enter');
+  s = await x.waitFor('[ Roll back ]');
+  t.match(s, /rollback --restart-kubelet/);
+  t.equal(fs.existsSync(path.join(state, 'calls')) ? fs.readFileSync(path.join(state, 'calls'), 'utf8') : '', '', 'nothing stopped before the confirmation');
+  x.send('Right', 'Enter');
+  s = await x.waitFor('rollback --restart-kubelet: done');
+  t.match(dialogWords(s), /kubelet stopped, started; systemctl is-active kubelet: active/);
+  t.same(fs.readFileSync(path.join(state, 'calls'), 'utf8').trim().split('\n'), ['stop kubelet', 'start kubelet', 'is-active kubelet']);
+  t.equal(fs.readFileSync(path.join(dcd, 'store/meta/assigned'), 'utf8'), fs.readFileSync(path.join(dcd, 'store/meta/last-known-good'), 'utf8'), 'assigned := last-known-good');
+  x.send('Enter', 'q');
   await x.waitFor('[exit 0]');
 });
