@@ -14,16 +14,17 @@ import * as reset from './reset.js';
 import * as rollback from './rollback.js';
 import * as undo from './undo.js';
 import * as prune from './prune.js';
+import * as clean from './clean.js';
 import * as journal from './journal.js';
 import * as tui from './tui.js';
+import * as completion from './completion.js';
 import * as report from './report.js';
 import * as check from './check.js';
 import * as fleet from './fleet.js';
 import * as metrics from './metrics.js';
 import { protectStdinSource } from './report.js';
-import { install as installCompletion } from './completion.js';
 
-export const COMMANDS = [status, ls, show, verify, diff, journal, reset, rollback, undo, prune, tui, report, check, metrics, fleet];
+export const COMMANDS = [status, ls, show, verify, diff, journal, reset, rollback, undo, prune, clean, tui, completion, report, check, metrics, fleet];
 
 /** The output format, read from raw argv so that even a parse failure honours -o json. */
 export function rawFormat(argv: readonly string[]): string {
@@ -80,7 +81,7 @@ export function buildCli(argv: string[]) {
     });
   for (const c of COMMANDS) cli = cli.command(c as never);
   skipHelpCache(cli);
-  return installCompletion(cli);
+  return completion.install(cli, argv);
 }
 
 export async function main(argv: string[] = hideBin(process.argv)): Promise<void> {
