@@ -16,9 +16,10 @@ import * as undo from './undo.js';
 import * as prune from './prune.js';
 import * as journal from './journal.js';
 import * as tui from './tui.js';
+import * as exportCmd from './export.js';
 import { install as installCompletion } from './completion.js';
 
-export const COMMANDS = [status, ls, show, verify, diff, journal, reset, rollback, undo, prune, tui];
+export const COMMANDS = [status, ls, show, verify, diff, journal, reset, rollback, undo, prune, tui, exportCmd];
 
 /** The output format, read from raw argv so that even a parse failure honours -o json. */
 export function rawFormat(argv: readonly string[]): string {
