@@ -17,9 +17,10 @@ import * as prune from './prune.js';
 import * as journal from './journal.js';
 import * as tui from './tui.js';
 import * as exportCmd from './export.js';
+import * as migrate from './migrate.js';
 import { install as installCompletion } from './completion.js';
 
-export const COMMANDS = [status, ls, show, verify, diff, journal, reset, rollback, undo, prune, tui, exportCmd];
+export const COMMANDS = [status, ls, show, verify, diff, journal, reset, rollback, undo, prune, tui, exportCmd, migrate];
 
 /** The output format, read from raw argv so that even a parse failure honours -o json. */
 export function rawFormat(argv: readonly string[]): string {

@@ -6,14 +6,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { RefusedError } from '../errors.js';
 import { atomicReplace, readState } from '../recovery/atomic.js';
-import { asText, unifiedDiff } from '../diff/unified.js';
+import { diffBytes } from './diffs.js';
 
 export type OutOutcome = 'written' | 'unchanged';
-
-/** The unified diff from `before` to `after` (labels: the path, `export`). */
-export function fileDiff(label: string, before: Buffer, after: Buffer): string {
-  return unifiedDiff({ label, bytes: before, text: asText(before) }, { label: `${label} (export)`, bytes: after, text: asText(after) }, 3).text;
-}
 
 export function writeOut(out: string, bytes: Buffer, force: boolean): OutOutcome {
   const abs = path.resolve(out);
@@ -22,7 +17,7 @@ export function writeOut(out: string, bytes: Buffer, force: boolean): OutOutcome
   if (state.kind === 'file') {
     if (state.bytes.equals(bytes)) return 'unchanged';
     if (!force) {
-      throw new RefusedError(`${abs} exists and differs from the export:\n${fileDiff(abs, state.bytes, bytes)}`, 'pass --force to replace it, or choose another --out', 'OUT_EXISTS');
+      throw new RefusedError(`${abs} exists and differs from the export:\n${diffBytes(abs, state.bytes, bytes)}`, 'pass --force to replace it, or choose another --out', 'OUT_EXISTS');
     }
   }
   fs.mkdirSync(dir, { recursive: true });

@@ -1,6 +1,7 @@
 // Text rendering of export, migrate and upgrade-check results.
 
 import type { ExportResult } from '../migrate/export.js';
+import type { MigrateResult } from '../migrate/apply.js';
 import type { TextContext } from './print.js';
 
 /** Without --out the file itself is the output; with --out, one line saying where it went. */
@@ -13,6 +14,35 @@ export function renderExport(r: ExportResult & { outcome?: string }, ctx: TextCo
     lines.push(`  from ${src} (${r.source.why})`);
     for (const f of r.flagOverrides) lines.push(`  flag ${f.flag} wins over ${f.field} in this file`);
     if (r.removedGates.length) lines.push(`  removed from featureGates: ${r.removedGates.join(', ')}`);
+  }
+  return lines.join('\n');
+}
+
+/** migrate / undo of a migration: each file's diff, then what must still happen. */
+export function renderMigrate(r: MigrateResult, ctx: TextContext): string {
+  const { p } = ctx;
+  const lines: string[] = [];
+  const verb = r.command === 'undo' ? `Restore backup ${r.restored}` : 'Migrate';
+  if (!r.changes.length) lines.push(r.command === 'undo' ? `nothing to do: the files already hold backup ${r.restored}` : 'nothing to do: the files already hold the migration');
+  else lines.push(r.dryRun ? `${verb} would write ${r.changes.length} file(s) (dry run: nothing was changed):` : `${verb}: wrote ${r.changes.length} file(s):`);
+  for (const c of r.changes) {
+    lines.push('', p.bold(`${c.path} (${c.role}${c.before === null ? ', new file' : c.after === null ? ', removed' : ''})`));
+    for (const e of c.edits) lines.push(`  line ${e.line}: ${e.action}`);
+    if (r.dryRun || ctx.verbose) lines.push(c.diff.replace(/\n$/, ''));
+  }
+  if (r.backup) lines.push('', `backup: ${r.backup} (kubelet-ckpt undo restores it)`);
+  if (r.kubelet) lines.push(`kubelet: stopped ${r.kubelet.stopped ? 'yes' : 'no'}, started ${r.kubelet.started ? 'yes' : 'no'}, systemctl is-active: ${r.kubelet.active ?? 'unknown'}`);
+  if (r.kubeadm?.differences?.length) {
+    lines.push('', `kubeadm: fields where the export differs from ${r.kubeadm.file}:`);
+    for (const d of r.kubeadm.differences) lines.push(`  ${d.path}: ${d.op} ${d.op !== 'added' ? JSON.stringify(d.from) : ''}${d.op === 'changed' ? ' -> ' : ''}${d.op !== 'removed' ? JSON.stringify(d.to) : ''}`);
+  }
+  if (r.wouldRefuse?.length) {
+    lines.push('', p.red('The real run would refuse:'));
+    for (const w of r.wouldRefuse) lines.push(`  ${w.split('\n')[0]}`);
+  }
+  if (r.nextSteps.length && !ctx.quiet) {
+    lines.push('', 'Still to do:');
+    r.nextSteps.forEach((s, i) => lines.push(`  ${i + 1}. ${s}`));
   }
   return lines.join('\n');
 }
