@@ -18,9 +18,10 @@ import * as journal from './journal.js';
 import * as tui from './tui.js';
 import * as exportCmd from './export.js';
 import * as migrate from './migrate.js';
+import * as upgradeCheck from './upgrade-check.js';
 import { install as installCompletion } from './completion.js';
 
-export const COMMANDS = [status, ls, show, verify, diff, journal, reset, rollback, undo, prune, tui, exportCmd, migrate];
+export const COMMANDS = [status, ls, show, verify, diff, journal, reset, rollback, undo, prune, tui, exportCmd, migrate, upgradeCheck];
 
 /** The output format, read from raw argv so that even a parse failure honours -o json. */
 export function rawFormat(argv: readonly string[]): string {

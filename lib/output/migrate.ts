@@ -2,6 +2,7 @@
 
 import type { ExportResult } from '../migrate/export.js';
 import type { MigrateResult } from '../migrate/apply.js';
+import type { UpgradeCheck } from '../migrate/upgrade.js';
 import type { TextContext } from './print.js';
 
 /** Without --out the file itself is the output; with --out, one line saying where it went. */
@@ -44,5 +45,36 @@ export function renderMigrate(r: MigrateResult, ctx: TextContext): string {
     lines.push('', 'Still to do:');
     r.nextSteps.forEach((s, i) => lines.push(`  ${i + 1}. ${s}`));
   }
+  return lines.join('\n');
+}
+
+function showValue(v: unknown): string {
+  return v === null || v === undefined ? '' : JSON.stringify(v);
+}
+
+/** upgrade-check: starts or exits (in the kubelet's words), which config, the field changes. */
+export function renderUpgrade(r: UpgradeCheck, ctx: TextContext): string {
+  const { p } = ctx;
+  const what = (c: UpgradeCheck['now']) => (c.ref ? `${c.source} ${c.ref}` : c.source === 'local' ? `local (${c.path ?? 'defaults and flags'})` : c.source);
+  const lines = [`Now (${r.from}):      runs ${what(r.now)}`];
+  if (!r.after.starts) {
+    lines.push(`After ${r.to}:  ${p.red('the kubelet EXITS at start-up')}`, `  ${r.after.exitMessage}`);
+  } else {
+    lines.push(`After ${r.to}:  starts, runs ${what(r.after)}${r.changesConfig ? p.yellow(' — a DIFFERENT config') : p.green(' — the same config')}`);
+  }
+  lines.push(`  ${r.after.reason}`);
+  if (r.changes.length) {
+    lines.push('', `Fields that change (${r.changes.length}):`);
+    for (const c of r.changes) lines.push(`  ${c.op === 'added' ? '+' : c.op === 'removed' ? '-' : '~'} ${c.path}: ${showValue(c.from)}${c.op === 'changed' ? ' -> ' : ''}${showValue(c.to)}`);
+  }
+  const w = r.withoutFlag;
+  if (w) {
+    lines.push('', `Without --dynamic-config-dir (as provisioners drop it for ${r.to}): ${w.starts ? `starts, runs local (${w.path ?? 'defaults and flags'})` : p.red(`still exits: ${w.exitMessage}`)}`);
+    if (w.changes.length) {
+      lines.push(p.yellow(`  and silently runs a different config (${w.changes.length} field${w.changes.length > 1 ? 's' : ''}):`));
+      for (const c of w.changes) lines.push(`  ${c.op === 'added' ? '+' : c.op === 'removed' ? '-' : '~'} ${c.path}: ${showValue(c.from)}${c.op === 'changed' ? ' -> ' : ''}${showValue(c.to)}`);
+    } else if (w.starts) lines.push('  with the same config');
+  }
+  for (const n of r.notes) lines.push(`note: ${n}`);
   return lines.join('\n');
 }

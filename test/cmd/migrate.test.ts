@@ -87,6 +87,12 @@ for (const l of LAYOUTS) {
     const ej = json(runCli(['--root', root, 'export', '-o', 'json']));
     t.match(ej, { apiVersion: 'kubelet-ckpt/v1', kind: 'ExportResult', removedGates: ['DynamicKubeletConfig'], source: { uid: UID, resourceVersion: '4210' } });
 
+    const uc = runCli(['--root', root, 'upgrade-check', '-o', 'json']);
+    t.equal(uc.code, 1, 'before: a 1.24 kubelet would not start');
+    t.match(json(uc), { apiVersion: 'kubelet-ckpt/v1', kind: 'UpgradeCheck', to: '1.24', breaks: true, after: { exitMessage: 'Error: failed to parse kubelet flag: unknown flag: --dynamic-config-dir' }, now: { source: 'assigned' } });
+    t.ok((json<{ withoutFlag: { changes: unknown[] } }>(uc).withoutFlag.changes.length) > 0, 'before: dropping the flag alone reverts the config silently');
+    t.match(runCli(['--root', root, 'status', '--no-journal']).stdout, /Upgrade +1\.24\+ exits on --dynamic-config-dir; without the flag it silently drops the checkpoint/);
+
     const dry = runCli(['--root', root, 'migrate', '--dry-run']);
     t.equal(dry.code, l.needsForce ? 4 : 0, `dry run exits as the real run would\n${dry.stderr}`);
     for (const p of [l.config, ...Object.keys(l.edited)]) t.match(dry.stdout, `+++ ${p}`, `the dry run shows ${p}'s diff`);
@@ -116,6 +122,13 @@ for (const l of LAYOUTS) {
     // The flag is gone, yet discovery still finds the store (the distribution's directory).
     const st = runCli(['--root', root, 'status', '--no-journal', '-o', 'json']);
     t.match(json(st), { nextBoot: { source: 'assigned' } }, 'the store is left as it was');
+
+    for (const to of ['1.24', '1.26']) {
+      const ok = runCli(['--root', root, 'upgrade-check', '--to', to, '-o', 'json']);
+      t.equal(ok.code, 0, `after: a ${to} kubelet starts with the same config\n${ok.stdout}`);
+      t.match(json(ok), { breaks: false, changesConfig: false, changes: [], now: { source: 'local', path: l.config }, after: { starts: true, source: 'local' } });
+    }
+    t.notMatch(runCli(['--root', root, 'status', '--no-journal']).stdout, /Upgrade/, 'no hint once migrated');
 
     const again = runCli(['--root', root, 'migrate', '--dry-run', ...(l.needsForce ? ['--force'] : [])]);
     t.equal(again.code, 0);
