@@ -56,11 +56,12 @@ function showValue(v: unknown): string {
 export function renderUpgrade(r: UpgradeCheck, ctx: TextContext): string {
   const { p } = ctx;
   const what = (c: UpgradeCheck['now']) => (c.ref ? `${c.source} ${c.ref}` : c.source === 'local' ? `local (${c.path ?? 'defaults and flags'})` : c.source);
-  const lines = [`Now (${r.from}):      runs ${what(r.now)}`];
+  const label = (s: string) => `${s}:`.padEnd(13);
+  const lines = [`${label(`Now (${r.from})`)}runs ${what(r.now)}`];
   if (!r.after.starts) {
-    lines.push(`After ${r.to}:  ${p.red('the kubelet EXITS at start-up')}`, `  ${r.after.exitMessage}`);
+    lines.push(`${label(`After ${r.to}`)}${p.red('the kubelet EXITS at start-up')}`, `  ${r.after.exitMessage}`);
   } else {
-    lines.push(`After ${r.to}:  starts, runs ${what(r.after)}${r.changesConfig ? p.yellow(' — a DIFFERENT config') : p.green(' — the same config')}`);
+    lines.push(`${label(`After ${r.to}`)}starts, runs ${what(r.after)}${r.changesConfig ? p.yellow(' — a DIFFERENT config') : p.green(' — the same config')}`);
   }
   lines.push(`  ${r.after.reason}`);
   if (r.changes.length) {
