@@ -9,7 +9,11 @@ import { flagValue } from '../store/proc.js';
  * boot): a node still on --dynamic-config-dir breaks at 1.24, loudly or silently.
  */
 export function upgradeHint(argv: readonly string[], source: BootSource): string | null {
-  if (flagValue(['kubelet', ...argv], 'dynamic-config-dir') === null) return null;
+  if (flagValue(['kubelet', ...argv], 'dynamic-config-dir') === null) {
+    // The gate alone: 1.24/1.25 refuse it set to true, 1.26+ refuse it at all.
+    const gates = argv.filter((a, i) => /^--feature[-_]gates(=|$)/.test(a) && /DynamicKubeletConfig/.test(a.includes('=') ? a : argv[i + 1] ?? ''));
+    return gates.length ? '--feature-gates still names DynamicKubeletConfig: 1.26+ (1.24+ if true) exits (kubelet-ckpt upgrade-check)' : null;
+  }
   const silent = source === 'assigned' || source === 'last-known-good' ? '; without the flag it silently drops the checkpoint' : '';
   return `1.24+ exits on --dynamic-config-dir${silent} (kubelet-ckpt upgrade-check)`;
 }

@@ -64,4 +64,6 @@ t.test('the status hint', async (t) => {
   t.equal(upgradeHint(['kubelet', '--config=/c'], 'assigned'), null);
   t.match(upgradeHint(['kubelet', '--dynamic-config-dir', '/d'], 'assigned'), /1\.24\+ exits on --dynamic-config-dir; without the flag it silently drops the checkpoint/);
   t.notMatch(upgradeHint(['kubelet', '--dynamic-config-dir=/d'], 'local'), /silently/);
+  t.match(upgradeHint(['kubelet', '--feature-gates', 'DynamicKubeletConfig=false'], 'local'), /--feature-gates still names DynamicKubeletConfig/);
+  t.equal(upgradeHint(['kubelet', '--feature-gates=X=true'], 'local'), null);
 });
