@@ -17,6 +17,9 @@ import * as prune from './prune.js';
 import * as clean from './clean.js';
 import * as journal from './journal.js';
 import * as tui from './tui.js';
+import * as exportCmd from './export.js';
+import * as migrate from './migrate.js';
+import * as upgradeCheck from './upgrade-check.js';
 import * as completion from './completion.js';
 import * as report from './report.js';
 import * as check from './check.js';
@@ -24,7 +27,7 @@ import * as fleet from './fleet.js';
 import * as metrics from './metrics.js';
 import { protectStdinSource } from './report.js';
 
-export const COMMANDS = [status, ls, show, verify, diff, journal, reset, rollback, undo, prune, clean, tui, completion, report, check, metrics, fleet];
+export const COMMANDS = [status, ls, show, verify, diff, journal, reset, rollback, undo, prune, clean, tui, exportCmd, migrate, upgradeCheck, completion, report, check, metrics, fleet];
 
 /** The output format, read from raw argv so that even a parse failure honours -o json. */
 export function rawFormat(argv: readonly string[]): string {
