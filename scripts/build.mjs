@@ -1,6 +1,6 @@
 // Build: type-check and compile the tree to build/, then bundle cmd/main.ts into one
 // file (dist/kubelet-ckpt.cjs) that runs with plain `node`.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { build } from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -99,26 +99,76 @@ const cacheFile = path.resolve('build/program.cache');
 fs.writeFileSync(programFile, program);
 const dist = path.resolve('dist/kubelet-ckpt.cjs');
 execFileSync(process.execPath, ['scripts/train-cache.cjs', programFile, cacheFile, dist, '--', '--dir', 'fixtures/stores/healthy', 'status', '--no-journal', '-o', 'json'], { stdio: ['ignore', 'ignore', 'inherit'] });
-// The program and the cache ride at the end of the file as base64 in block comments:
-// V8 skips a comment far faster than it scans a megabyte string literal.
+/**
+ * The program and the cache ride at the end of the file inside two function bodies, each one
+ * block comment: V8 skips a comment far faster than it scans a megabyte string literal, and
+ * Function.prototype.toString hands back that stretch of the source Node already read, so the
+ * file is read once (the loader does not read __filename again). The program goes in as is,
+ * its few `*` `/` pairs written `*` NUL `/` (esbuild escapes control characters, so the
+ * program holds no NUL of its own); the binary cache goes in as base64.
+ */
+const CLOSE = '*/';
+const HIDDEN_CLOSE = '*\0/';
+if (program.includes('\0')) throw new Error('build: the program holds a NUL; the .cjs packing cannot hide its comment ends');
 const loader = `#!/usr/bin/env node
 'use strict';
-// kubelet-ckpt, single-file build. The program (base64, in the comments at the end of this
+// kubelet-ckpt, single-file build. The program (in the comment of programText, at the end of this
 // file) runs in a vm.Script with the V8 code cache made at build time (${process.version});
 // another Node rejects the cache and compiles.
 const { Script } = require('node:vm');
-const self = require('node:fs').readFileSync(__filename, 'latin1');
-const section = (tag) => {
-  const start = self.lastIndexOf('/*' + tag + ':') + tag.length + 3;
-  return Buffer.from(self.slice(start, self.indexOf('*/', start)), 'base64');
-};
-const program = section('program').toString('utf8');
-new Script(program, { filename: __filename, cachedData: section('cache') }).runInThisContext()(exports, require, module, __filename, __dirname);
-/*program:${Buffer.from(program).toString('base64')}*/
-/*cache:${fs.readFileSync(cacheFile).toString('base64')}*/
+const body = (f) => { const s = f.toString(); return s.slice(s.indexOf('/*') + 2, s.lastIndexOf('*/')); };
+const program = body(programText).replaceAll(${JSON.stringify(HIDDEN_CLOSE)}, '*/');
+new Script(program, { filename: __filename, cachedData: Buffer.from(body(cacheText), 'base64') }).runInThisContext()(exports, require, module, __filename, __dirname);
+function programText() {/*${program.replaceAll(CLOSE, HIDDEN_CLOSE)}*/}
+function cacheText() {/*${fs.readFileSync(cacheFile).toString('base64')}*/}
 `;
 fs.mkdirSync('dist', { recursive: true });
 fs.writeFileSync(dist, loader);
-// The ESM entry some tooling expects; the single file to copy onto a node is the .cjs.
+// The ESM entry some tooling expects; for a node with Node, the single file to copy is the .cjs.
 fs.writeFileSync('dist/kubelet-ckpt.mjs', "#!/usr/bin/env node\nimport './kubelet-ckpt.cjs';\n", { mode: 0o755 });
 fs.chmodSync('dist/kubelet-ckpt.cjs', 0o755);
+
+/**
+ * dist/kubelet-ckpt: a Node single-executable application (SEA) for a node with no Node: a
+ * copy of this node binary with a blob injected (postject) that holds a small main script
+ * and, as assets, the program and the same trained code cache. The binary is this very
+ * Node, so its V8 accepts the cache. SEA's own `useCodeCache` covers only what compiling
+ * the main script compiles eagerly (the loader, here), and `useSnapshot` was slower for
+ * `status` on Node 20 (the deserialised functions come back without their bytecode), so the
+ * trained cache is what makes it start fast. Linux x86-64 only (the goal; elsewhere skipped).
+ */
+function buildSea() {
+  const fuse = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
+  if (process.platform !== 'linux' || process.arch !== 'x64') {
+    console.error(`build: no single executable on ${process.platform}-${process.arch} (Linux x86-64 only)`);
+    return;
+  }
+  // The main script. It is also what a worker thread runs (eval) to start this program again,
+  // since in a SEA argv[1] is the executable, not a script (cmd/shared.ts, judge workers).
+  const start = `function start(require) {
+  const sea = require('node:sea');
+  globalThis.__kubeletCkptWorkerEval = '(' + start + ')(require)';
+  const script = new (require('node:vm').Script)(sea.getAsset('program', 'utf8'), { filename: process.execPath, cachedData: Buffer.from(sea.getRawAsset('cache')) });
+  const mod = { exports: {} };
+  script.runInThisContext()(mod.exports, require, mod, process.execPath, require('node:path').dirname(process.execPath));
+}`;
+  const main = path.resolve('build/sea-main.cjs');
+  fs.writeFileSync(main, `'use strict';\n// kubelet-ckpt single executable (${process.version}): the program and its V8 code cache are assets.\n${start}\nstart(require);\n`);
+  const config = path.resolve('build/sea-config.json');
+  const blob = path.resolve('build/sea.blob');
+  fs.writeFileSync(config, JSON.stringify({ main, output: blob, disableExperimentalSEAWarning: true, useCodeCache: false, useSnapshot: false, assets: { program: programFile, cache: cacheFile } }, null, 2));
+  const made = spawnSync(process.execPath, ['--experimental-sea-config', config], { encoding: 'utf8' });
+  if (made.status !== 0) throw new Error(`build: node --experimental-sea-config failed (${made.status}): ${made.stderr}${made.stdout}`);
+  const out = path.resolve('dist/kubelet-ckpt');
+  const tmp = `${out}.tmp`;
+  fs.rmSync(tmp, { force: true });
+  fs.copyFileSync(process.execPath, tmp);
+  fs.chmodSync(tmp, 0o755);
+  // postject (devDependency): writes the blob into an ELF note and flips the fuse. Its
+  // "Can't find string offset for section name" warnings are noise from the ELF parser.
+  const postject = path.resolve('node_modules/postject/dist/cli.js');
+  const r = spawnSync(process.execPath, [postject, tmp, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', fuse], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`build: postject failed (${r.status}): ${r.stderr}`);
+  fs.renameSync(tmp, out);
+}
+buildSea();
