@@ -2,7 +2,6 @@
 // the options, confirmation and printing of the recovery commands (reset, rollback,
 // undo, prune).
 
-import os from 'node:os';
 import fs from 'node:fs';
 import type { Argv } from 'yargs';
 import { RefusedError, UsageError } from '../lib/errors.js';
@@ -14,9 +13,15 @@ import { output, processStreams, session, setExit, type GlobalArgs } from './com
 import type { Judgement } from '../lib/integrity/judge.js';
 import type { JudgeOptions } from '../lib/integrity/pipeline.js';
 import type { JudgePool, JudgePoolFactory, JudgeTask } from '../lib/integrity/prejudge.js';
-import { workerThreads } from '../lib/builtins.js';
+import { os, workerThreads } from '../lib/builtins.js';
 
 export const JUDGE_WORKER_ROLE = 'judge-worker';
+
+/** Cores to use; node:os loads on this first call, not when every command starts. */
+function availableCores(): number {
+  const o = os();
+  return o.availableParallelism?.() ?? o.cpus().length;
+}
 
 interface WorkerEntry {
   code: string;
@@ -39,7 +44,7 @@ function workerEntry(): WorkerEntry | null {
 export function workerJudgePool(options: JudgeOptions): JudgePoolFactory | null {
   const entry = workerEntry();
   // KUBELET_CKPT_JOBS caps the threads used (1: judge everything in this thread).
-  const cores = Number(process.env.KUBELET_CKPT_JOBS) || (os.availableParallelism?.() ?? os.cpus().length);
+  const cores = Number(process.env.KUBELET_CKPT_JOBS) || availableCores();
   if (!entry || cores < 2) return null;
   return () => startPool(entry, options, Math.min(cores - 1, 3));
 }

@@ -8,6 +8,7 @@ const load = createRequire(import.meta.url);
 let cryptoModule: typeof import('node:crypto') | undefined;
 let childProcessModule: typeof import('node:child_process') | undefined;
 let workerThreadsModule: typeof import('node:worker_threads') | undefined;
+let osModule: typeof import('node:os') | undefined;
 
 export function crypto(): typeof import('node:crypto') {
   return (cryptoModule ??= load('node:crypto') as typeof import('node:crypto'));
@@ -19,6 +20,11 @@ export function childProcess(): typeof import('node:child_process') {
 
 export function workerThreads(): typeof import('node:worker_threads') {
   return (workerThreadsModule ??= load('node:worker_threads') as typeof import('node:worker_threads'));
+}
+
+/** node:os: only verify/ls on large stores ask it (how many cores). */
+export function os(): typeof import('node:os') {
+  return (osModule ??= load('node:os') as typeof import('node:os'));
 }
 
 /** Lower-case hex SHA-256 of some bytes. */

@@ -37,6 +37,42 @@ const lazyHelpDeps = {
 };
 
 /**
+ * yargs imports node:assert (13 M instructions to load, ~8% of a `status`) for two
+ * invariant checks it makes on every run. Hand it checks that behave the same (assert's
+ * strictEqual is Object.is) and load the real module only to throw its error.
+ */
+const cheapAssert = {
+  name: 'cheap-assert-for-yargs',
+  setup(b) {
+    b.onResolve({ filter: /^assert$/ }, (args) => (/[\\/]node_modules[\\/]yargs[\\/]/.test(args.importer) ? { path: 'assert', namespace: 'cheap-assert' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'cheap-assert' }, () => ({
+      contents: [
+        "export function strictEqual(a, b, m) { if (!Object.is(a, b)) require('node:assert').strictEqual(a, b, m); }",
+        "export function notStrictEqual(a, b, m) { if (Object.is(a, b)) require('node:assert').notStrictEqual(a, b, m); }",
+      ].join('\n'),
+      loader: 'js',
+    }));
+  },
+};
+
+/**
+ * yargs() starts every parser with `.version()`, which guesses the version from a package.json
+ * above the working directory: a walk up the tree and, when there is none (a node), a thrown
+ * assertion with its stack formatted (25 M instructions). cmd/main.ts sets the version itself
+ * (KUBELET_CKPT_VERSION below), so the factory starts with no version option instead.
+ */
+const yargsNoGuess = {
+  name: 'yargs-no-version-guess',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/]yargs[\\/]build[\\/]lib[\\/]yargs-factory\.js$/ }, async (args) => {
+      const text = await fs.promises.readFile(args.path, 'utf8');
+      if (!text.includes('yargs.version();')) throw new Error('build: yargs-factory.js no longer calls yargs.version(); revisit yargsNoGuess');
+      return { contents: text.replace('yargs.version();', 'yargs.version(false);'), loader: 'js', resolveDir: path.dirname(args.path) };
+    });
+  },
+};
+
+/**
  * blessed (lib/tui only) loads its widgets with `require('./widgets/' + name)`, which a bundle
  * cannot follow, and some of them need files of the blessed package (BigText's fonts) or
  * optional modules (Terminal: term.js, pty.js; the image widgets: external programs).
@@ -81,11 +117,19 @@ const result = await build({
   minifyWhitespace: true,
   legalComments: 'none',
   logLevel: 'warning',
-  plugins: [lazyHelpDeps, blessedStaticWidgets],
-  define: { 'import.meta.url': '__ckptImportMetaUrl' },
+  plugins: [lazyHelpDeps, cheapAssert, yargsNoGuess, blessedStaticWidgets],
+  define: { 'import.meta.url': '__ckptImportMetaUrl', KUBELET_CKPT_VERSION: JSON.stringify(JSON.parse(fs.readFileSync('package.json', 'utf8')).version) },
   banner: { js: "var __ckptImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
-const program = `(function (exports, require, module, __filename, __dirname) {${result.outputFiles[0].text}\n})`;
+/**
+ * Pure ASCII, so that V8 makes one-byte strings of it by copying, not decoding (a single
+ * non-ASCII character, as esbuild leaves in regex literals, turns the whole megabyte into a
+ * slowly decoded two-byte string: 16 M instructions in the SEA). esbuild (charset ascii)
+ * escapes such characters everywhere but in regex literals, where \uXXXX means the same code
+ * unit (a surrogate pair, in a /u regex, the same code point).
+ */
+const asciiOnly = (js) => js.replace(/[^\0-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const program = `(function (exports, require, module, __filename, __dirname) {${asciiOnly(result.outputFiles[0].text)}\n})`;
 
 /**
  * Start-up is dominated by V8 compiling the program (and each function on its first
@@ -98,7 +142,13 @@ const programFile = path.resolve('build/program.cjs');
 const cacheFile = path.resolve('build/program.cache');
 fs.writeFileSync(programFile, program);
 const dist = path.resolve('dist/kubelet-ckpt.cjs');
-execFileSync(process.execPath, ['scripts/train-cache.cjs', programFile, cacheFile, dist, '--', '--dir', 'fixtures/stores/healthy', 'status', '--no-journal', '-o', 'json'], { stdio: ['ignore', 'ignore', 'inherit'] });
+// Trained on `status` as people and scripts run it: text on a healthy store, JSON on one that
+// fell back. (Every other command works without the cache, compiling as it goes.)
+const training = [
+  ['--dir', 'fixtures/stores/healthy', 'status', '--no-journal'],
+  ['--dir', 'fixtures/stores/fell-back', 'status', '--no-journal', '-o', 'json'],
+];
+execFileSync(process.execPath, ['scripts/train-cache.cjs', programFile, cacheFile, dist, ...training.flatMap((a) => ['--', ...a])], { stdio: ['ignore', 'ignore', 'inherit'] });
 /**
  * The program and the cache ride at the end of the file inside two function bodies, each one
  * block comment: V8 skips a comment far faster than it scans a megabyte string literal, and
