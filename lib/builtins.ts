@@ -2,9 +2,8 @@
 // Measured on `status`: `node:crypto` initialises OpenSSL and reads the CA store (~15% of
 // its instructions), `node:child_process` pulls in net and dgram; status needs neither.
 
-import { createRequire } from 'node:module';
-
-const load = createRequire(import.meta.url);
+// process.getBuiltinModule, not createRequire: node:module would load the ESM loader too.
+const load = (id: string): unknown => process.getBuiltinModule(id);
 let cryptoModule: typeof import('node:crypto') | undefined;
 let childProcessModule: typeof import('node:child_process') | undefined;
 let workerThreadsModule: typeof import('node:worker_threads') | undefined;

@@ -44,8 +44,23 @@ const lazyHelpDeps = {
 const cheapAssert = {
   name: 'cheap-assert-for-yargs',
   setup(b) {
+    // Likewise node:module (with the ESM loader and source maps behind it): yargs and its parser
+    // make a require() at load for config files we never ask them to read.
+    b.onResolve({ filter: /^node:module$/ }, (args) => (/[\\/]node_modules[\\/]yargs[\\/]/.test(args.importer) ? { path: 'module', namespace: 'cheap-assert' } : undefined));
     b.onResolve({ filter: /^assert$/ }, (args) => (/[\\/]node_modules[\\/]yargs[\\/]/.test(args.importer) ? { path: 'assert', namespace: 'cheap-assert' } : undefined));
-    b.onLoad({ filter: /.*/, namespace: 'cheap-assert' }, () => ({
+    b.onLoad({ filter: /^module$/, namespace: 'cheap-assert' }, () => ({
+      contents: [
+        'export function createRequire(from) {',
+        "  let real;",
+        "  const get = () => (real ??= require('node:module').createRequire(from));",
+        '  const lazy = (id) => get()(id);',
+        '  lazy.resolve = (id, o) => get().resolve(id, o);',
+        '  return lazy;',
+        '}',
+      ].join('\n'),
+      loader: 'js',
+    }));
+    b.onLoad({ filter: /^assert$/, namespace: 'cheap-assert' }, () => ({
       contents: [
         "export function strictEqual(a, b, m) { if (!Object.is(a, b)) require('node:assert').strictEqual(a, b, m); }",
         "export function notStrictEqual(a, b, m) { if (Object.is(a, b)) require('node:assert').notStrictEqual(a, b, m); }",
@@ -56,19 +71,33 @@ const cheapAssert = {
 };
 
 /**
- * yargs() starts every parser with `.version()`, which guesses the version from a package.json
- * above the working directory: a walk up the tree and, when there is none (a node), a thrown
- * assertion with its stack formatted (25 M instructions). cmd/main.ts sets the version itself
- * (KUBELET_CKPT_VERSION below), so the factory starts with no version option instead.
+ * Two things yargs does when it loads or starts that cost `status` more than all its own work:
+ * - yargs() starts every parser with `.version()`, which guesses the version from a package.json
+ *   above the working directory: a walk up the tree and, when there is none (a node), a thrown
+ *   assertion with its stack formatted (25 M instructions). cmd/main.ts sets the version itself
+ *   (KUBELET_CKPT_VERSION below), so the factory starts with no version option instead.
+ * - its platform shim reads process.stdout.columns at load, which builds process.stdout (the
+ *   stream modules, and net for a pipe); it becomes a getter, read only if help is wrapped to it.
+ * Each replacement must find its text, so a yargs upgrade that moves it fails the build.
  */
-const yargsNoGuess = {
-  name: 'yargs-no-version-guess',
+const YARGS_PATCHES = [
+  { file: /[\\/]node_modules[\\/]yargs[\\/]build[\\/]lib[\\/]yargs-factory\.js$/, from: 'yargs.version();', to: 'yargs.version(false);' },
+  {
+    file: /[\\/]node_modules[\\/]yargs[\\/]lib[\\/]platform-shims[\\/]esm\.mjs$/,
+    from: "stdColumns: typeof process.stdout.columns !== 'undefined' ? process.stdout.columns : null",
+    to: "get stdColumns() { return typeof process.stdout.columns !== 'undefined' ? process.stdout.columns : null; }",
+  },
+];
+const yargsStartup = {
+  name: 'yargs-startup',
   setup(b) {
-    b.onLoad({ filter: /[\\/]node_modules[\\/]yargs[\\/]build[\\/]lib[\\/]yargs-factory\.js$/ }, async (args) => {
-      const text = await fs.promises.readFile(args.path, 'utf8');
-      if (!text.includes('yargs.version();')) throw new Error('build: yargs-factory.js no longer calls yargs.version(); revisit yargsNoGuess');
-      return { contents: text.replace('yargs.version();', 'yargs.version(false);'), loader: 'js', resolveDir: path.dirname(args.path) };
-    });
+    for (const p of YARGS_PATCHES) {
+      b.onLoad({ filter: p.file }, async (args) => {
+        const text = await fs.promises.readFile(args.path, 'utf8');
+        if (!text.includes(p.from)) throw new Error(`build: ${args.path} no longer has ${JSON.stringify(p.from)}; revisit YARGS_PATCHES`);
+        return { contents: text.replace(p.from, p.to), loader: 'js', resolveDir: path.dirname(args.path) };
+      });
+    }
   },
 };
 
@@ -117,7 +146,7 @@ const result = await build({
   minifyWhitespace: true,
   legalComments: 'none',
   logLevel: 'warning',
-  plugins: [lazyHelpDeps, cheapAssert, yargsNoGuess, blessedStaticWidgets],
+  plugins: [lazyHelpDeps, cheapAssert, yargsStartup, blessedStaticWidgets],
   define: { 'import.meta.url': '__ckptImportMetaUrl', KUBELET_CKPT_VERSION: JSON.stringify(JSON.parse(fs.readFileSync('package.json', 'utf8')).version) },
   banner: { js: "var __ckptImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
