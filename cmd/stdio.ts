@@ -22,21 +22,20 @@ export function isTerminal(fd: number): boolean {
 }
 
 /**
- * Writes straight to fd, whole chunks, in order. A reader that went away (EPIPE, as with
- * `| head`) ends the output quietly; a non-blocking descriptor that is full is waited on.
+ * Writes straight to fd, whole chunks, in order; a non-blocking descriptor that is full is
+ * waited on. A reader that went away (EPIPE, as with `| head`) ends the process quietly, as
+ * SIGPIPE ends other tools (status --watch would otherwise run on with no one reading).
  */
 export function fdSink(fd: number): Sink {
-  let gone = false;
   return {
     write(chunk: string | Uint8Array): boolean {
-      if (gone) return true;
       const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
       for (let off = 0; off < buf.length; ) {
         try {
           off += fs.writeSync(fd, buf, off);
         } catch (err) {
           const code = (err as NodeJS.ErrnoException).code;
-          if (code === 'EPIPE') return !(gone = true);
+          if (code === 'EPIPE') process.exit();
           if (code !== 'EAGAIN') throw err;
           Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
         }
