@@ -5,6 +5,7 @@ import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { UsageError, asCkptError, EXIT } from '../lib/errors.js';
 import { withGlobals } from './common.js';
+import { isTerminal } from './stdio.js';
 import * as status from './status.js';
 import * as ls from './ls.js';
 import * as show from './show.js';
@@ -26,6 +27,14 @@ import * as check from './check.js';
 import * as fleet from './fleet.js';
 import * as metrics from './metrics.js';
 import { protectStdinSource } from './report.js';
+
+/**
+ * The package version, written in by the build (scripts/build.mjs). Without it yargs looks for
+ * a package.json above the working directory: slow (and a thrown assertion when there is none),
+ * and wrong wherever another package.json is found.
+ */
+declare const KUBELET_CKPT_VERSION: string | undefined;
+const VERSION = typeof KUBELET_CKPT_VERSION === 'string' ? KUBELET_CKPT_VERSION : 'unknown';
 
 export const COMMANDS = [status, ls, show, verify, diff, journal, reset, rollback, undo, prune, clean, tui, exportCmd, migrate, upgradeCheck, completion, report, check, metrics, fleet];
 
@@ -76,8 +85,8 @@ export function buildCli(argv: string[]) {
     .recommendCommands()
     .help('help')
     .alias('help', 'h')
-    .version()
-    .wrap(Math.min(100, process.stdout.columns || 80))
+    .version(VERSION)
+    .wrap(Math.min(100, (isTerminal(1) && process.stdout.columns) || 80))
     .epilogue('Exit codes: 0 ok, 1 findings, 2 usage, 3 environment, 4 refused for safety, 5 internal error.\nSee kubelet-ckpt(1).')
     .fail((msg, err) => {
       throw err ?? new UsageError(msg ?? 'bad usage', 'see kubelet-ckpt --help');
