@@ -36,6 +36,13 @@ export interface TroubledNode {
   reason: string;
 }
 
+/** A node whose kubelet would not start, or would silently change config, at 1.24. */
+export interface NotReady {
+  node: string;
+  to: string;
+  why: string;
+}
+
 export interface Divergence {
   uid: string;
   resourceVersion: string;
@@ -49,6 +56,8 @@ export interface FleetReport {
   groups: ConfigGroup[];
   nextBootDiffers: NextBootChange[];
   trouble: TroubledNode[];
+  /** Nodes not ready to leave Dynamic Kubelet Config (from each report's `migration`). */
+  notReadyToMigrate: NotReady[];
   divergence: Divergence[];
   warnings: string[];
 }
@@ -143,6 +152,15 @@ function troubleOf(r: Partial<NodeReport>): { problems: Trouble[]; reason: strin
   return { problems: p, reason: typeof reason === 'string' ? reason : '' };
 }
 
+/** Why a node is not ready to leave Dynamic Kubelet Config, or null (ready, or not reported). */
+function notReadyOf(r: Partial<NodeReport>): { to: string; why: string } | null {
+  const m = r.migration;
+  if (!m || typeof m !== 'object' || m.ready !== false) return null;
+  const fields = Array.isArray(m.revertedFields) ? m.revertedFields : [];
+  const why = m.error ? `not judged: ${m.error}` : m.breaks ? `the kubelet exits: ${m.exitMessage ?? 'at start-up'}` : fields.length ? `silently reverts ${fields.length} field${fields.length === 1 ? '' : 's'}: ${fields.slice(0, 5).join(', ')}${fields.length > 5 ? ', …' : ''}` : 'would not start once the flag is dropped';
+  return { to: typeof m.to === 'string' ? m.to : '1.24', why };
+}
+
 /** Every (UID/RV → sha256) claim a report makes: its meta files, next boot and running config. */
 function claims(r: Partial<NodeReport>): [string, string, string][] {
   const out: [string, string, string][] = [];
@@ -162,6 +180,7 @@ export function mergeReports(docs: readonly FoundDoc[], gatherWarnings: readonly
   const groups = new Map<string, ConfigGroup>();
   const nextBootDiffers: NextBootChange[] = [];
   const trouble: TroubledNode[] = [];
+  const notReadyToMigrate: NotReady[] = [];
   const shas = new Map<string, Map<string, Set<string>>>();
   for (const { node, r } of nodes) {
     const run = runs(r);
@@ -175,6 +194,8 @@ export function mergeReports(docs: readonly FoundDoc[], gatherWarnings: readonly
     }
     const t = troubleOf(r);
     if (t.problems.length) trouble.push({ node: node.id, ...t });
+    const nr = notReadyOf(r);
+    if (nr) notReadyToMigrate.push({ node: node.id, ...nr });
     for (const [uid, rv, sha] of claims(r)) {
       const k = `${uid}\0${rv}`;
       let m = shas.get(k);
@@ -193,7 +214,7 @@ export function mergeReports(docs: readonly FoundDoc[], gatherWarnings: readonly
   divergence.sort((a, b) => `${a.uid}/${a.resourceVersion}`.localeCompare(`${b.uid}/${b.resourceVersion}`));
   const sorted = [...groups.values()].sort((a, b) => b.nodes.length - a.nodes.length || a.key.localeCompare(b.key));
   for (const g of sorted) g.configs.sort();
-  return { apiVersion: REPORT_API_VERSION, kind: 'FleetReport', nodes: nodes.length, groups: sorted, nextBootDiffers, trouble, divergence, warnings };
+  return { apiVersion: REPORT_API_VERSION, kind: 'FleetReport', nodes: nodes.length, groups: sorted, nextBootDiffers, trouble, notReadyToMigrate, divergence, warnings };
 }
 
 /** merge exits 1 when any node is in trouble. */

@@ -141,7 +141,7 @@ export async function buildNodeReport(o: ReportOptions): Promise<NodeReport> {
     trial: null,
     findings: null,
     crashLoop: crashLoopOf(null),
-    migration: migrationReadiness(s),
+    migration: migrationReadiness(s, o.root),
   };
   const evidence = o.journal ? await o.journal(s) : null;
   report.crashLoop = crashLoopOf(evidence);

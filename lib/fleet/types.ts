@@ -2,6 +2,7 @@
 // findings and crash-loop state, for merging across a fleet. Stable: fields may be added,
 // none renamed (schema/node-report.json is the machine-readable form; man kubelet-ckpt-report).
 
+import type { MigrationReadiness } from './migration.js';
 import type { BootSource, Trial } from '../integrity/nextboot.js';
 import type { Severity } from '../integrity/findings.js';
 import type { SourceRef } from '../store/types.js';
@@ -88,6 +89,6 @@ export interface NodeReport {
   trial: Trial | null;
   findings: ReportFindings | null;
   crashLoop: ReportCrashLoop;
-  /** upgrade-check's verdict; null until that command exists in this build. */
-  migration: Record<string, unknown> | null;
+  /** upgrade-check's verdict on a 1.24 kubelet; null when there is no store to judge. */
+  migration: MigrationReadiness | null;
 }

@@ -34,6 +34,11 @@ export function renderFleet(f: FleetReport, ctx: TextContext): string {
     out.push('', p.bold('Next boot differs from what runs now'));
     out.push(...table([['NODE', 'RUNS NOW', 'NEXT BOOT'], ...f.nextBootDiffers.map((d) => [d.node, d.running, d.nextBoot])]));
   }
+  if (f.notReadyToMigrate.length) {
+    out.push('', p.bold(`Not ready to leave Dynamic Kubelet Config (${f.notReadyToMigrate[0]!.to})`));
+    out.push(...table([['NODE', 'WHY'], ...f.notReadyToMigrate.map((n) => [n.node, clip(n.why, Math.max(20, ctx.width - 30), ctx.verbose)])]));
+    out.push('  on each: kubelet-ckpt upgrade-check, then kubelet-ckpt migrate');
+  }
   if (f.divergence.length) {
     out.push('', p.bold(p.red('Divergence: one UID/RV, different bytes')));
     for (const d of f.divergence) {

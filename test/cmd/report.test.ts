@@ -38,7 +38,7 @@ t.test('report: the demo node, valid against schema/node-report.json, hashes of 
     nextBoot: { source: 'assigned', sha256: sha(cp('42315')), willStart: true, fellBack: false, statusError: null },
     findings: { scope: 'all', error: 0, warning: 0 },
     crashLoop: { checked: false, crashLoop: null, detail: 'the journal was not read (--no-journal)' },
-    migration: null,
+    migration: { to: '1.24', ready: false, breaks: true, exitMessage: 'Error: failed to parse kubelet flag: unknown flag: --dynamic-config-dir', error: null },
   });
   t.equal(rep.running, null);
 });

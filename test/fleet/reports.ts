@@ -14,6 +14,7 @@ export interface Knobs {
   running?: { uid: string; resourceVersion: string; sha256: string } | null;
   store?: 'ok' | 'absent' | 'unreadable';
   generatedAt?: string;
+  migration?: Record<string, unknown> | null;
 }
 
 export const SHA_A = 'a'.repeat(64);
@@ -44,6 +45,6 @@ export function fakeReport(k: Knobs): Record<string, unknown> {
     trial: null,
     findings: ok ? { scope: 'all', error: 0, warning: 0, info: 0, byCode: [] } : null,
     crashLoop: { checked: k.crashLoop !== undefined && k.crashLoop !== null, crashLoop: k.crashLoop ?? null, restarts: k.crashLoop ? 5 : null, detail: null },
-    migration: null,
+    migration: k.migration ?? null,
   };
 }

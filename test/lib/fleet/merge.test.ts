@@ -1,6 +1,8 @@
 import t from 'tap';
 import { mergeReports, fleetInTrouble } from '../../../lib/fleet/merge.js';
 import { fakeReport, SHA_A, SHA_B } from '../../fleet/reports.js';
+import { renderFleet } from '../../../lib/output/fleet.js';
+import { palette } from '../../../lib/output/streams.js';
 
 const doc = (label: string, value: unknown) => ({ label, value });
 
@@ -89,4 +91,23 @@ t.test('hostile field types never throw', async (t) => {
   const f = mergeReports([doc('w', weird)]);
   t.equal(f.nodes, 1);
   t.same(f.groups.map((g) => g.key), ['unknown']);
+});
+
+t.test('nodes not ready to leave Dynamic Kubelet Config: listed with why, not counted as trouble', async (t) => {
+  const ready = { to: '1.24', ready: true, breaks: false, exitMessage: null, revertedFields: [], error: null };
+  const f = mergeReports([
+    doc('1', fakeReport({ name: 'done', migration: ready })),
+    doc('2', fakeReport({ name: 'flag', migration: { ...ready, ready: false, breaks: true, exitMessage: 'Error: failed to parse kubelet flag: unknown flag: --dynamic-config-dir' } })),
+    doc('3', fakeReport({ name: 'revert', migration: { ...ready, ready: false, revertedFields: ['maxPods', 'kubeReserved'] } })),
+    doc('4', fakeReport({ name: 'old' })),
+  ]);
+  t.same(f.notReadyToMigrate, [
+    { node: 'flag', to: '1.24', why: 'the kubelet exits: Error: failed to parse kubelet flag: unknown flag: --dynamic-config-dir' },
+    { node: 'revert', to: '1.24', why: 'silently reverts 2 fields: maxPods, kubeReserved' },
+  ]);
+  t.same(f.trouble, []);
+  t.notOk(fleetInTrouble(f));
+  const text = renderFleet(f, { p: palette(false), width: 80, verbose: false, quiet: false });
+  t.match(text, /Not ready to leave Dynamic Kubelet Config \(1\.24\)\nNODE +WHY\nflag +the kubelet exits: Error: failed to parse kubelet/);
+  t.match(text, /on each: kubelet-ckpt upgrade-check, then kubelet-ckpt migrate/);
 });

@@ -5,7 +5,8 @@ import { countFindings } from '../../../lib/fleet/report.js';
 import { nodeName } from '../../../lib/fleet/nodename.js';
 import { TOOL_VERSION } from '../../../lib/fleet/version.js';
 import { migrationReadiness } from '../../../lib/fleet/migration.js';
-import { repoRoot, tempDir, writeTree } from '../../helpers.js';
+import { copyFixture, repoRoot, runCli, tempDir, writeTree } from '../../helpers.js';
+import { openSession } from '../../../lib/session.js';
 
 t.test('the version in reports is the package version', async (t) => {
   t.equal(TOOL_VERSION, JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')).version);
@@ -37,6 +38,14 @@ t.test('node name: flag, then --hostname-override, then /etc/hostname under --ro
   t.same(nodeName({ kubeletArgv: [], root: '/', hostname: 'live' }), { name: 'live', nameFrom: 'hostname' });
 });
 
-t.test('migration readiness is null in a build without upgrade-check', async (t) => {
-  t.equal(migrationReadiness(null), null);
+t.test('migration readiness: upgrade-check\'s verdict for 1.24 before and after migrate', async (t) => {
+  t.equal(migrationReadiness(null, '/'), null, 'no store, nothing to judge');
+  const root = copyFixture('migrate/kubeadm');
+  const open = () => openSession({ root, kubeletVersion: '1.23' });
+  const before = migrationReadiness(open(), root)!;
+  t.match(before, { to: '1.24', ready: false, breaks: true, exitMessage: /unknown flag: --dynamic-config-dir/, error: null });
+  t.ok(before.revertedFields.length > 0, `dropping the flag alone would revert ${before.revertedFields.join(', ')}`);
+  const m = runCli(['--root', root, 'migrate', '--yes', '--force']); // the old local file differs: replaced as a whole
+  t.equal(m.code, 0, m.stderr);
+  t.same(migrationReadiness(open(), root), { to: '1.24', ready: true, breaks: false, exitMessage: null, revertedFields: [], error: null }, 'after migrate: ready');
 });
