@@ -44,7 +44,8 @@ export async function handler(args: Args): Promise<void> {
   const render = await import('../lib/journal/render.js');
   const view = await storeView(args, streams);
   const stderrTTY = !!process.stderr.isTTY;
-  const progress = stderrTTY && !args.quiet ? progressDisplay(streams.stderr, args.file ?? args['journal-dir'] ?? 'journal', render) : undefined;
+  const { progressDisplay } = await import('../lib/output/journal.js');
+  const progress = stderrTTY && !args.quiet ? progressDisplay(streams.stderr, args.file ?? args['journal-dir'] ?? 'journal') : undefined;
   const { result, stats } = await readJournalDetailed(
     {
       source: args.source,
@@ -113,22 +114,4 @@ async function storeView(args: Args, streams: ReturnType<typeof processStreams>)
     if (args.verbose) streams.stderr.write(`journal: no store to correlate with (${(err as Error).message.split('\n')[0]})\n`);
     return null;
   }
-}
-
-/** The library's progress line, redrawn on stderr (a TTY only) for inputs over 100 MiB. */
-function progressDisplay(err: { write(s: string): unknown }, label: string, render: typeof import('../lib/journal/render.js')) {
-  let shown = false;
-  let last = 0;
-  return {
-    update: (p: { bytes: number; total: number | null; events: number }) => {
-      const now = Date.now();
-      if ((p.total ?? p.bytes) < render.PROGRESS_MIN_BYTES || now - last < 200) return;
-      last = now;
-      shown = true;
-      err.write(`\r\u001b[2K${render.progressLine(p, label)}`);
-    },
-    done: () => {
-      if (shown) err.write('\r\u001b[2K');
-    },
-  };
 }
