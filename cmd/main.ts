@@ -17,9 +17,17 @@ import * as prune from './prune.js';
 import * as clean from './clean.js';
 import * as journal from './journal.js';
 import * as tui from './tui.js';
+import * as exportCmd from './export.js';
+import * as migrate from './migrate.js';
+import * as upgradeCheck from './upgrade-check.js';
 import * as completion from './completion.js';
+import * as report from './report.js';
+import * as check from './check.js';
+import * as fleet from './fleet.js';
+import * as metrics from './metrics.js';
+import { protectStdinSource } from './report.js';
 
-export const COMMANDS = [status, ls, show, verify, diff, journal, reset, rollback, undo, prune, clean, tui, completion];
+export const COMMANDS = [status, ls, show, verify, diff, journal, reset, rollback, undo, prune, clean, tui, exportCmd, migrate, upgradeCheck, completion, report, check, metrics, fleet];
 
 /** The output format, read from raw argv so that even a parse failure honours -o json. */
 export function rawFormat(argv: readonly string[]): string {
@@ -82,7 +90,7 @@ export function buildCli(argv: string[]) {
 export async function main(argv: string[] = hideBin(process.argv)): Promise<void> {
   const verbose = argv.includes('-v') || argv.includes('--verbose');
   try {
-    await buildCli(argv).parseAsync();
+    await buildCli(protectStdinSource(argv)).parseAsync();
   } catch (err) {
     process.exitCode = reportError(err, argv, verbose);
   }
