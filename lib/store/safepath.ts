@@ -82,16 +82,22 @@ export function readFileCapped(file: string, cap: number): CappedRead {
       e.code = 'ENOTREG';
       throw e;
     }
-    const want = Math.min(st.size, cap) + 1; // one extra byte tells a grown file from a capped one
-    const buf = Buffer.allocUnsafe(Math.max(want, 1));
+    // One extra byte tells a grown file from a capped one. A file that says it is empty
+    // (procfs, sysfs) is read in pieces up to the cap.
+    const want = (st.size > 0 ? Math.min(st.size, cap) : cap) + 1;
+    let buf = Buffer.allocUnsafe(st.size > 0 ? want : Math.min(want, 64 * 1024));
     let got = 0;
     while (got < want) {
-      const n = fs.readSync(fd, buf, got, want - got, null);
+      if (got === buf.length) {
+        const bigger = Buffer.allocUnsafe(Math.min(want, buf.length * 2));
+        buf.copy(bigger, 0, 0, got);
+        buf = bigger;
+      }
+      const n = fs.readSync(fd, buf, got, buf.length - got, null);
       if (n === 0) break;
       got += n;
       // All fstat promised and under the cap: a file still growing is read as fstat saw it,
-      // without one more read(2) to meet EOF (10,000 of them on a large store). An empty
-      // size (procfs-like files) still probes.
+      // without one more read(2) to meet EOF (10,000 of them on a large store).
       if (st.size > 0 && got === st.size && st.size <= cap) break;
     }
     const truncated = got > cap;
