@@ -73,8 +73,10 @@ const O_READ = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_
  * keeping at most `cap` bytes. Throws the fs error (ELOOP for a symlink) or an error
  * with code ENOTREG for anything that is not a regular file.
  */
-export function readFileCapped(file: string, cap: number): CappedRead {
-  const fd = fs.openSync(file, O_READ);
+export function readFileCapped(file: string, cap: number, opts: { follow?: boolean } = {}): CappedRead {
+  // `follow`: for files the operator names (--kubelet-config), whose links are theirs; the
+  // opened file must still be a regular one, and nothing blocks.
+  const fd = fs.openSync(file, opts.follow ? O_READ & ~fs.constants.O_NOFOLLOW : O_READ);
   try {
     const st = fs.fstatSync(fd);
     if (!st.isFile()) {
