@@ -86,6 +86,11 @@ export interface Snapshot {
   readonly checkpointsOthers: readonly Entry[];
   /** Entries directly in the store other than meta/ and checkpoints/. */
   readonly storeOthers: readonly Entry[];
+  /**
+   * kubelet-ckpt's own state beside the store (`rel` starts with `../.kubelet-ckpt`): the
+   * directory, and inside it the lock, backups/, audit.log and leftovers. Absent in literals.
+   */
+  readonly stateEntries?: readonly Entry[];
 }
 
 const MISSING = (rel: string, name: string): Entry => ({
@@ -421,10 +426,38 @@ export function takeSnapshot(dir: string, opts: SnapshotOptions = {}): Snapshot 
     uids,
     checkpointsOthers: cpList.entries.filter((e) => e.kind !== 'dir'),
     storeOthers: top.entries.filter((e) => e.name !== 'meta' && e.name !== 'checkpoints'),
+    stateEntries: readStateEntries(dynamicConfigDir),
   });
   storeDirs.set(snap, store);
   closer.register(snap, store);
   return snap;
+}
+
+/** lstat kubelet-ckpt's state directory and what is in it (never following a link). */
+function readStateEntries(dynamicConfigDir: string): Entry[] {
+  const rel = '../.kubelet-ckpt';
+  let top: SafeDir;
+  try {
+    top = SafeDir.open(dynamicConfigDir);
+  } catch {
+    return [];
+  }
+  return using(top, (d) => {
+    const dirEntry = statIn(d, rel, '.kubelet-ckpt');
+    if (dirEntry.kind === 'missing') return [];
+    if (dirEntry.kind !== 'dir') return [dirEntry];
+    const inner = listSub(d, dirEntry).entries;
+    const backups = inner.find((e) => e.name === 'backups' && e.kind === 'dir');
+    let inBackups: Entry[] = [];
+    if (backups) {
+      try {
+        inBackups = using(d.dir('.kubelet-ckpt'), (s) => listSub(s, backups).entries);
+      } catch {
+        inBackups = [];
+      }
+    }
+    return [dirEntry, ...inner, ...inBackups];
+  });
 }
 
 /** All checkpoints of the snapshot, UID by UID, in directory order. */

@@ -76,6 +76,9 @@ t.test('the state directory: links and special files are refused (exit 3), nothi
       t.equal(r.code, 3, `${name}: ${args.join(' ')}: ${r.stderr}`);
       t.match(r.stderr, msg);
     }
+    const v = runCli(['--dir', dcd, 'verify', '-o', 'json'], { timeout: 10_000 });
+    t.equal(v.code, 1, `${name}: verify`);
+    t.match(JSON.parse(v.stdout), { ok: false, findings: [{ code: 'STATE_UNSAFE', severity: 'error' }] }, `${name}: verify reports it`);
     t.same([treeHash(outside), read(dcd, 'assigned')], before, `${name}: nothing changed, nothing outside touched`);
   }
 });
