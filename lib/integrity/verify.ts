@@ -129,7 +129,7 @@ function structureFindings(snap: Snapshot): Finding[] {
 
 /**
  * kubelet-ckpt's own state directory: a link or special file where a directory or regular
- * file belongs makes every recovery command refuse (exit 3); our leftovers are warnings.
+ * file belongs makes every recovery command refuse (exit 3).
  */
 function stateFindings(snap: Snapshot): Finding[] {
   const out: Finding[] = [];
@@ -137,9 +137,9 @@ function stateFindings(snap: Snapshot): Finding[] {
     const inBackups = e.rel.startsWith('../.kubelet-ckpt/backups/');
     const wantDir = e.name === '.kubelet-ckpt' || (e.name === 'backups' && !inBackups) || (inBackups && /^[0-9]{8}T/.test(e.name));
     const wantFile = e.name === 'lock' || e.name === 'audit.log';
-    if (e.name.startsWith('tmp_')) {
-      out.push(f('warning', 'TMP_LEFTOVER', `${e.rel} is left over from an interrupted kubelet-ckpt${e.name.includes('kubelet-ckpt') ? '' : ' (or someone else)'}; the next recovery command removes its own`, e.rel, null));
-    } else if ((wantDir && e.kind !== 'dir') || (wantFile && e.kind !== 'file')) {
+    // tmp_ entries there are kubelet-ckpt's own; the next recovery command removes them and says so.
+    if (e.name.startsWith('tmp_')) continue;
+    if ((wantDir && e.kind !== 'dir') || (wantFile && e.kind !== 'file')) {
       out.push(f('error', 'STATE_UNSAFE', `${e.rel} is ${entryKindText(e)}; kubelet-ckpt keeps only real directories and regular files there, so recovery commands refuse (exit 3)`, e.rel, null));
     }
   }
