@@ -96,6 +96,8 @@ export function readStateIn(dir: SafeDir, name: string, what: string): FileState
 
 /** The state of a file given by path (its directory opened without following a link). */
 export function readState(file: string, what: string): FileState {
+  // No directory, no file (as lstat of the path said before): a file that is yet to be created.
+  if (!fs.lstatSync(path.dirname(file), { throwIfNoEntry: false })) return { kind: 'missing' };
   return inDir(path.dirname(file), path.dirname(what), (d) => readStateIn(d, path.basename(file), what));
 }
 

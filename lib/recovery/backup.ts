@@ -93,6 +93,18 @@ export function openBackups(dynamicConfigDir: string, create: boolean): SafeDir 
   return using(state, (d) => openSub(d, 'backups', create));
 }
 
+export function writeSynced(file: string, bytes: Buffer | string, mode = 0o600): void {
+  const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, mode);
+  try {
+    const b = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes);
+    let off = 0;
+    while (off < b.length) off += fs.writeSync(fd, b, off, b.length - off);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /**
  * Make sure the backups directory exists and can be written (a probe file is created and
  * removed). Throws EnvError before anything in the store is changed.
@@ -306,7 +318,7 @@ export function listBackups(dynamicConfigDir: string): BackupSummary[] {
     for (const id of names.filter((n) => BACKUP_ID.test(n)).sort()) {
       const m = readManifest(b, id);
       if (!m) continue;
-      out.push({ id, time: m.time, command: m.command, files: m.files.map((f) => `meta/${f.name}`), path: path.join(dir, id) });
+      out.push({ id, time: m.time, command: m.command, files: m.files.map((f) => (f as { path?: string }).path ?? `meta/${f.name}`), path: path.join(dir, id) });
     }
     return out;
   });
