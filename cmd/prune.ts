@@ -20,16 +20,21 @@ export function builder(y: Argv<GlobalArgs>): Argv<Args> {
 export async function handler(args: Args): Promise<void> {
   const mode = modeOf(args, true);
   const streams = processStreams(args);
-  const s = session(args, streams);
+  const first = session(args, streams);
   const rec = await import('../lib/recovery/index.js');
-  const ctx = await recoveryContext(args, s, commandLineOf(['prune', args.keep ? `--keep ${args.keep}` : ''], args));
-  const plan = await rec.planPrune(ctx, { keep: args.keep, force: args.force, restartKubelet: args['restart-kubelet'] });
+  const commandLine = commandLineOf(['prune', args.keep ? `--keep ${args.keep}` : ''], args);
+  const request = { keep: args.keep, force: args.force, restartKubelet: args['restart-kubelet'] };
   if (mode === 'dry-run') {
-    await printResult(rec.previewPrune(plan), args, streams);
+    await printResult(rec.previewPrune(await rec.planPrune(await recoveryContext(args, first, commandLine), request)), args, streams);
     return setExit(0);
   }
-  if (plan.refusals.length) throw plan.refusals[0];
-  if (mode === 'ask' && plan.items.length) await confirm(rec.previewPrune(plan), 'Remove these now? [y/N] ', 'nothing was removed', args, streams);
-  await printResult(await rec.applyPrune(ctx, plan), args, streams, mode === 'ask' ? plan.warnings : []);
+  // Under the lock from the first read: what is referenced cannot change until we are done.
+  await rec.withStoreLock(first.snap.dynamicConfigDir, commandLine, async () => {
+    const ctx = await recoveryContext(args, session({ ...args, verbose: false }, streams), commandLine);
+    const plan = await rec.planPrune(ctx, request);
+    if (plan.refusals.length) throw plan.refusals[0];
+    if (mode === 'ask' && plan.items.length) await confirm(rec.previewPrune(plan), 'Remove these now? [y/N] ', 'nothing was removed', args, streams);
+    await printResult(await rec.applyPrune(ctx, plan), args, streams, mode === 'ask' ? plan.warnings : []);
+  });
   setExit(0);
 }

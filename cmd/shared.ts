@@ -210,21 +210,32 @@ export async function printResult(r: RecoveryResult, args: RecoveryArgs, streams
   if (args.output === 'text' && !args.quiet) for (const w of r.warnings) if (!shown.includes(w)) streams.stderr.write(`warning: ${w}\n`);
 }
 
-/** plan → (dry run | confirm) → apply, for the commands that rewrite meta files. */
+/**
+ * plan → (dry run | confirm) → apply, for the commands that rewrite meta files. A real run
+ * takes the store's lock first and reads the store again under it, so the plan is made from
+ * what no other recovery command can change until this one is done (a dry run takes no lock:
+ * it reports a holder instead).
+ */
 export async function runMetaCommand(args: RecoveryArgs, words: string[], plan: (ctx: RecoveryContext) => Promise<MetaPlan>): Promise<void> {
   const mode = modeOf(args);
   const streams = processStreams(args);
-  const s = session(args, streams);
+  const first = session(args, streams);
   const rec = await import('../lib/recovery/index.js');
-  const ctx = await recoveryContext(args, s, commandLineOf(words, args));
-  const p = await plan(ctx);
+  const commandLine = commandLineOf(words, args);
   if (mode === 'dry-run') {
+    const p = await plan(await recoveryContext(args, first, commandLine));
+    const held = rec.holderRefusal(first.snap.dynamicConfigDir);
+    if (held && !p.refusals.some((r) => r.code === held.code)) p.refusals.push(held);
     await printResult(rec.previewMeta(p), args, streams);
     return setExit(0);
   }
-  rec.assertAllowed(p);
-  if (mode === 'ask' && p.writes.length) await confirm(rec.previewMeta(p), 'Write these files? [y/N] ', 'nothing was changed', args, streams);
-  await printResult(await rec.applyMetaPlan(ctx, p), args, streams, mode === 'ask' ? p.warnings : []);
+  await rec.withStoreLock(first.snap.dynamicConfigDir, commandLine, async () => {
+    const ctx = await recoveryContext(args, session({ ...args, verbose: false }, streams), commandLine);
+    const p = await plan(ctx);
+    rec.assertAllowed(p);
+    if (mode === 'ask' && p.writes.length) await confirm(rec.previewMeta(p), 'Write these files? [y/N] ', 'nothing was changed', args, streams);
+    await printResult(await rec.applyMetaPlan(ctx, p), args, streams, mode === 'ask' ? p.warnings : []);
+  });
   setExit(0);
 }
 

@@ -30,14 +30,20 @@ export async function handler(args: Args): Promise<void> {
     output({ backups }, renderBackups, args, streams);
     return setExit(0);
   }
-  // A backup made by migrate holds node files, not meta files: restore those.
-  const { migrateBackup } = await import('../lib/migrate/apply.js');
-  const s = session(args, processStreams(args));
-  const mb = migrateBackup(s.snap.dynamicConfigDir, args.id ?? null);
-  if (mb) return runMigrateUndo(args, s, mb, ['undo', args.id ?? '']);
-  if (await undoClean(args)) return;
-  const { planUndo } = await import('../lib/recovery/index.js');
-  await runMetaCommand(args, ['undo', args.id ?? ''], (ctx) => planUndo(ctx, { id: args.id ?? null, force: args.force, restartKubelet: args['restart-kubelet'] }));
+  const rec = await import('../lib/recovery/index.js');
+  const run = async () => {
+    // A backup made by migrate holds node files, not meta files: restore those.
+    const { migrateBackup } = await import('../lib/migrate/apply.js');
+    const s = session(args, processStreams(args));
+    const mb = migrateBackup(s.snap.dynamicConfigDir, args.id ?? null);
+    if (mb) return runMigrateUndo(args, s, mb, ['undo', args.id ?? '']);
+    if (await undoClean(args)) return;
+    await runMetaCommand(args, ['undo', args.id ?? ''], (ctx) => rec.planUndo(ctx, { id: args.id ?? null, force: args.force, restartKubelet: args['restart-kubelet'] }));
+  };
+  if (modeOf(args) === 'dry-run') return run();
+  // The backup is read under the store's lock too: a real run takes it first.
+  const dcd = session({ ...args, verbose: false }, processStreams(args)).snap.dynamicConfigDir;
+  await rec.withStoreLock(dcd, commandLineOf(['undo', args.id ?? ''], args), run);
 }
 
 /** A backup made by `clean` holds leftovers, not meta files: move them back. False for other backups. */

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { EnvError, UsageError, fsReason } from './errors.js';
 import { discover, requireStoreDir, type Discovery } from './store/discover.js';
+import { kindWords, readFileCapped } from './store/safepath.js';
 import { fsPayloadReader, takeSnapshot, type PayloadReader, type Snapshot } from './store/snapshot.js';
 import { judgeConfig, judgeLocalConfig, type JudgeOptions } from './integrity/pipeline.js';
 import type { KubeletVersion } from './config/version.js';
@@ -45,13 +46,29 @@ function checkRoot(root: string): string {
   return abs;
 }
 
+/** A kubelet config file is a few KiB; past this it is not one. */
+const LOCAL_CONFIG_CAP = 1024 * 1024;
+
+function kindOfPath(file: string): string {
+  try {
+    return kindWords(fs.statSync(file));
+  } catch {
+    return 'unknown';
+  }
+}
+
 function readLocal(file: string | null, opts: JudgeOptions): { local: LocalConfig; gates?: Record<string, boolean> | undefined } {
   if (!file) return { local: { path: null, judgement: null } };
   let bytes: Buffer;
+  const fail = (why: string) => ({ local: { path: file, judgement: { stage: 'load-error' as const, error: `failed to load Kubelet config file ${file}, error failed to read kubelet config file "${file}", error: ${why}` } } });
   try {
-    bytes = fs.readFileSync(file);
+    // A FIFO or device here must not hang status or fill memory: regular files only, capped.
+    const r = readFileCapped(file, LOCAL_CONFIG_CAP, { follow: true });
+    if (r.truncated) return fail(`it is larger than ${LOCAL_CONFIG_CAP / 1024 / 1024} MiB (kubelet-ckpt read no further)`);
+    bytes = r.bytes;
   } catch (err) {
-    return { local: { path: file, judgement: { stage: 'load-error', error: `failed to load Kubelet config file ${file}, error failed to read kubelet config file "${file}", error: ${fsReason(err)}` } } };
+    const code = (err as NodeJS.ErrnoException).code;
+    return fail(code === 'ENOTREG' ? `it is not a regular file (${kindOfPath(file)}); kubelet-ckpt did not read it` : fsReason(err));
   }
   const j = judgeLocalConfig(bytes, file, opts);
   return { local: { path: file, judgement: j }, gates: j.gates };

@@ -127,6 +127,25 @@ function structureFindings(snap: Snapshot): Finding[] {
   return out;
 }
 
+/**
+ * kubelet-ckpt's own state directory: a link or special file where a directory or regular
+ * file belongs makes every recovery command refuse (exit 3).
+ */
+function stateFindings(snap: Snapshot): Finding[] {
+  const out: Finding[] = [];
+  for (const e of snap.stateEntries ?? []) {
+    const inBackups = e.rel.startsWith('../.kubelet-ckpt/backups/');
+    const wantDir = e.name === '.kubelet-ckpt' || (e.name === 'backups' && !inBackups) || (inBackups && /^[0-9]{8}T/.test(e.name));
+    const wantFile = e.name === 'lock' || e.name === 'audit.log';
+    // tmp_ entries there are kubelet-ckpt's own; the next recovery command removes them and says so.
+    if (e.name.startsWith('tmp_')) continue;
+    if ((wantDir && e.kind !== 'dir') || (wantFile && e.kind !== 'file')) {
+      out.push(f('error', 'STATE_UNSAFE', `${e.rel} is ${entryKindText(e)}; kubelet-ckpt keeps only real directories and regular files there, so recovery commands refuse (exit 3)`, e.rel, null));
+    }
+  }
+  return out;
+}
+
 function checkpointEntryFindings(cp: Checkpoint, ref: string): Finding[] {
   const out: Finding[] = [];
   if (cp.entry.kind === 'symlink') {
@@ -278,7 +297,7 @@ export function verifyStore(snap: Snapshot, opts: VerifyOptions): VerifyReport {
     findings.push(...metaFindings(snap, n, d), ...referencedFindings(snap, n, d));
     if (d.state === 'source' && d.source.uid && !d.unsafe.length) sources.set(d.source.uid, { name: n, source: d.source });
   }
-  findings.push(...structureFindings(snap), ...permissionFindings(snap, opts.only));
+  findings.push(...structureFindings(snap), ...stateFindings(snap), ...permissionFindings(snap, opts.only));
   const ctx: PayloadContext = { snap, opts, sources };
   const lkg = decoded['last-known-good'];
   const lkgRef = lkg.state === 'source' ? `${lkg.source.uid}/${lkg.source.resourceVersion}` : null;

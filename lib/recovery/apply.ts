@@ -4,12 +4,14 @@
 // the plan's order (last-known-good before assigned) with atomicReplace.
 
 import fs from 'node:fs';
-import path from 'node:path';
+import { SafeDir, using } from '../store/safepath.js';
 import { CkptError, EnvError, RefusedError, fsReason } from '../errors.js';
-import { atomicRemove, atomicReplace, hintFor, isOurTemp, requireRealDir, sameState, ChangedError } from './atomic.js';
+import { atomicRemove, atomicReplace, hintFor, isOurTemp, openWriteDir, requireRealDir, sameState, ChangedError } from './atomic.js';
 import { appendAudit, cleanBackupLeftovers, currentActor, ensureBackupsDir, hashOf, writeBackup, type AuditEntry } from './backup.js';
 import { findSystemctl, type Systemctl } from './kubelet.js';
 import { guarded } from './guard.js';
+import type { HeldLock } from './lock.js';
+import { tempPid } from './lock.js';
 import { metaDirOf, readMetaStates, type MetaPlan, type RecoveryContext } from './plan.js';
 import { metaChanges, type RecoveryResult } from './result.js';
 import type { StepHook } from './steps.js';
@@ -36,34 +38,47 @@ export function systemctlFor(ctx: RecoveryContext, restart: boolean): Systemctl 
   return restart ? findSystemctl(ctx.envPath) : null;
 }
 
-/** Remove temp files an interrupted kubelet-ckpt left in meta/ (ours only; we hold the lock). */
+/**
+ * Remove temp files an interrupted kubelet-ckpt left in meta/ (ours only, and only when the
+ * process that made them is gone; we hold the lock). The kubelet's own are verify's to report.
+ */
 function cleanMetaLeftovers(store: string): string[] {
-  const dir = metaDirOf(store);
   const out: string[] = [];
-  let names: string[] = [];
+  let dir: SafeDir;
   try {
-    names = fs.readdirSync(dir);
+    dir = openWriteDir(metaDirOf(store), 'the meta directory');
   } catch {
     return out;
   }
-  for (const n of names.filter(isOurTemp)) {
-    try {
-      if (!fs.lstatSync(path.join(dir, n)).isFile()) continue;
-      fs.unlinkSync(path.join(dir, n));
-      out.push(`removed meta/${n}, left by an interrupted kubelet-ckpt`);
-    } catch {
-      /* verify will keep reporting it */
+  return using(dir, (d) => {
+    for (const n of d.list().filter(isOurTemp)) {
+      const pid = tempPid(n);
+      if (pid === process.pid) continue;
+      try {
+        if (!d.lstat(n).isFile()) continue;
+        d.unlink(n);
+        out.push(`removed meta/${n}, left by an interrupted kubelet-ckpt`);
+      } catch {
+        /* verify will keep reporting it */
+      }
     }
-  }
-  return out;
+    if (out.length) d.sync();
+    return out;
+  });
 }
 
+/** Create meta/ when absent (the kubelet would), and make its entry durable. */
 function ensureMetaDir(store: string): void {
-  const dir = metaDirOf(store);
   try {
-    fs.mkdirSync(dir, { mode: 0o755 });
+    using(SafeDir.open(store), (s) => {
+      try {
+        s.mkdir('meta', 0o755);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      }
+    });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new EnvError(`cannot create ${dir}: ${fsReason(err)}; nothing was changed`, hintFor(err), 'STORE_UNWRITABLE');
+    throw new EnvError(`cannot create ${metaDirOf(store)}: ${fsReason(err)}; nothing was changed`, hintFor(err), 'STORE_UNWRITABLE');
   }
 }
 
@@ -77,16 +92,16 @@ export async function applyMetaPlan(ctx: RecoveryContext, plan: MetaPlan): Promi
   if (plan.restore) result.restored = plan.restore.id;
   if (!plan.writes.length) return result;
   const afterLock = () => {
-    cleanBackupLeftovers(plan.dynamicConfigDir);
+    warnings.push(...cleanBackupLeftovers(plan.dynamicConfigDir));
     warnings.push(...cleanMetaLeftovers(plan.store));
   };
-  const report = await guarded({ ctx, plan, hook, now, warnings, afterLock }, () => writeAll(ctx, plan, result, hook, now));
+  const report = await guarded({ ctx, plan, hook, now, warnings, afterLock }, (lock) => writeAll(ctx, plan, result, hook, now, lock));
   if (report) result.kubelet = report;
   hook('end', plan.commandLine);
   return result;
 }
 
-async function writeAll(ctx: RecoveryContext, plan: MetaPlan, result: RecoveryResult, hook: StepHook, now: () => Date): Promise<void> {
+async function writeAll(ctx: RecoveryContext, plan: MetaPlan, result: RecoveryResult, hook: StepHook, now: () => Date, lock: HeldLock): Promise<void> {
   // The files must still be what the plan saw (the kubelet may have written since).
   const states = readMetaStates(plan.store);
   for (const n of META_NAMES) {
@@ -115,12 +130,14 @@ async function writeAll(ctx: RecoveryContext, plan: MetaPlan, result: RecoveryRe
   hook('audit-begin', backup.id);
   const done: string[] = [];
   try {
-    plan.writes.forEach((w, i) => {
-      if (i > 0) hook('between-files', w.rel);
-      const dir = metaDirOf(plan.store);
-      if (w.after === null) atomicRemove(dir, w.name, { expect: w.before, what: w.rel, hook });
-      else atomicReplace(dir, w.name, w.after, { expect: w.before, what: w.rel, hook, simulate: ctx.simulate, create: w.create });
-      done.push(w.rel);
+    using(openWriteDir(metaDirOf(plan.store), 'the meta directory'), (dir) => {
+      plan.writes.forEach((w, i) => {
+        if (i > 0) hook('between-files', w.rel);
+        const lockCheck = () => lock.check();
+        if (w.after === null) atomicRemove(dir, w.name, { expect: w.before, what: w.rel, hook, lockCheck });
+        else atomicReplace(dir, w.name, w.after, { expect: w.before, what: w.rel, hook, simulate: ctx.simulate, create: w.create, mtimeMs: w.mtimeMs ?? null, lockCheck });
+        done.push(w.rel);
+      });
     });
   } catch (err) {
     const e = err instanceof CkptError ? err : new EnvError(String((err as Error)?.message ?? err));

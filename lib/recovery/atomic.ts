@@ -2,17 +2,19 @@
 // a temp file in the same directory (tmp_<name>.kubelet-ckpt.<pid>.<random>), written,
 // owner and mode copied from the file it replaces, fsynced, the target re-checked
 // against what the plan saw, renamed over, the directory fsynced, the result re-read.
-// Nothing here follows a symlink: a link where a file should be is refused.
+// Nothing here follows a symlink: a link where a file should be is refused, and every file
+// is reached through its already-opened directory (SafeDir), so a directory swapped for a
+// link mid-way does not lead the write elsewhere.
 
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { EnvError, InternalError, RefusedError, fsReason } from '../errors.js';
-import { readFileCapped, safeJoin } from '../store/safepath.js';
+import { SafeDir, kindWords, using } from '../store/safepath.js';
 import type { Simulate, StepHook } from './steps.js';
 
 /** What a plan saw at a path: the bytes of a regular file, or nothing there. */
-export type FileState = { kind: 'file'; bytes: Buffer; mode: number; uid: number; gid: number } | { kind: 'missing' };
+export type FileState = { kind: 'file'; bytes: Buffer; mode: number; uid: number; gid: number; mtimeMs?: number | undefined } | { kind: 'missing' };
 
 /** Raised when a file is no longer what the plan saw (someone, maybe the kubelet, wrote it). */
 export class ChangedError extends RefusedError {
@@ -33,27 +35,70 @@ export function isOurTemp(name: string): boolean {
   return name.startsWith('tmp_') && name.includes('kubelet-ckpt');
 }
 
-/** The state of a file, without following a symlink; a link or special file is refused. */
-export function readState(file: string, what: string): FileState {
-  let st: fs.Stats;
+/**
+ * Open the directory at `dir` for writing into: its parent is opened as given, `dir` itself
+ * without following a link (META_SYMLINK refusal when it is one).
+ */
+export function openWriteDir(dir: string | SafeDir, what: string): SafeDir {
+  if (typeof dir !== 'string') return dir;
+  let parent: SafeDir;
   try {
-    st = fs.lstatSync(file);
+    parent = SafeDir.open(path.dirname(dir));
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'missing' };
+    throw new EnvError(`cannot use ${what}: ${fsReason(err)}`, null, 'STORE_UNWRITABLE');
+  }
+  return using(parent, (p) => {
+    const name = path.basename(dir);
+    const st = p.lstatIfAny(name);
+    if (!st) throw new EnvError(`cannot use ${what}: no such file or directory`, null, 'STORE_UNWRITABLE');
+    if (st.isSymbolicLink()) throw new RefusedError(`${what} is a symbolic link; kubelet-ckpt never writes through a link`, null, 'META_SYMLINK');
+    if (!st.isDirectory()) throw new EnvError(`${what} is not a directory`, null, 'STORE_UNWRITABLE');
+    try {
+      return p.dir(name);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new RefusedError(`${what} is a symbolic link; kubelet-ckpt never writes through a link`, null, 'META_SYMLINK');
+      throw new EnvError(`cannot use ${what}: ${fsReason(err)}`, null, 'STORE_UNWRITABLE');
+    }
+  });
+}
+
+/** Run `fn` on the directory, closing it afterwards when this call opened it. */
+function inDir<T>(dir: string | SafeDir, what: string, fn: (d: SafeDir) => T): T {
+  const d = openWriteDir(dir, what);
+  return d === dir ? fn(d) : using(d, fn);
+}
+
+/** The state of `name` in `dir`, without following a symlink; a link or special file is refused. */
+export function readStateIn(dir: SafeDir, name: string, what: string): FileState {
+  let st: fs.Stats | null;
+  try {
+    st = dir.lstatIfAny(name);
+  } catch (err) {
     throw new EnvError(`cannot read ${what}: ${fsReason(err)}`, null, 'UNREADABLE');
   }
+  if (!st) return { kind: 'missing' };
   if (st.isSymbolicLink()) {
-    throw new RefusedError(`${what} is a symbolic link; kubelet-ckpt never writes through a link`, `look at where it points (ls -l ${file}); replace it with a regular file, then re-run`, 'META_SYMLINK');
+    throw new RefusedError(`${what} is a symbolic link; kubelet-ckpt never writes through a link`, `look at where it points (ls -l ${path.join(dir.path, name)}); replace it with a regular file, then re-run`, 'META_SYMLINK');
   }
-  if (!st.isFile()) throw new RefusedError(`${what} is not a regular file`, 'the kubelet writes a regular file here; move it away and re-run', 'META_NOT_REGULAR');
+  if (!st.isFile()) throw new RefusedError(`${what} is not a regular file (${kindWords(st)})`, 'the kubelet writes a regular file here; move it away and re-run', 'META_NOT_REGULAR');
   let r;
   try {
-    r = readFileCapped(file, READ_CAP);
+    r = dir.read(name, READ_CAP);
   } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { kind: 'missing' };
+    if (code === 'ELOOP' || code === 'ENOTREG') throw new ChangedError(`${what} was replaced by something that is not a regular file while it was read`);
     throw new EnvError(`cannot read ${what}: ${fsReason(err)}`, null, 'UNREADABLE');
   }
   if (r.truncated) throw new RefusedError(`${what} is larger than ${READ_CAP} bytes: not a meta file`, null, 'META_NOT_REGULAR');
-  return { kind: 'file', bytes: r.bytes, mode: st.mode & 0o7777, uid: st.uid, gid: st.gid };
+  return { kind: 'file', bytes: r.bytes, mode: st.mode & 0o7777, uid: st.uid, gid: st.gid, mtimeMs: st.mtimeMs };
+}
+
+/** The state of a file given by path (its directory opened without following a link). */
+export function readState(file: string, what: string): FileState {
+  // No directory, no file (as lstat of the path said before): a file that is yet to be created.
+  if (!fs.lstatSync(path.dirname(file), { throwIfNoEntry: false })) return { kind: 'missing' };
+  return inDir(path.dirname(file), path.dirname(what), (d) => readStateIn(d, path.basename(file), what));
 }
 
 export function sameState(a: FileState, b: FileState): boolean {
@@ -62,7 +107,8 @@ export function sameState(a: FileState, b: FileState): boolean {
 }
 
 /** fsync a directory so a rename or unlink in it is durable. */
-export function syncDir(dir: string): void {
+export function syncDir(dir: string | SafeDir): void {
+  if (typeof dir !== 'string') return dir.sync();
   const fd = fs.openSync(dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
   try {
     fs.fsyncSync(fd);
@@ -73,14 +119,7 @@ export function syncDir(dir: string): void {
 
 /** Refuse a directory that is not a real directory (a symlink to elsewhere is never written into). */
 export function requireRealDir(dir: string, what: string): void {
-  let st: fs.Stats;
-  try {
-    st = fs.lstatSync(dir);
-  } catch (err) {
-    throw new EnvError(`cannot use ${what}: ${fsReason(err)}`, null, 'STORE_UNWRITABLE');
-  }
-  if (st.isSymbolicLink()) throw new RefusedError(`${what} is a symbolic link; kubelet-ckpt never writes through a link`, null, 'META_SYMLINK');
-  if (!st.isDirectory()) throw new EnvError(`${what} is not a directory`, null, 'STORE_UNWRITABLE');
+  openWriteDir(dir, what).close();
 }
 
 function writeAll(fd: number, bytes: Buffer, simulate: Simulate): void {
@@ -98,6 +137,10 @@ export interface ReplaceOptions {
   expect: FileState;
   /** Mode, owner and group for a file that does not exist yet. */
   create?: { mode: number; uid: number; gid: number };
+  /** Give the new file this modification time (undo puts the old one back). */
+  mtimeMs?: number | null;
+  /** Re-checked right before the rename: throws when the store's lock is no longer ours. */
+  lockCheck?: () => void;
   /** Name used in messages (`meta/assigned`). */
   what: string;
   hook?: StepHook;
@@ -109,20 +152,23 @@ export interface ReplaceOptions {
  * untouched and the temp file removed; the error says so. Returns once the new bytes are
  * durable and have been read back.
  */
-export function atomicReplace(dir: string, name: string, bytes: Buffer, opts: ReplaceOptions): void {
+export function atomicReplace(dir: string | SafeDir, name: string, bytes: Buffer, opts: ReplaceOptions): void {
+  inDir(dir, `the ${path.dirname(opts.what)} directory`, (d) => replaceIn(d, name, bytes, opts));
+}
+
+function replaceIn(d: SafeDir, name: string, bytes: Buffer, opts: ReplaceOptions): void {
   const hook = opts.hook ?? (() => {});
-  const target = safeJoin(dir, name);
-  requireRealDir(dir, `the ${path.dirname(opts.what)} directory`);
+  d.at(name); // a plain name, or UnsafePathError
   const expect = opts.expect;
-  const now = readState(target, opts.what);
+  const now = readStateIn(d, name, opts.what);
   if (!sameState(now, expect)) throw new ChangedError(`${opts.what} changed since the plan was made; not written`);
   const owner = now.kind === 'file' ? now : opts.create ?? { mode: 0o644, uid: process.geteuid?.() ?? 0, gid: process.getegid?.() ?? 0 };
-  const tmp = safeJoin(dir, tempName(name));
+  const tmp = tempName(name);
   let fd: number;
   try {
-    fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
+    fd = d.create(tmp);
   } catch (err) {
-    throw new EnvError(`cannot write ${opts.what}: creating a temp file in ${dir} failed: ${fsReason(err)}; ${opts.what} is untouched`, hintFor(err), 'WRITE_FAILED');
+    throw new EnvError(`cannot write ${opts.what}: creating a temp file in ${d.path} failed: ${fsReason(err)}; ${opts.what} is untouched`, hintFor(err), 'WRITE_FAILED');
   }
   let renamed = false;
   try {
@@ -132,23 +178,26 @@ export function atomicReplace(dir: string, name: string, bytes: Buffer, opts: Re
       const st = fs.fstatSync(fd);
       if (st.uid !== owner.uid || st.gid !== owner.gid) fs.fchownSync(fd, owner.uid, owner.gid);
       fs.fchmodSync(fd, owner.mode);
+      if (typeof opts.mtimeMs === 'number') fs.futimesSync(fd, Date.now() / 1000, opts.mtimeMs / 1000);
       fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
     }
     hook('after-temp-write', opts.what);
-    // The kubelet may have written while we were busy: look again right before the rename.
-    const again = readState(target, opts.what);
+    // The kubelet may have written while we were busy, or the lock been broken: look again
+    // right before the rename.
+    opts.lockCheck?.();
+    const again = readStateIn(d, name, opts.what);
     if (!sameState(again, expect)) throw new ChangedError(`${opts.what} changed while it was being replaced (the kubelet may have written it); not written`);
-    fs.renameSync(tmp, target);
+    d.rename(tmp, name);
     renamed = true;
     hook('after-rename', opts.what);
-    syncDir(dir);
+    d.sync();
     hook('dir-synced', opts.what);
   } catch (err) {
     if (!renamed) {
       try {
-        fs.unlinkSync(tmp);
+        d.unlink(tmp);
       } catch {
         /* already gone */
       }
@@ -156,28 +205,29 @@ export function atomicReplace(dir: string, name: string, bytes: Buffer, opts: Re
     if (err instanceof RefusedError || err instanceof EnvError) throw err;
     throw new EnvError(`cannot write ${opts.what}: ${fsReason(err)}; ${renamed ? `${opts.what} holds the new bytes but the directory sync failed` : `${opts.what} is untouched`}`, hintFor(err), 'WRITE_FAILED');
   }
-  const back = readState(target, opts.what);
+  const back = readStateIn(d, name, opts.what);
   if (back.kind !== 'file' || !back.bytes.equals(bytes)) {
     throw new InternalError(`${opts.what} does not hold the bytes just written (read back ${back.kind === 'file' ? `${back.bytes.length} bytes` : 'nothing'})`, 'the file system or another writer interfered; inspect the store and use kubelet-ckpt undo');
   }
 }
 
 /** Remove `dir/name` atomically (undo of a file that did not exist), re-checking it first. */
-export function atomicRemove(dir: string, name: string, opts: Omit<ReplaceOptions, 'create' | 'simulate'>): void {
-  const hook = opts.hook ?? (() => {});
-  const target = safeJoin(dir, name);
-  requireRealDir(dir, `the ${path.dirname(opts.what)} directory`);
-  const now = readState(target, opts.what);
-  if (!sameState(now, opts.expect)) throw new ChangedError(`${opts.what} changed since the plan was made; not removed`);
-  if (now.kind === 'missing') return;
-  try {
-    fs.unlinkSync(target);
-    hook('after-rename', opts.what);
-    syncDir(dir);
-    hook('dir-synced', opts.what);
-  } catch (err) {
-    throw new EnvError(`cannot remove ${opts.what}: ${fsReason(err)}`, hintFor(err), 'WRITE_FAILED');
-  }
+export function atomicRemove(dir: string | SafeDir, name: string, opts: Omit<ReplaceOptions, 'create' | 'simulate' | 'mtimeMs'>): void {
+  inDir(dir, `the ${path.dirname(opts.what)} directory`, (d) => {
+    const hook = opts.hook ?? (() => {});
+    const now = readStateIn(d, name, opts.what);
+    if (!sameState(now, opts.expect)) throw new ChangedError(`${opts.what} changed since the plan was made; not removed`);
+    if (now.kind === 'missing') return;
+    opts.lockCheck?.();
+    try {
+      d.unlink(name);
+      hook('after-rename', opts.what);
+      d.sync();
+      hook('dir-synced', opts.what);
+    } catch (err) {
+      throw new EnvError(`cannot remove ${opts.what}: ${fsReason(err)}`, hintFor(err), 'WRITE_FAILED');
+    }
+  });
 }
 
 export function hintFor(err: unknown): string | null {

@@ -9,12 +9,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { EnvError, RefusedError, UsageError, fsReason } from '../errors.js';
-import { readFileCapped, safeJoin } from '../store/safepath.js';
+import { SafeDir, kindWords, unsafeNameReason, using } from '../store/safepath.js';
 import type { MetaName } from '../store/types.js';
-import { hintFor, isOurTemp, syncDir, type FileState } from './atomic.js';
-import { mkdirOnce } from './lock.js';
+import { hintFor, isOurTemp, type FileState } from './atomic.js';
+import { STATE_DIR, openStateDir, openSub, tempPid } from './lock.js';
 
-export const STATE_DIR = '.kubelet-ckpt';
+export { STATE_DIR };
 export const BACKUP_ID = /^[0-9]{8}T[0-9]{6}\.[0-9]{3}Z$/;
 
 export function stateDirOf(dynamicConfigDir: string): string {
@@ -48,6 +48,8 @@ export interface ManifestFile {
   mode: number | null;
   uid: number | null;
   gid: number | null;
+  /** Modification time (ms since the epoch): undo puts it back, so assigned's trial is not restarted. */
+  mtimeMs?: number | null;
 }
 
 export interface Manifest {
@@ -84,6 +86,13 @@ export function hashOf(s: FileState): string | null {
   return s.kind === 'file' ? sha256(s.bytes) : null;
 }
 
+/** The backups directory (null when absent and not `create`); symlinks and non-directories are exit 3. */
+export function openBackups(dynamicConfigDir: string, create: boolean): SafeDir | null {
+  const state = openStateDir(dynamicConfigDir, create);
+  if (!state) return null;
+  return using(state, (d) => openSub(d, 'backups', create));
+}
+
 export function writeSynced(file: string, bytes: Buffer | string, mode = 0o600): void {
   const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, mode);
   try {
@@ -103,34 +112,61 @@ export function writeSynced(file: string, bytes: Buffer | string, mode = 0o600):
 export function ensureBackupsDir(dynamicConfigDir: string): string {
   const dir = backupsDirOf(dynamicConfigDir);
   try {
-    mkdirOnce(path.dirname(dir));
-    mkdirOnce(dir);
-    const st = fs.lstatSync(dir);
-    if (!st.isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
-    const probe = path.join(dir, `tmp_probe.kubelet-ckpt.${process.pid}`);
-    writeSynced(probe, '');
-    fs.unlinkSync(probe);
+    using(openBackups(dynamicConfigDir, true)!, (d) => {
+      const probe = `tmp_probe.kubelet-ckpt.${process.pid}`;
+      d.writeNew(probe, '');
+      d.unlink(probe);
+    });
   } catch (err) {
+    if (err instanceof EnvError) throw err;
     throw new EnvError(`the backup directory ${dir} cannot be written: ${fsReason(err)}; nothing was changed`, hintFor(err) ?? 'fix its permissions and re-run', 'BACKUP_UNWRITABLE');
   }
   return dir;
 }
 
-/** Remove our own interrupted backups (tmp_*kubelet-ckpt*); call only while holding the lock. */
+/** Empty and remove a directory of regular files (our own interrupted backup); nothing is followed. */
+function removeFlatDir(parent: SafeDir, name: string): void {
+  using(parent.dir(name), (d) => {
+    for (const n of d.list()) {
+      const st = d.lstat(n);
+      if (!st.isFile()) throw Object.assign(new Error(`${path.join(d.path, n)} is ${kindWords(st)}`), { code: 'ENOTREG' });
+      d.unlink(n);
+    }
+  });
+  parent.rmdir(name);
+  parent.sync();
+}
+
+/**
+ * Remove our own interrupted backups (tmp_*kubelet-ckpt*) whose writer is gone; call only while
+ * holding the lock. Returns what was removed and what was left (others', or not removable).
+ */
 export function cleanBackupLeftovers(dynamicConfigDir: string): string[] {
-  const dir = backupsDirOf(dynamicConfigDir);
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir);
-  } catch {
-    return [];
-  }
-  const removed: string[] = [];
-  for (const n of names.filter(isOurTemp)) {
-    fs.rmSync(path.join(dir, n), { recursive: true, force: true });
-    removed.push(n);
-  }
-  return removed;
+  const d = openBackups(dynamicConfigDir, false);
+  if (!d) return [];
+  return using(d, (dir) => {
+    const notes: string[] = [];
+    for (const n of dir.list()) {
+      if (n === 'audit.log' || BACKUP_ID.test(n)) continue;
+      const at = path.join(dir.path, n);
+      const pid = tempPid(n);
+      if (!isOurTemp(n)) {
+        notes.push(`${at} is not kubelet-ckpt's: left alone`);
+        continue;
+      }
+      if (pid === process.pid) continue;
+      try {
+        const st = dir.lstat(n);
+        if (st.isDirectory()) removeFlatDir(dir, n);
+        else if (st.isFile()) dir.unlink(n);
+        else throw Object.assign(new Error(`is ${kindWords(st)}`), { code: 'ENOTREG' });
+        notes.push(`removed ${at}, left by an interrupted kubelet-ckpt`);
+      } catch (err) {
+        notes.push(`could not remove ${at}, left by an interrupted kubelet-ckpt: ${fsReason(err)}`);
+      }
+    }
+    return notes;
+  });
 }
 
 export interface WrittenBackup {
@@ -146,36 +182,51 @@ export function writeBackup(
   now: Date,
   hook: (step: 'backup-written' | 'backup-renamed', detail: string) => void = () => {},
 ): WrittenBackup {
-  const dir = backupsDirOf(dynamicConfigDir);
-  let t = now.getTime();
-  while (fs.existsSync(path.join(dir, backupId(new Date(t))))) t += 1;
-  const id = backupId(new Date(t));
-  const tmp = path.join(dir, `tmp_${id}.kubelet-ckpt.${process.pid}`);
-  const final = path.join(dir, id);
+  const dirPath = backupsDirOf(dynamicConfigDir);
   const files: ManifestFile[] = (['last-known-good', 'assigned'] as const).map((name) => {
     const s = states[name];
     return s.kind === 'file'
-      ? { name, state: 'file', size: s.bytes.length, sha256: sha256(s.bytes), mode: s.mode, uid: s.uid, gid: s.gid }
-      : { name, state: 'missing', size: null, sha256: null, mode: null, uid: null, gid: null };
+      ? { name, state: 'file', size: s.bytes.length, sha256: sha256(s.bytes), mode: s.mode, uid: s.uid, gid: s.gid, mtimeMs: s.mtimeMs ?? null }
+      : { name, state: 'missing', size: null, sha256: null, mode: null, uid: null, gid: null, mtimeMs: null };
   });
-  const manifest: Manifest = { id, time: new Date(t).toISOString(), command: m.command, store: m.store, user: m.user, files, after: m.after };
+  let dir: SafeDir;
   try {
-    fs.mkdirSync(tmp, { mode: 0o700 });
-    for (const name of ['last-known-good', 'assigned'] as const) {
-      const s = states[name];
-      if (s.kind === 'file') writeSynced(path.join(tmp, name), s.bytes);
-    }
-    writeSynced(path.join(tmp, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-    syncDir(tmp);
-    hook('backup-written', tmp);
-    fs.renameSync(tmp, final);
-    syncDir(dir);
-    hook('backup-renamed', final);
+    dir = openBackups(dynamicConfigDir, true)!;
   } catch (err) {
-    fs.rmSync(tmp, { recursive: true, force: true });
-    throw new EnvError(`cannot write the backup ${final}: ${fsReason(err)}; nothing was changed`, hintFor(err), 'BACKUP_FAILED');
+    if (err instanceof EnvError) throw err;
+    throw new EnvError(`cannot write a backup in ${dirPath}: ${fsReason(err)}; nothing was changed`, hintFor(err), 'BACKUP_FAILED');
   }
-  return { id, path: final };
+  return using(dir, (d) => {
+    let t = now.getTime();
+    while (d.lstatIfAny(backupId(new Date(t)))) t += 1;
+    const id = backupId(new Date(t));
+    const tmp = `tmp_${id}.kubelet-ckpt.${process.pid}`;
+    const final = path.join(dirPath, id);
+    const manifest: Manifest = { id, time: new Date(t).toISOString(), command: m.command, store: m.store, user: m.user, files, after: m.after };
+    try {
+      d.mkdir(tmp);
+      using(d.dir(tmp), (b) => {
+        for (const name of ['last-known-good', 'assigned'] as const) {
+          const s = states[name];
+          if (s.kind === 'file') b.writeNew(name, s.bytes);
+        }
+        b.writeNew('manifest.json', `${JSON.stringify(manifest, null, 2)}\n`);
+        b.sync();
+      });
+      hook('backup-written', path.join(dirPath, tmp));
+      d.rename(tmp, id);
+      d.sync();
+      hook('backup-renamed', final);
+    } catch (err) {
+      try {
+        removeFlatDir(d, tmp);
+      } catch {
+        /* the next run removes it */
+      }
+      throw new EnvError(`cannot write the backup ${final}: ${fsReason(err)}; nothing was changed`, hintFor(err), 'BACKUP_FAILED');
+    }
+    return { id, path: final };
+  });
 }
 
 export interface AuditEntry {
@@ -194,23 +245,31 @@ export interface AuditEntry {
 export function appendAudit(dynamicConfigDir: string, entry: AuditEntry): void {
   const file = auditLogOf(dynamicConfigDir);
   try {
-    const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, 0o600);
-    try {
-      fs.writeSync(fd, `${JSON.stringify(entry)}\n`);
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
+    using(openBackups(dynamicConfigDir, true)!, (d) => {
+      const fd = d.append('audit.log');
+      try {
+        fs.writeSync(fd, `${JSON.stringify(entry)}\n`);
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+    });
   } catch (err) {
-    throw new EnvError(`cannot append to the audit log ${file}: ${fsReason(err)}`, hintFor(err), 'AUDIT_FAILED');
+    if (err instanceof EnvError) throw err;
+    throw new EnvError(`cannot append to the audit log ${file}: ${fsReason(err)}${(err as NodeJS.ErrnoException).code === 'ENOTREG' ? ' (not a regular file)' : ''}`, hintFor(err), 'AUDIT_FAILED');
   }
 }
+
+/** The audit log is read whole, up to this much. */
+const AUDIT_CAP = 16 * 1024 * 1024;
 
 /** The audit log's entries; a torn last line (a crash) is skipped. */
 export function readAudit(dynamicConfigDir: string): AuditEntry[] {
   let text: string;
   try {
-    text = fs.readFileSync(auditLogOf(dynamicConfigDir), 'utf8');
+    const d = openBackups(dynamicConfigDir, false);
+    if (!d) return [];
+    text = using(d, (b) => b.read('audit.log', AUDIT_CAP).bytes.toString('utf8'));
   } catch {
     return [];
   }
@@ -244,60 +303,84 @@ export interface LoadedBackup {
 /** Every whole backup, oldest first. Entries that are not backups are ignored. */
 export function listBackups(dynamicConfigDir: string): BackupSummary[] {
   const dir = backupsDirOf(dynamicConfigDir);
+  let d: SafeDir | null;
   let names: string[];
   try {
-    names = fs.readdirSync(dir);
+    d = openBackups(dynamicConfigDir, false);
+    if (!d) return [];
+    names = d.list();
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    if (err instanceof EnvError) throw err;
     throw new EnvError(`cannot read ${dir}: ${fsReason(err)}`, hintFor(err), 'BACKUP_UNREADABLE');
   }
-  const out: BackupSummary[] = [];
-  for (const id of names.filter((n) => BACKUP_ID.test(n)).sort()) {
-    const m = readManifest(path.join(dir, id));
-    if (!m) continue;
-    // A migrate backup names node files by their path; a meta backup by the meta file's name.
-    out.push({ id, time: m.time, command: m.command, files: m.files.map((f) => (f as { path?: string }).path ?? `meta/${f.name}`), path: path.join(dir, id) });
-  }
-  return out;
+  return using(d, (b) => {
+    const out: BackupSummary[] = [];
+    for (const id of names.filter((n) => BACKUP_ID.test(n)).sort()) {
+      const m = readManifest(b, id);
+      if (!m) continue;
+      out.push({ id, time: m.time, command: m.command, files: m.files.map((f) => (f as { path?: string }).path ?? `meta/${f.name}`), path: path.join(dir, id) });
+    }
+    return out;
+  });
 }
 
-function readManifest(dir: string): Manifest | null {
+/** A backup directory's manifest; null when the entry is not a real directory holding one. */
+function readManifest(backups: SafeDir, id: string): Manifest | null {
   try {
-    const r = readFileCapped(path.join(dir, 'manifest.json'), 1024 * 1024);
-    const m = JSON.parse(r.bytes.toString('utf8')) as Manifest;
-    return Array.isArray(m.files) ? m : null;
+    return using(backups.dir(id), (d) => {
+      const m = JSON.parse(d.read('manifest.json', 1024 * 1024).bytes.toString('utf8')) as Manifest;
+      return Array.isArray(m.files) ? m : null;
+    });
   } catch {
     return null;
   }
 }
 
+const META_FILE_CAP = 64 * 1024;
+
 /** Load one backup (the latest when `id` is null), checking every file against its manifest. */
 export function loadBackup(dynamicConfigDir: string, id: string | null): LoadedBackup {
-  const all = listBackups(dynamicConfigDir);
   if (id !== null && !BACKUP_ID.test(id)) {
     throw new UsageError(`bad backup id "${id}": expected the form 20261122T080000.123Z`, 'list them with `kubelet-ckpt undo --list`', 'UNKNOWN_BACKUP');
   }
+  const all = listBackups(dynamicConfigDir);
   const pick = id === null ? all[all.length - 1] : all.find((b) => b.id === id);
   if (!pick) {
     if (id === null) throw new RefusedError(`there is no backup to restore in ${backupsDirOf(dynamicConfigDir)}`, 'backups are made by reset, rollback and undo', 'NO_BACKUP');
     throw new UsageError(`no backup "${id}"${all.length ? `; there are: ${all.map((b) => b.id).join(', ')}` : ''}`, 'list them with `kubelet-ckpt undo --list`', 'UNKNOWN_BACKUP');
   }
-  const manifest = readManifest(pick.path)!;
-  const states: Partial<Record<MetaName, FileState>> = {};
-  for (const f of manifest.files) {
-    if (f.name !== 'assigned' && f.name !== 'last-known-good') continue;
-    if (f.state === 'missing') {
-      states[f.name] = { kind: 'missing' };
-      continue;
-    }
-    let bytes: Buffer;
+  const damaged = (what: string) => new RefusedError(`backup ${pick.id} is damaged: ${what}`, 'pick another backup (kubelet-ckpt undo --list)', 'BACKUP_DAMAGED');
+  return using(openBackups(dynamicConfigDir, false)!, (backups) => {
+    const manifest = readManifest(backups, pick.id);
+    if (!manifest) throw damaged('its manifest cannot be read');
+    let dir: SafeDir;
     try {
-      bytes = readFileCapped(safeJoin(pick.path, f.name), 64 * 1024).bytes;
+      dir = backups.dir(pick.id);
     } catch (err) {
-      throw new RefusedError(`backup ${pick.id} is damaged: ${f.name}: ${fsReason(err)}`, 'pick another backup (kubelet-ckpt undo --list)', 'BACKUP_DAMAGED');
+      throw damaged(fsReason(err));
     }
-    if (sha256(bytes) !== f.sha256) throw new RefusedError(`backup ${pick.id} is damaged: ${f.name} does not match its recorded sha256`, 'pick another backup (kubelet-ckpt undo --list)', 'BACKUP_DAMAGED');
-    states[f.name] = { kind: 'file', bytes, mode: f.mode ?? 0o644, uid: f.uid ?? 0, gid: f.gid ?? 0 };
-  }
-  return { manifest, path: pick.path, states };
+    return using(dir, (d) => {
+      const states: Partial<Record<MetaName, FileState>> = {};
+      for (const f of manifest.files) {
+        if (f.name !== 'assigned' && f.name !== 'last-known-good') continue;
+        if (f.state === 'missing') {
+          states[f.name] = { kind: 'missing' };
+          continue;
+        }
+        if (unsafeNameReason(f.name)) throw damaged(`a file name ${JSON.stringify(f.name)}`);
+        let bytes: Buffer;
+        try {
+          const r = d.read(f.name, META_FILE_CAP);
+          if (r.truncated) throw damaged(`${f.name} is larger than ${META_FILE_CAP} bytes`);
+          bytes = r.bytes;
+        } catch (err) {
+          if (err instanceof RefusedError) throw err;
+          throw damaged(`${f.name}: ${(err as NodeJS.ErrnoException).code === 'ENOTREG' ? 'not a regular file' : fsReason(err)}`);
+        }
+        if (sha256(bytes) !== f.sha256) throw damaged(`${f.name} does not match its recorded sha256`);
+        states[f.name] = { kind: 'file', bytes, mode: f.mode ?? 0o644, uid: f.uid ?? 0, gid: f.gid ?? 0, mtimeMs: typeof f.mtimeMs === 'number' ? f.mtimeMs : undefined };
+      }
+      return { manifest, path: pick.path, states };
+    });
+  });
 }

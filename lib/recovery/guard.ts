@@ -1,10 +1,10 @@
 // The choreography every recovery write shares: take the store's lock, refuse while a
 // kubelet runs on the store (unless --force or --restart-kubelet), stop it when asked,
-// do the work, start it again whatever happened, release the lock.
+// do the work, start it again whatever happened, release the lock. Called inside a
+// withStoreLock() that already holds the lock (the CLI plans under it), it reuses it.
 
-import { stateDirOf } from './backup.js';
 import { findSystemctl, kubeletsUsing, runningError, startKubelet, stopKubelet, type RestartReport } from './kubelet.js';
-import { acquireLock } from './lock.js';
+import { withStoreLock, type HeldLock } from './lock.js';
 import type { Overrides, RecoveryContext } from './plan.js';
 import type { StepHook } from './steps.js';
 
@@ -26,19 +26,19 @@ export interface GuardOptions {
 }
 
 /** Run `work` under the store's lock with the kubelet interlock; returns the restart report. */
-export async function guarded(o: GuardOptions, work: () => Promise<void> | void): Promise<RestartReport | null> {
+export async function guarded(o: GuardOptions, work: (lock: HeldLock) => Promise<void> | void): Promise<RestartReport | null> {
   const { ctx, plan, hook, warnings } = o;
   // With --restart-kubelet, find systemctl before anything is done (exit 3 when absent).
   const sc = plan.overrides.restartKubelet ? findSystemctl(ctx.envPath) : null;
   hook('begin', plan.commandLine);
-  const lock = acquireLock(stateDirOf(plan.dynamicConfigDir), plan.commandLine, o.now());
-  if (lock.warning) warnings.push(lock.warning);
-  let report: RestartReport | null = null;
-  try {
+  return withStoreLock(plan.dynamicConfigDir, plan.commandLine, async (lock: HeldLock) => {
+    if (lock.warning && !warnings.includes(lock.warning)) warnings.push(lock.warning);
+    for (const n of lock.notes) if (!warnings.includes(n)) warnings.push(n);
     o.afterLock?.();
     hook('locked', lock.path);
     const running = kubeletsUsing(plan.dynamicConfigDir, ctx.procRoot).using;
     if (running.length && !plan.overrides.force && !plan.overrides.restartKubelet) throw runningError(running, plan.store);
+    let report: RestartReport | null = null;
     if (sc) {
       report = { stopped: false, started: false, active: null };
       stopKubelet(sc, plan.dynamicConfigDir, 15_000, ctx.procRoot);
@@ -46,7 +46,7 @@ export async function guarded(o: GuardOptions, work: () => Promise<void> | void)
       hook('kubelet-stopped', 'kubelet');
     }
     try {
-      await work();
+      await work(lock);
     } finally {
       if (sc && report?.stopped) {
         const st = startKubelet(sc);
@@ -56,8 +56,6 @@ export async function guarded(o: GuardOptions, work: () => Promise<void> | void)
         if (st.active !== 'active') warnings.push(`after systemctl start kubelet, systemctl is-active kubelet says ${st.active ?? 'nothing'}: check journalctl -u kubelet`);
       }
     }
-  } finally {
-    lock.release();
-  }
-  return report;
+    return report;
+  }, { now: o.now() });
 }

@@ -8,7 +8,7 @@ import net from 'node:net';
 import path from 'node:path';
 import * as yaml from 'js-yaml';
 import { EnvError, RefusedError } from '../errors.js';
-import { flagValue, listKubeletProcesses, type KubeletProcess } from '../store/proc.js';
+import { flagValue, listStoreUsers, type KubeletProcess } from '../store/proc.js';
 import { resolveInRoot } from '../store/rooted.js';
 import { sleepSync } from './steps.js';
 
@@ -37,6 +37,18 @@ function resolveFlag(p: KubeletProcess, flag: string): string | null {
   return path.isAbsolute(v) ? v : path.join(p.cwd ?? '/', v);
 }
 
+/**
+ * Where a process's --dynamic-config-dir is, as paths this process can stat: through
+ * /proc/PID/root (its own root: a kubelet in a container) or /proc/PID/cwd for a relative
+ * flag, and the plain path as the process wrote it (when /proc/PID/root is not ours to read).
+ */
+function hostViews(procRoot: string, p: KubeletProcess, raw: string): string[] {
+  const views = path.isAbsolute(raw) ? [path.join(procRoot, String(p.pid), 'root', raw)] : [path.join(procRoot, String(p.pid), 'cwd', raw)];
+  if (path.isAbsolute(raw)) views.push(raw);
+  else if (p.cwd !== null) views.push(path.join(p.cwd, raw));
+  return views;
+}
+
 export interface Kubelets {
   using: StoreKubelet[];
   /** Kubelets whose store could not be told apart from ours (relative flag, cwd unreadable). */
@@ -44,23 +56,23 @@ export interface Kubelets {
 }
 
 /**
- * Kubelet processes whose --dynamic-config-dir is this store's (compared by device and
- * inode, so symlinks and bind mounts cannot hide it). Matches only this store: other
- * kubelets (other stores, other tests) are ignored.
+ * Processes whose --dynamic-config-dir is this store's (compared by device and inode, so
+ * symlinks, bind mounts and container roots cannot hide it), whatever the process is
+ * called: anything that passes the flag counts as a kubelet. Matches only this store:
+ * other kubelets (other stores, other tests) are ignored.
  */
 export function kubeletsUsing(dynamicConfigDir: string, procRoot = '/proc'): Kubelets {
   const out: Kubelets = { using: [], unsure: [] };
-  for (const p of listKubeletProcesses(procRoot)) {
+  const mine = path.join(dynamicConfigDir, 'store');
+  for (const p of listStoreUsers(procRoot)) {
     const raw = flagValue(p.argv, 'dynamic-config-dir');
     if (!raw) continue;
-    if (!path.isAbsolute(raw) && p.cwd === null) {
-      out.unsure.push(`kubelet pid ${p.pid} has a relative --dynamic-config-dir=${raw} and its working directory cannot be read`);
-      continue;
-    }
-    const dir = resolveFlag(p, 'dynamic-config-dir')!;
+    const views = hostViews(procRoot, p, raw);
     // The kubelet appends "store"; someone may also have passed the store itself with --dir.
-    if (sameDir(dir, dynamicConfigDir) || sameDir(path.join(dir, 'store'), path.join(dynamicConfigDir, 'store'))) {
-      out.using.push({ pid: p.pid, argv: p.argv, dir, kubeconfig: resolveFlag(p, 'kubeconfig') });
+    if (views.some((v) => sameDir(v, dynamicConfigDir) || sameDir(path.join(v, 'store'), mine))) {
+      out.using.push({ pid: p.pid, argv: p.argv, dir: resolveFlag(p, 'dynamic-config-dir')!, kubeconfig: resolveFlag(p, 'kubeconfig') });
+    } else if (!path.isAbsolute(raw) && p.cwd === null && !fs.existsSync(views[0]!)) {
+      out.unsure.push(`process ${p.pid} has a relative --dynamic-config-dir=${raw} and its working directory cannot be read`);
     }
   }
   return out;

@@ -72,6 +72,8 @@ export interface MetaWrite {
   after: Buffer | null;
   /** Owner and mode for a file that does not exist yet. */
   create?: { mode: number; uid: number; gid: number };
+  /** undo: the modification time the file had when it was backed up. */
+  mtimeMs?: number | null;
 }
 
 export interface MetaPlan {
@@ -416,9 +418,22 @@ export async function planUndo(ctx: RecoveryContext, req: UndoRequest): Promise<
   }
   const plan = planOf(ctx, 'undo', states, after, req);
   plan.restore = { id: b.manifest.id, path: b.path };
+  const gone: string[] = [];
   for (const w of plan.writes) {
     const old = b.states[w.name];
-    if (old?.kind === 'file') w.create = { mode: old.mode, uid: old.uid, gid: old.gid };
+    if (old?.kind !== 'file') continue;
+    w.create = { mode: old.mode, uid: old.uid, gid: old.gid };
+    w.mtimeMs = old.mtimeMs ?? null;
+    // A checkpoint prune removed since the backup: the kubelet would fail to load it.
+    const c = contentOf(old);
+    if (c.kind === 'source' && !s.snap.uids.find((u) => u.uid === c.source.uid)?.checkpoints.some((cp) => cp.rv === c.source.resourceVersion)) {
+      gone.push(`meta/${w.name} would name ${c.source.uid}/${c.source.resourceVersion}`);
+    }
+  }
+  if (gone.length) {
+    const msg = `backup ${b.manifest.id} names checkpoints no longer on disk: ${gone.join(', ')} (removed since, e.g. by prune); the kubelet could not load them`;
+    if (req.force) plan.warnings.push(`${msg}; restoring anyway (--force)`);
+    else plan.refusals.push(new RefusedError(msg, 'pick another backup (kubelet-ckpt undo --list), or pass --force to restore it anyway', 'CHECKPOINT_GONE'));
   }
   if (changed.length) {
     const msg = `the meta files changed since backup ${b.manifest.id} (${b.manifest.command}): ${changed.join(', ')}; the kubelet may have written them`;

@@ -6,15 +6,14 @@
 // verify reports and the next prune removes. A referenced checkpoint is never touched.
 
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import { CkptError, EnvError, RefusedError, UsageError, fsReason } from '../errors.js';
 import { decodeMetaState } from '../store/meta.js';
 import { orderRVs } from '../store/order.js';
-import { safeJoin, unsafeNameReason } from '../store/safepath.js';
+import { SafeDir, kindWords, unsafeNameReason, using } from '../store/safepath.js';
 import type { Snapshot } from '../store/snapshot.js';
 import { META_NAMES, type MetaName } from '../store/types.js';
-import { ChangedError, hintFor, isOurTemp, sameState, syncDir, type FileState } from './atomic.js';
+import { ChangedError, hintFor, isOurTemp, sameState, type FileState } from './atomic.js';
 import { appendAudit, currentActor, ensureBackupsDir, stateDirOf } from './backup.js';
 import { kubeletsUsing, runningError } from './kubelet.js';
 import { guarded } from './guard.js';
@@ -73,6 +72,10 @@ function asideName(rv: string): string {
 export async function planPrune(ctx: RecoveryContext, req: PruneRequest): Promise<PrunePlan> {
   const snap = ctx.session.snap;
   if (!Number.isInteger(req.keep) || req.keep < 0) throw new UsageError(`--keep must be a whole number ≥ 0, not ${req.keep}`);
+  for (const e of [snap.metaDir, snap.checkpointsDir]) {
+    if (e.kind === 'dir' || e.kind === 'missing') continue;
+    throw new RefusedError(`store/${e.rel || e.name} is ${e.kind === 'symlink' ? `a symbolic link to ${e.linkTarget ?? '?'}` : e.error ?? 'not a directory'}: what the meta files reference, or what would be removed, is not known; nothing is pruned`, 'make it a real directory again (kubelet-ckpt verify shows the problem), then prune', 'STORE_NOT_REAL');
+  }
   const states = readMetaStates(snap.storeDir);
   // Decode what is on disk now, the same bytes apply will re-check.
   for (const n of META_NAMES) {
@@ -138,14 +141,15 @@ export function previewPrune(plan: PrunePlan): RecoveryResult {
 }
 
 /** Empty and remove a moved-aside checkpoint; it holds only regular files (checked again here). */
-function removeAside(dir: string): void {
-  for (const name of fs.readdirSync(dir)) {
-    const p = path.join(dir, name);
-    const st = fs.lstatSync(p);
-    if (!st.isFile()) throw new RefusedError(`${p} is not a regular file; left in place`, 'inspect it and remove it by hand', 'PRUNE_UNEXPECTED');
-    fs.unlinkSync(p);
-  }
-  fs.rmdirSync(dir);
+function removeAside(uidDir: SafeDir, name: string): void {
+  using(uidDir.dir(name), (d) => {
+    for (const n of d.list()) {
+      const st = d.lstat(n);
+      if (!st.isFile()) throw new RefusedError(`${path.join(d.path, n)} is ${kindWords(st)}, not a regular file; left in place`, 'inspect it and remove it by hand', 'PRUNE_UNEXPECTED');
+      d.unlink(n);
+    }
+  });
+  uidDir.rmdir(name);
 }
 
 export async function applyPrune(ctx: RecoveryContext, plan: PrunePlan): Promise<RecoveryResult> {
@@ -156,7 +160,7 @@ export async function applyPrune(ctx: RecoveryContext, plan: PrunePlan): Promise
   const result: RecoveryResult = { dryRun: false, changes: [], backup: null, warnings, freedBytes: 0, command: plan.commandLine, store: plan.store };
   if (!plan.items.length) return result;
   const actor = currentActor();
-  const report = await guarded({ ctx, plan, hook, now, warnings }, () => {
+  const report = await guarded({ ctx, plan, hook, now, warnings }, (lock) => {
     ensureBackupsDir(plan.dynamicConfigDir);
     const audit = (event: 'begin' | 'done' | 'failed', error?: string) =>
       appendAudit(plan.dynamicConfigDir, {
@@ -179,6 +183,7 @@ export async function applyPrune(ctx: RecoveryContext, plan: PrunePlan): Promise
         for (const n of META_NAMES) {
           if (!sameState(states[n], plan.states[n])) throw new ChangedError(`meta/${n} changed while pruning (the kubelet may have written it); stopped`);
         }
+        lock.check();
         removeItem(plan, item, hook);
         result.changes.push(changeOf(item));
         result.freedBytes = (result.freedBytes ?? 0) + item.bytes;
@@ -203,29 +208,44 @@ export async function applyPrune(ctx: RecoveryContext, plan: PrunePlan): Promise
 }
 
 function removeItem(plan: PrunePlan, item: PruneItem, hook: StepHook): void {
-  const uidDir = safeJoin(plan.store, 'checkpoints', item.uid);
-  const st = fs.lstatSync(uidDir);
-  if (!st.isDirectory()) throw new ChangedError(`checkpoints/${item.uid} is no longer a directory; stopped`);
-  if (item.kind === 'uid-dir') {
+  // Each component opened without following a link: a UID directory swapped for a symlink
+  // stops the prune instead of removing whatever it points at.
+  let cps: SafeDir;
+  try {
+    cps = using(SafeDir.open(plan.store), (s) => s.dir('checkpoints'));
+  } catch (err) {
+    throw new ChangedError(`checkpoints/ is no longer a directory (${fsReason(err)}); stopped`);
+  }
+  using(cps, (c) => {
+    let uidDir: SafeDir;
     try {
-      fs.rmdirSync(uidDir);
-      syncDir(path.join(plan.store, 'checkpoints'));
+      uidDir = c.dir(item.uid);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOTEMPTY' && (err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      throw new ChangedError(`checkpoints/${item.uid} is no longer a directory (${fsReason(err)}); stopped`);
     }
-    return;
-  }
-  const src = safeJoin(uidDir, item.name);
-  const s = fs.lstatSync(src);
-  if (!s.isDirectory()) throw new ChangedError(`${item.path} is no longer a directory; stopped`);
-  let aside = src;
-  if (item.kind === 'checkpoint') {
-    aside = safeJoin(uidDir, asideName(item.name));
-    fs.renameSync(src, aside);
-    syncDir(uidDir);
-    hook('moved-aside', item.path);
-  }
-  removeAside(aside);
-  syncDir(uidDir);
-  hook('removed', item.path);
+    if (item.kind === 'uid-dir') {
+      uidDir.close();
+      try {
+        c.rmdir(item.uid);
+        c.sync();
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOTEMPTY' && (err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      }
+      return;
+    }
+    using(uidDir, (u) => {
+      const s = u.lstatIfAny(item.name);
+      if (!s?.isDirectory()) throw new ChangedError(`${item.path} is no longer a directory; stopped`);
+      let aside = item.name;
+      if (item.kind === 'checkpoint') {
+        aside = asideName(item.name);
+        u.rename(item.name, aside);
+        u.sync();
+        hook('moved-aside', item.path);
+      }
+      removeAside(u, aside);
+      u.sync();
+      hook('removed', item.path);
+    });
+  });
 }

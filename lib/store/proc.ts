@@ -3,6 +3,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { readFileCapped } from './safepath.js';
 
 export interface KubeletProcess {
   pid: number;
@@ -11,9 +12,12 @@ export interface KubeletProcess {
   cwd: string | null;
 }
 
+/** A command line is at most ARG_MAX-ish; past this it is not a kubelet's. */
+const CMDLINE_CAP = 256 * 1024;
+
 function readArgv(procRoot: string, pid: string): string[] | null {
   try {
-    const raw = fs.readFileSync(path.join(procRoot, pid, 'cmdline'));
+    const raw = readFileCapped(path.join(procRoot, pid, 'cmdline'), CMDLINE_CAP).bytes;
     if (raw.length === 0) return null;
     const parts = raw.toString('utf8').split('\0');
     if (parts[parts.length - 1] === '') parts.pop();
@@ -56,6 +60,39 @@ export function listKubeletProcesses(procRoot = '/proc'): KubeletProcess[] {
     if (!isKubelet(procRoot, pid)) continue;
     const argv = readArgv(procRoot, pid);
     if (!argv) continue;
+    let cwd: string | null = null;
+    try {
+      cwd = fs.readlinkSync(path.join(procRoot, pid, 'cwd'));
+    } catch {
+      cwd = null;
+    }
+    out.push({ pid: Number(pid), argv, cwd });
+  }
+  return out.sort((a, b) => a.pid - b.pid);
+}
+
+/** True when argv carries `--dynamic-config-dir` (or `-dynamic-config-dir`) as a flag. */
+export function hasDynamicConfigDir(argv: readonly string[]): boolean {
+  return flagValue(argv, 'dynamic-config-dir') !== null;
+}
+
+/**
+ * Every process whose command line carries `--dynamic-config-dir`, whatever its name:
+ * `hyperkube kubelet …`, a binary renamed `kubelet-v1.22.4`, a kubelet in a container. The
+ * recovery interlock asks this, not the name: a kubelet is whatever uses the store.
+ */
+export function listStoreUsers(procRoot = '/proc'): KubeletProcess[] {
+  let pids: string[];
+  try {
+    pids = fs.readdirSync(procRoot).filter((n) => /^[0-9]+$/.test(n));
+  } catch {
+    return [];
+  }
+  const out: KubeletProcess[] = [];
+  for (const pid of pids) {
+    if (Number(pid) === process.pid) continue;
+    const argv = readArgv(procRoot, pid);
+    if (!argv || !hasDynamicConfigDir(argv)) continue;
     let cwd: string | null = null;
     try {
       cwd = fs.readlinkSync(path.join(procRoot, pid, 'cwd'));

@@ -3,6 +3,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { readFileCapped } from './safepath.js';
 
 const MAX_LINKS = 40;
 
@@ -43,9 +44,9 @@ export function rootedRead(root: string, nodePath: string, cap = 1024 * 1024): s
   const host = resolveInRoot(root, nodePath);
   if (!host) return null;
   try {
-    const st = fs.statSync(host);
-    if (!st.isFile() || st.size > cap) return null;
-    return fs.readFileSync(host, 'utf8');
+    // Regular files only, never blocking on a FIFO, capped (a device must not fill memory).
+    const r = readFileCapped(host, cap, { follow: true });
+    return r.truncated ? null : r.bytes.toString('utf8');
   } catch {
     return null;
   }

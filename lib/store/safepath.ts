@@ -73,8 +73,10 @@ const O_READ = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_
  * keeping at most `cap` bytes. Throws the fs error (ELOOP for a symlink) or an error
  * with code ENOTREG for anything that is not a regular file.
  */
-export function readFileCapped(file: string, cap: number): CappedRead {
-  const fd = fs.openSync(file, O_READ);
+export function readFileCapped(file: string, cap: number, opts: { follow?: boolean } = {}): CappedRead {
+  // `follow`: for files the operator names (--kubelet-config), whose links are theirs; the
+  // opened file must still be a regular one, and nothing blocks.
+  const fd = fs.openSync(file, opts.follow ? O_READ & ~fs.constants.O_NOFOLLOW : O_READ);
   try {
     const st = fs.fstatSync(fd);
     if (!st.isFile()) {
@@ -82,16 +84,22 @@ export function readFileCapped(file: string, cap: number): CappedRead {
       e.code = 'ENOTREG';
       throw e;
     }
-    const want = Math.min(st.size, cap) + 1; // one extra byte tells a grown file from a capped one
-    const buf = Buffer.allocUnsafe(Math.max(want, 1));
+    // One extra byte tells a grown file from a capped one. A file that says it is empty
+    // (procfs, sysfs) is read in pieces up to the cap.
+    const want = (st.size > 0 ? Math.min(st.size, cap) : cap) + 1;
+    let buf = Buffer.allocUnsafe(st.size > 0 ? want : Math.min(want, 64 * 1024));
     let got = 0;
     while (got < want) {
-      const n = fs.readSync(fd, buf, got, want - got, null);
+      if (got === buf.length) {
+        const bigger = Buffer.allocUnsafe(Math.min(want, buf.length * 2));
+        buf.copy(bigger, 0, 0, got);
+        buf = bigger;
+      }
+      const n = fs.readSync(fd, buf, got, buf.length - got, null);
       if (n === 0) break;
       got += n;
       // All fstat promised and under the cap: a file still growing is read as fstat saw it,
-      // without one more read(2) to meet EOF (10,000 of them on a large store). An empty
-      // size (procfs-like files) still probes.
+      // without one more read(2) to meet EOF (10,000 of them on a large store).
       if (st.size > 0 && got === st.size && st.size <= cap) break;
     }
     const truncated = got > cap;
@@ -100,3 +108,212 @@ export function readFileCapped(file: string, cap: number): CappedRead {
     fs.closeSync(fd);
   }
 }
+
+// ---- directories opened once, entries reached through them ---------------------------------
+// Node has no openat(2). `/proc/self/fd/<dirfd>/<name>` is the same thing: the kernel jumps
+// to the directory the descriptor holds (not to a path that could have been swapped since)
+// and looks up one plain name there; O_NOFOLLOW refuses a symlink in that last place. Every
+// read and write of the store and of kubelet-ckpt's state directory goes through a SafeDir.
+
+const FD_DIR = '/proc/self/fd';
+const O_DIR = fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NONBLOCK;
+
+let procChecked = false;
+
+function requireProc(): void {
+  if (procChecked) return;
+  try {
+    fs.statSync(FD_DIR);
+  } catch {
+    throw new CkptError('NO_PROC', EXIT.ENV, `${FD_DIR} is not available: kubelet-ckpt reaches files in the store through it so that no swapped path leads outside`, 'mount /proc (mount -t proc proc /proc) and re-run');
+  }
+  procChecked = true;
+}
+
+function notDirError(p: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`${p} is not a directory`), { code: 'ENOTDIR' });
+}
+
+/** An open directory; names inside it are plain names, never paths. */
+export class SafeDir {
+  private closed = false;
+
+  private constructor(
+    readonly fd: number,
+    /** The directory's path, for messages only: never used to reach anything. */
+    readonly path: string,
+  ) {}
+
+  /**
+   * Open a directory the operator named (`--dir`, the store found by discovery): symlinks in
+   * that path are the operator's choice and are followed. Everything below is reached with
+   * `dir()`, which follows none.
+   */
+  static open(abs: string): SafeDir {
+    requireProc();
+    const fd = fs.openSync(abs, O_DIR);
+    return new SafeDir(fd, abs);
+  }
+
+  /** The path that reaches `name` through this descriptor. Throws UnsafePathError for a non-name. */
+  at(name: string): string {
+    const why = unsafeNameReason(name);
+    if (why) throw new UnsafePathError(`refusing to use ${JSON.stringify(name.slice(0, 80))} as a path component: it ${why}`);
+    return `${FD_DIR}/${this.fd}/${name}`;
+  }
+
+  /** Open the subdirectory `name`: a real directory only (ELOOP for a symlink, ENOTDIR otherwise). */
+  dir(name: string): SafeDir {
+    const p = this.at(name);
+    let fd: number;
+    try {
+      fd = fs.openSync(p, O_DIR | fs.constants.O_NOFOLLOW);
+    } catch (err) {
+      // O_DIRECTORY|O_NOFOLLOW on a symlink says ENOTDIR: say what it is.
+      if ((err as NodeJS.ErrnoException).code === 'ENOTDIR' && this.lstatIfAny(name)?.isSymbolicLink()) {
+        throw Object.assign(new Error(`${path.join(this.path, name)} is a symbolic link`), { code: 'ELOOP' });
+      }
+      throw err;
+    }
+    return new SafeDir(fd, path.join(this.path, name));
+  }
+
+  /** Open a path of plain names below this directory, one component at a time. */
+  walk(names: readonly string[]): SafeDir {
+    let cur: SafeDir = this;
+    for (const n of names) {
+      const next = cur.dir(n);
+      if (cur !== this) cur.close();
+      cur = next;
+    }
+    return cur === this ? SafeDir.dup(this) : cur;
+  }
+
+  private static dup(d: SafeDir): SafeDir {
+    return new SafeDir(fs.openSync(`${FD_DIR}/${d.fd}`, O_DIR), d.path);
+  }
+
+  list(): string[] {
+    return fs.readdirSync(`${FD_DIR}/${this.fd}`);
+  }
+
+  lstat(name: string): fs.Stats {
+    return fs.lstatSync(this.at(name));
+  }
+
+  /** lstat, or null when there is no such entry. */
+  lstatIfAny(name: string): fs.Stats | null {
+    try {
+      return this.lstat(name);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+  }
+
+  readlink(name: string): string {
+    return fs.readlinkSync(this.at(name));
+  }
+
+  /** A regular file, capped; never follows a symlink, never blocks (see readFileCapped). */
+  read(name: string, cap: number): CappedRead {
+    return readFileCapped(this.at(name), cap);
+  }
+
+  /** Create `name` exclusively (O_EXCL|O_NOFOLLOW) for writing; returns the descriptor. */
+  create(name: string, mode = 0o600): number {
+    return fs.openSync(this.at(name), fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, mode);
+  }
+
+  /** Open `name` for appending (created when absent); a symlink or special file is refused. */
+  append(name: string, mode = 0o600): number {
+    const fd = fs.openSync(this.at(name), fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK, mode);
+    if (!fs.fstatSync(fd).isFile()) {
+      fs.closeSync(fd);
+      throw Object.assign(new Error(`${path.join(this.path, name)} is not a regular file`), { code: 'ENOTREG' });
+    }
+    return fd;
+  }
+
+  /** Write a whole new file exclusively and fsync it. */
+  writeNew(name: string, bytes: Buffer | string, mode = 0o600): void {
+    const fd = this.create(name, mode);
+    try {
+      const b = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes);
+      let off = 0;
+      while (off < b.length) off += fs.writeSync(fd, b, off, b.length - off);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  /** rename(2) `from` here to `to` in `dest` (this directory by default); neither is followed. */
+  rename(from: string, to: string, dest: SafeDir = this): void {
+    fs.renameSync(this.at(from), dest.at(to));
+  }
+
+  /** link(2): `from` here gets the second name `to`; EEXIST when `to` exists. */
+  link(from: string, to: string): void {
+    fs.linkSync(this.at(from), this.at(to));
+  }
+
+  unlink(name: string): void {
+    fs.unlinkSync(this.at(name));
+  }
+
+  rmdir(name: string): void {
+    fs.rmdirSync(this.at(name));
+  }
+
+  /** mkdir `name` (EEXIST when there) and make the new entry durable: fsync this directory. */
+  mkdir(name: string, mode = 0o700): void {
+    fs.mkdirSync(this.at(name), { mode });
+    this.sync();
+  }
+
+  /** The subdirectory `name`, created (and its entry fsynced) when absent; a real directory only. */
+  ensureDir(name: string, mode = 0o700): SafeDir {
+    try {
+      this.mkdir(name, mode);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    return this.dir(name);
+  }
+
+  stat(): fs.Stats {
+    return fs.fstatSync(this.fd);
+  }
+
+  sync(): void {
+    fs.fsyncSync(this.fd);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    fs.closeSync(this.fd);
+  }
+}
+
+/** Run `fn` with a SafeDir, closing it afterwards. */
+export function using<T>(d: SafeDir, fn: (d: SafeDir) => T): T {
+  try {
+    return fn(d);
+  } finally {
+    d.close();
+  }
+}
+
+/** What an entry is, in words, from lstat (for refusals). */
+export function kindWords(st: fs.Stats): string {
+  if (st.isSymbolicLink()) return 'a symbolic link';
+  if (st.isDirectory()) return 'a directory';
+  if (st.isFIFO()) return 'a FIFO';
+  if (st.isSocket()) return 'a socket';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
+  return 'a regular file';
+}
+
+export { notDirError };

@@ -2,11 +2,14 @@
 // and mtime, what is a symlink (never followed), and the raw bytes of the two meta files.
 // Checkpoint payloads are not read here (a store may hold 10,000 of them, or a 50 MB
 // hostile file); `PayloadReader` reads them on demand, capped and without following links.
+// Everything below the store directory is reached through SafeDir (an opened directory and
+// one plain name at a time, no link followed), so a directory swapped for a symlink while
+// we read never leads outside the store.
 
 import fs from 'node:fs';
 import path from 'node:path';
 import { EnvError, fsReason } from '../errors.js';
-import { isWithin, readFileCapped, realDirEscape, unsafeNameReason } from './safepath.js';
+import { SafeDir, isWithin, unsafeNameReason, using } from './safepath.js';
 import { META_NAMES, type MetaName } from './types.js';
 
 /** The API server's ConfigMap size limit: nothing larger can have come from a ConfigMap. */
@@ -83,6 +86,11 @@ export interface Snapshot {
   readonly checkpointsOthers: readonly Entry[];
   /** Entries directly in the store other than meta/ and checkpoints/. */
   readonly storeOthers: readonly Entry[];
+  /**
+   * kubelet-ckpt's own state beside the store (`rel` starts with `../.kubelet-ckpt`): the
+   * directory, and inside it the lock, backups/, audit.log and leftovers. Absent in literals.
+   */
+  readonly stateEntries?: readonly Entry[];
 }
 
 const MISSING = (rel: string, name: string): Entry => ({
@@ -116,6 +124,26 @@ export function statEntry(abs: string, rel: string, name: string): Entry {
   }
 }
 
+/** lstat `name` inside an opened directory into an Entry; never follows a symlink, never throws. */
+export function statIn(dir: SafeDir, rel: string, name: string): Entry {
+  try {
+    const st = dir.lstat(name);
+    const kind = kindOf(st);
+    let linkTarget: string | null = null;
+    if (kind === 'symlink') {
+      try {
+        linkTarget = dir.readlink(name);
+      } catch {
+        linkTarget = null;
+      }
+    }
+    return { rel, name, kind, mode: st.mode & 0o7777, uid: st.uid, gid: st.gid, size: st.size, mtimeMs: st.mtimeMs, linkTarget, error: null };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return MISSING(rel, name);
+    return { ...MISSING(rel, name), kind: 'unreadable', error: fsReason(err) };
+  }
+}
+
 function joinRel(parent: string, name: string): string {
   return parent === '' ? name : `${parent}/${name}`;
 }
@@ -125,31 +153,47 @@ interface Listing {
   error: string | null;
 }
 
-/** List a directory (sorted by name) into lstat'ed entries. */
-function list(abs: string, rel: string): Listing {
+/** List an opened directory (sorted by name) into lstat'ed entries. */
+function list(dir: SafeDir, rel: string): Listing {
   let names: string[];
   try {
-    names = fs.readdirSync(abs);
+    names = dir.list();
   } catch (err) {
     return { entries: [], error: fsReason(err) };
   }
   names.sort();
-  return { entries: names.map((n) => statEntry(path.join(abs, n), joinRel(rel, n), n)), error: null };
+  return { entries: names.map((n) => statIn(dir, joinRel(rel, n), n)), error: null };
 }
 
-function readMeta(storeDir: string, realStore: string, metaDir: Entry, name: MetaName): MetaState {
+/** Open the subdirectory an Entry names and list it; a swap since the lstat is an error, not a follow. */
+function listSub(parent: SafeDir, e: Entry): Listing {
+  let d: SafeDir;
+  try {
+    d = parent.dir(e.name);
+  } catch (err) {
+    return { entries: [], error: fsReason(err) };
+  }
+  return using(d, (x) => list(x, e.rel));
+}
+
+function readMeta(store: SafeDir, meta: SafeDir | null, metaDir: Entry, realStore: string, name: MetaName): MetaState {
   const rel = `meta/${name}`;
-  const abs = path.join(storeDir, 'meta', name);
-  const entry = metaDir.kind === 'dir' ? statEntry(abs, rel, name) : MISSING(rel, name);
-  return { name, entry, content: metaContent(abs, realStore, entry) };
+  if (!meta) {
+    if (metaDir.kind === 'missing') return { name, entry: MISSING(rel, name), content: null };
+    // meta/ itself is a link or special file: the kubelet would follow a link; we do not.
+    const why = metaDir.kind === 'symlink' ? `meta is a symbolic link to ${metaDir.linkTarget ?? '?'}, which kubelet-ckpt does not follow` : `meta is ${metaDir.kind === 'unreadable' ? `unreadable (${metaDir.error})` : 'not a directory'}`;
+    return { name, entry: { ...MISSING(rel, name), kind: 'unreadable', error: why }, content: { ok: false, code: metaDir.kind === 'symlink' ? 'escapes' : 'unreadable', error: why } };
+  }
+  const entry = statIn(meta, rel, name);
+  return { name, entry, content: metaContent(store, meta, realStore, entry) };
 }
 
 /**
  * The bytes the kubelet would read for a meta file. A symlink is followed only when its
  * target is a regular file inside the store (the kubelet follows links; we refuse to
- * follow one out of the store).
+ * follow one out of the store), and then by opening each component from the store down.
  */
-function metaContent(abs: string, realStore: string, entry: Entry): ContentRead | null {
+function metaContent(store: SafeDir, meta: SafeDir, realStore: string, entry: Entry): ContentRead | null {
   if (entry.kind === 'missing') return null;
   if (entry.kind === 'unreadable') return { ok: false, code: 'unreadable', error: entry.error ?? 'cannot stat' };
   if (entry.kind === 'dir') return { ok: false, code: 'not-regular', error: 'is a directory' };
@@ -157,19 +201,25 @@ function metaContent(abs: string, realStore: string, entry: Entry): ContentRead 
   if (entry.kind === 'symlink') {
     let real: string;
     try {
-      real = fs.realpathSync(abs);
+      real = fs.realpathSync(meta.at(entry.name));
     } catch (err) {
       return { ok: false, code: 'symlink', error: `is a dangling symbolic link (${fsReason(err)})` };
     }
-    if (!isWithin(realStore, real)) return { ok: false, code: 'escapes', error: `is a symbolic link to ${real}, outside the store` };
-    return readCapped(real, META_CAP);
+    if (!isWithin(realStore, real) || real === realStore) return { ok: false, code: 'escapes', error: `is a symbolic link to ${real}, outside the store` };
+    const parts = path.relative(realStore, real).split(path.sep);
+    const base = parts.pop()!;
+    try {
+      return using(store.walk(parts), (d) => readCapped(d, base, META_CAP));
+    } catch (err) {
+      return { ok: false, code: 'escapes', error: `is a symbolic link to ${real}, which changed while it was read (${fsReason(err)})` };
+    }
   }
-  return readCapped(abs, META_CAP);
+  return readCapped(meta, entry.name, META_CAP);
 }
 
-function readCapped(abs: string, cap: number): ContentRead {
+function readCapped(dir: SafeDir, name: string, cap: number): ContentRead {
   try {
-    const r = readFileCapped(abs, cap);
+    const r = dir.read(name, cap);
     return { ok: true, bytes: r.bytes, size: r.size, truncated: r.truncated };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
@@ -178,6 +228,27 @@ function readCapped(abs: string, cap: number): ContentRead {
     if (code === 'ENOTREG' || code === 'EISDIR') return { ok: false, code: 'not-regular', error: 'is not a regular file' };
     return { ok: false, code: 'unreadable', error: fsReason(err) };
   }
+}
+
+/** The opened store directory behind a snapshot taken from disk (closed when the snapshot is collected). */
+const storeDirs = new WeakMap<Snapshot, SafeDir>();
+const closer = new FinalizationRegistry<SafeDir>((d) => {
+  try {
+    d.close();
+  } catch {
+    /* already closed */
+  }
+});
+
+/** The store directory of a snapshot, opened (its own when taken from disk). */
+function storeOf(snap: Snapshot): SafeDir {
+  let d = storeDirs.get(snap);
+  if (!d) {
+    d = SafeDir.open(snap.storeDir);
+    storeDirs.set(snap, d);
+    closer.register(snap, d);
+  }
+  return d;
 }
 
 /**
@@ -193,12 +264,17 @@ class ListedLater implements Checkpoint {
     readonly rv: string,
     readonly rel: string,
     readonly entry: Entry,
-    private readonly abs: string,
+    private readonly store: SafeDir,
   ) {}
 
   private get l(): { files: Entry[]; others: Entry[]; listError: string | null } {
     if (!this.listing) {
-      const l = list(this.abs, this.rel);
+      let l: Listing;
+      try {
+        l = using(this.store.walk(['checkpoints', this.uid, this.rv]), (d) => list(d, this.rel));
+      } catch (err) {
+        l = { entries: [], error: fsReason(err) };
+      }
       this.listing = { files: l.entries.filter((e) => e.kind === 'file'), others: l.entries.filter((e) => e.kind !== 'file'), listError: l.error };
     }
     return this.listing;
@@ -217,20 +293,20 @@ class ListedLater implements Checkpoint {
   }
 }
 
-function readCheckpoint(storeDir: string, uid: string, entry: Entry): Checkpoint {
+function readCheckpoint(store: SafeDir, uid: string, entry: Entry): Checkpoint {
   const rv = entry.name;
   const rel = entry.rel;
   if (entry.kind !== 'dir') return { uid, rv, rel, entry, files: [], others: [], listError: null };
-  return new ListedLater(uid, rv, rel, entry, path.join(storeDir, rel));
+  return new ListedLater(uid, rv, rel, entry, store);
 }
 
-function readUid(storeDir: string, entry: Entry): UidDir {
-  const l = list(path.join(storeDir, entry.rel), entry.rel);
+function readUid(store: SafeDir, cps: SafeDir, entry: Entry): UidDir {
+  const l = listSub(cps, entry);
   const isCheckpoint = (e: Entry) => (e.kind === 'dir' || e.kind === 'symlink') && !e.name.startsWith('tmp_');
   return {
     uid: entry.name,
     entry,
-    checkpoints: l.entries.filter(isCheckpoint).map((e) => readCheckpoint(storeDir, entry.name, e)),
+    checkpoints: l.entries.filter(isCheckpoint).map((e) => readCheckpoint(store, entry.name, e)),
     others: l.entries.filter((e) => !isCheckpoint(e)),
     listError: l.error,
   };
@@ -289,26 +365,54 @@ export interface SnapshotOptions {
 export function takeSnapshot(dir: string, opts: SnapshotOptions = {}): Snapshot {
   const { dynamicConfigDir, storeDir } = locateStore(dir);
   const realStoreDir = fs.realpathSync(storeDir);
-  const top = list(storeDir, '');
+  let store: SafeDir;
+  try {
+    store = SafeDir.open(storeDir);
+  } catch (err) {
+    throw new EnvError(`cannot read the store ${storeDir}: ${fsReason(err)}`, hintFor(err, storeDir), 'STORE_UNREADABLE');
+  }
+  const top = list(store, '');
   if (top.error) {
+    store.close();
     throw new EnvError(`cannot read the store ${storeDir}: ${top.error}`, hintFor({ code: 'EACCES' }, storeDir), 'STORE_UNREADABLE');
   }
   const find = (n: string) => top.entries.find((e) => e.name === n) ?? MISSING(n, n);
   const metaDir = find('meta');
+  let meta: SafeDir | null = null;
+  let metaList: Listing = { entries: [], error: null };
   if (metaDir.kind === 'dir') {
     try {
-      fs.readdirSync(path.join(storeDir, 'meta'));
+      meta = store.dir('meta');
+      metaList = list(meta, 'meta');
+      if (metaList.error) throw Object.assign(new Error(metaList.error), { code: 'EACCES' });
     } catch (err) {
+      meta?.close();
+      store.close();
       throw new EnvError(`cannot read ${path.join(storeDir, 'meta')}: ${fsReason(err)}`, hintFor(err, storeDir), 'STORE_UNREADABLE');
     }
   }
-  const metaList = metaDir.kind === 'dir' ? list(path.join(storeDir, 'meta'), 'meta') : { entries: [], error: null };
-  const checkpointsDir = find('checkpoints');
-  const cpList = checkpointsDir.kind === 'dir' ? list(path.join(storeDir, 'checkpoints'), 'checkpoints') : { entries: [], error: null };
-  const meta = Object.fromEntries(META_NAMES.map((n) => [n, readMeta(storeDir, realStoreDir, metaDir, n)])) as Record<MetaName, MetaState>;
+  const metaStates = Object.fromEntries(META_NAMES.map((n) => [n, readMeta(store, meta, metaDir, realStoreDir, n)])) as Record<MetaName, MetaState>;
+  meta?.close();
+  let checkpointsDir = find('checkpoints');
+  let uids: UidDir[] = [];
+  let cpList: Listing = { entries: [], error: null };
+  if (checkpointsDir.kind === 'dir') {
+    try {
+      using(store.dir('checkpoints'), (cps) => {
+        cpList = list(cps, 'checkpoints');
+        uids = cpList.entries.filter((e) => e.kind === 'dir').map((e) => readUid(store, cps, e));
+      });
+    } catch (err) {
+      cpList = { entries: [], error: fsReason(err) };
+    }
+  } else if (checkpointsDir.kind === 'symlink' || checkpointsDir.kind === 'other' || checkpointsDir.kind === 'file') {
+    // The kubelet would follow a link here; we do not, so what it holds is unknown.
+    cpList = { entries: [], error: checkpointsDir.kind === 'symlink' ? `is a symbolic link to ${checkpointsDir.linkTarget ?? '?'}, which kubelet-ckpt does not follow` : 'is not a directory' };
+  }
+  if (cpList.error) checkpointsDir = { ...checkpointsDir, kind: 'unreadable', error: cpList.error };
   // Frozen at the top only: the types are readonly all the way down, and freezing 30,000
   // entries of a large store cost more than reading them (a tenth of `status` at 10k).
-  return Object.freeze<Snapshot>({
+  const snap = Object.freeze<Snapshot>({
     dynamicConfigDir,
     storeDir,
     realStoreDir,
@@ -316,12 +420,43 @@ export function takeSnapshot(dir: string, opts: SnapshotOptions = {}): Snapshot 
     euid: typeof process.geteuid === 'function' ? process.geteuid() : -1,
     store: statEntry(storeDir, '', 'store'),
     metaDir,
-    checkpointsDir: cpList.error ? { ...checkpointsDir, kind: 'unreadable', error: cpList.error } : checkpointsDir,
-    meta,
+    checkpointsDir,
+    meta: metaStates,
     metaOthers: metaList.entries.filter((e) => !(META_NAMES as readonly string[]).includes(e.name)),
-    uids: cpList.entries.filter((e) => e.kind === 'dir').map((e) => readUid(storeDir, e)),
+    uids,
     checkpointsOthers: cpList.entries.filter((e) => e.kind !== 'dir'),
     storeOthers: top.entries.filter((e) => e.name !== 'meta' && e.name !== 'checkpoints'),
+    stateEntries: readStateEntries(dynamicConfigDir),
+  });
+  storeDirs.set(snap, store);
+  closer.register(snap, store);
+  return snap;
+}
+
+/** lstat kubelet-ckpt's state directory and what is in it (never following a link). */
+function readStateEntries(dynamicConfigDir: string): Entry[] {
+  const rel = '../.kubelet-ckpt';
+  let top: SafeDir;
+  try {
+    top = SafeDir.open(dynamicConfigDir);
+  } catch {
+    return [];
+  }
+  return using(top, (d) => {
+    const dirEntry = statIn(d, rel, '.kubelet-ckpt');
+    if (dirEntry.kind === 'missing') return [];
+    if (dirEntry.kind !== 'dir') return [dirEntry];
+    const inner = listSub(d, dirEntry).entries;
+    const backups = inner.find((e) => e.name === 'backups' && e.kind === 'dir');
+    let inBackups: Entry[] = [];
+    if (backups) {
+      try {
+        inBackups = using(d.dir('.kubelet-ckpt'), (s) => listSub(s, backups).entries);
+      } catch {
+        inBackups = [];
+      }
+    }
+    return [dirEntry, ...inner, ...inBackups];
   });
 }
 
@@ -341,21 +476,54 @@ export interface PayloadReader {
   read(cp: Checkpoint, fileName: string, cap?: number): ContentRead;
 }
 
-/** The on-disk reader: safe names only, no symlinks, capped, directory confirmed inside the store. */
+/**
+ * The on-disk reader: safe names only, each directory opened from the store down without
+ * following a link (checkpoints/ and the last UID directory are kept open between reads),
+ * files capped and never followed.
+ */
 export function fsPayloadReader(snap: Snapshot): PayloadReader {
-  const confirmed = new Map<string, string | null>();
-  return {
+  let cps: SafeDir | null = null;
+  let uidDir: { uid: string; dir: SafeDir } | null = null;
+  const openUid = (uid: string): SafeDir => {
+    if (uidDir?.uid === uid) return uidDir.dir;
+    uidDir?.dir.close();
+    uidDir = null;
+    cps ??= storeOf(snap).dir('checkpoints');
+    const dir = cps.dir(uid);
+    uidDir = { uid, dir };
+    return dir;
+  };
+  const reader: PayloadReader = {
     read(cp, fileName, cap = PAYLOAD_CAP) {
       for (const n of [cp.uid, cp.rv, fileName]) {
         const why = unsafeNameReason(n);
         if (why) return { ok: false, code: 'escapes', error: `unsafe name ${JSON.stringify(n)}: it ${why}` };
       }
       if (cp.entry.kind === 'symlink') return { ok: false, code: 'symlink', error: `${cp.rel} is a symbolic link` };
-      const dir = path.join(snap.storeDir, 'checkpoints', cp.uid, cp.rv);
-      if (!confirmed.has(dir)) confirmed.set(dir, realDirEscape(snap.realStoreDir, dir));
-      const escape = confirmed.get(dir);
-      if (escape) return { ok: false, code: 'escapes', error: escape };
-      return readCapped(path.join(dir, fileName), cap);
+      let dir: SafeDir;
+      try {
+        dir = openUid(cp.uid).dir(cp.rv);
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'ELOOP' || code === 'ENOTDIR') return { ok: false, code: 'escapes', error: `${cp.rel} (or a directory above it) is no longer a directory: ${fsReason(err)}; not followed` };
+        if (code === 'ENOENT') return { ok: false, code: 'missing', error: `${cp.rel}: no such file or directory` };
+        return { ok: false, code: 'unreadable', error: fsReason(err) };
+      }
+      return using(dir, (d) => readCapped(d, fileName, cap));
     },
   };
+  // The two descriptors kept open go when the reader does (the TUI makes one per re-read).
+  readerCloser.register(reader, () => {
+    cps?.close();
+    uidDir?.dir.close();
+  });
+  return reader;
 }
+
+const readerCloser = new FinalizationRegistry<() => void>((close) => {
+  try {
+    close();
+  } catch {
+    /* already closed */
+  }
+});

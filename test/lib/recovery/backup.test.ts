@@ -76,7 +76,7 @@ t.test('interrupted backups are invisible and cleaned up; other entries ignored'
   fs.mkdirSync(path.join(dir, 'not-a-backup'));
   fs.mkdirSync(path.join(dir, '20260101T000000.000Z')); // no manifest: not whole
   t.same(listBackups(dcd), []);
-  t.same(cleanBackupLeftovers(dcd), ['tmp_20260101T000000.000Z.kubelet-ckpt.123']);
+  t.same(cleanBackupLeftovers(dcd), [`${path.join(dir, 'not-a-backup')} is not kubelet-ckpt's: left alone`, `removed ${path.join(dir, 'tmp_20260101T000000.000Z.kubelet-ckpt.123')}, left by an interrupted kubelet-ckpt`]);
   t.same(fs.readdirSync(dir).sort(), ['20260101T000000.000Z', 'not-a-backup']);
 });
 
@@ -95,6 +95,6 @@ t.test('a backup directory that cannot be written is exit 3, nothing made', asyn
   // A file where the directory should be is unwritable even for root (the permission
   // case, as an unprivileged user, is in test/cmd/recovery-fs.test.ts).
   const dcd = t.testdir({ '.kubelet-ckpt': { backups: 'a file' } });
-  t.throws(() => ensureBackupsDir(dcd), { code: 'BACKUP_UNWRITABLE', exitCode: 3, message: /nothing was changed/ });
+  t.throws(() => ensureBackupsDir(dcd), { code: 'STATE_UNSAFE', exitCode: 3, message: /backups is a regular file: .*nothing was changed/ });
   t.equal(fs.readFileSync(backupsDirOf(dcd), 'utf8'), 'a file');
 });

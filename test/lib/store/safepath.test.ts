@@ -55,3 +55,38 @@ t.test('realDirEscape', async (t) => {
   t.equal(realDirEscape(real, path.join(dir, 'store', 'inside')), null);
   t.match(realDirEscape(real, path.join(dir, 'store', 'out')), /outside the store/);
 });
+
+t.test('SafeDir: names only, no symlink followed, writes land where the descriptor is', async (t) => {
+  const { SafeDir } = await import('../../../lib/store/safepath.js');
+  const dir = t.testdir({ a: { b: { f: 'hi' } }, outside: { secret: 'x' } });
+  fs.symlinkSync(path.join(dir, 'outside'), path.join(dir, 'a', 'l'));
+  fs.symlinkSync(path.join(dir, 'outside', 'secret'), path.join(dir, 'a', 'b', 'fl'));
+  const d = SafeDir.open(dir);
+  t.teardown(() => d.close());
+  const a = d.dir('a');
+  t.same(a.list().sort(), ['b', 'l']);
+  t.throws(() => a.dir('l'), { code: 'ELOOP' }, 'a symlinked directory is refused');
+  t.throws(() => a.at('../outside'), { code: 'UNSAFE_PATH' });
+  const b = a.dir('b');
+  t.equal(b.read('f', 10).bytes.toString(), 'hi');
+  t.throws(() => b.read('fl', 10), { code: 'ELOOP' }, 'a symlinked file is refused');
+  b.writeNew('g', 'x');
+  b.rename('g', 'moved', a);
+  t.equal(fs.readFileSync(path.join(dir, 'a', 'moved'), 'utf8'), 'x');
+  // The descriptor holds the directory, not its path: swap the path for a link to outside.
+  fs.renameSync(path.join(dir, 'a', 'b'), path.join(dir, 'a', 'b-old'));
+  fs.symlinkSync(path.join(dir, 'outside'), path.join(dir, 'a', 'b'));
+  b.writeNew('after-swap', 'y');
+  t.equal(fs.readFileSync(path.join(dir, 'a', 'b-old', 'after-swap'), 'utf8'), 'y');
+  t.same(fs.readdirSync(path.join(dir, 'outside')), ['secret'], 'nothing written outside');
+  t.same(b.list().sort(), ['after-swap', 'f', 'fl']);
+  const n = a.ensureDir('new');
+  t.ok(fs.lstatSync(path.join(dir, 'a', 'new')).isDirectory());
+  n.close();
+  const w = d.walk(['a', 'b-old']);
+  t.equal(w.read('f', 10).bytes.toString(), 'hi');
+  w.close();
+  t.throws(() => d.walk(['a', 'b']), { code: 'ELOOP' });
+  b.close();
+  a.close();
+});

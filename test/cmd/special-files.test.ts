@@ -1,0 +1,92 @@
+// Special files are never read as files, and store/meta or store/checkpoints as a symlink is an
+// error finding (never "missing → local"): each case with the built CLI, each bounded by a timeout
+// so a hang fails the test instead of stalling it.
+
+import t from 'tap';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { json, runCli } from '../helpers.js';
+import { UID, makeStore, treeHash } from '../lib/recovery/fixtures/index.js';
+
+const cli = (args: string[]) => runCli(args, { timeout: 20_000 });
+const mkfifo = (p: string) => execFileSync('mkfifo', [p]);
+
+t.test('a FIFO, a socket-free device link and a FIFO payload are refused at once', async (t) => {
+  const dcd = makeStore(t.testdir({}));
+  const cp = path.join(dcd, 'store/checkpoints', UID, '120200');
+  fs.rmSync(path.join(cp, 'kubelet'));
+  mkfifo(path.join(cp, 'kubelet'));
+  for (const args of [['verify', '-o', 'json'], ['show', 'assigned', '--raw'], ['status', '--no-journal', '-o', 'json']]) {
+    const r = cli(['--dir', dcd, ...args]);
+    t.not(r.code, null, `${args.join(' ')} did not hang`);
+    t.ok(r.code! <= 3, `${args.join(' ')}: exit ${r.code}`);
+  }
+  const v = json<{ findings: { code: string; path: string }[] }>(cli(['--dir', dcd, 'verify', '-o', 'json']));
+  t.ok(v.findings.some((f) => f.code === 'CHECKPOINT_ENTRY' && f.path === `checkpoints/${UID}/120200/kubelet`), 'the FIFO payload is reported');
+});
+
+t.test('a meta file that is a FIFO: reported, not waited on', async (t) => {
+  const dcd = makeStore(t.testdir({}));
+  fs.rmSync(path.join(dcd, 'store/meta/last-known-good'));
+  mkfifo(path.join(dcd, 'store/meta/last-known-good'));
+  const v = cli(['--dir', dcd, 'verify', '-o', 'json']);
+  t.equal(v.code, 1, v.stderr);
+  t.match(json(v), { findings: [{ code: 'META_NOT_REGULAR', path: 'meta/last-known-good' }] });
+  const r = cli(['--dir', dcd, 'reset', 'all', '--dry-run']);
+  t.equal(r.code, 4, r.stderr);
+  t.match(r.stderr, /meta\/last-known-good is not a regular file \(a FIFO\)/);
+});
+
+t.test('the local --config as a FIFO or a device: status answers, reading nothing from it', async (t) => {
+  const dir = t.testdir({});
+  const dcd = makeStore(path.join(dir, 'dcd'), { assigned: '', lkg: '' });
+  const fifo = path.join(dir, 'config.fifo');
+  mkfifo(fifo);
+  for (const cfg of [fifo, '/dev/zero', '/dev/urandom']) {
+    const r = cli(['--dir', dcd, '--kubelet-config', cfg, 'status', '--no-journal', '-o', 'json']);
+    t.not(r.code, null, `${cfg}: no hang`);
+    t.match(json(r), { nextBoot: { source: 'none', willStart: false, reason: /not a regular file/ } }, cfg);
+  }
+});
+
+t.test('the local --config under --root as a FIFO: no hang', async (t) => {
+  const root = t.testdir({ 'var/lib/kubelet': {} });
+  const dcd = makeStore(path.join(root, 'var/lib/kubelet/dynamic-config'), { assigned: '', lkg: '' });
+  mkfifo(path.join(root, 'var/lib/kubelet/config.yaml'));
+  const r = cli(['--root', root, '--dir', dcd, '--kubelet-config', path.join(root, 'var/lib/kubelet/config.yaml'), 'status', '--no-journal', '-o', 'json']);
+  t.not(r.code, null);
+  t.match(json(r), { nextBoot: { willStart: false } });
+});
+
+t.test('store/meta as a symlink (even inside the store): an error, next boot unknown, prune refuses', async (t) => {
+  const dcd = makeStore(t.testdir({}));
+  const store = path.join(dcd, 'store');
+  fs.renameSync(path.join(store, 'meta'), path.join(store, 'real-meta'));
+  fs.symlinkSync('real-meta', path.join(store, 'meta'));
+  const s = json<{ nextBoot: { source: string; reason: string } }>(cli(['--dir', dcd, 'status', '--no-journal', '-o', 'json']));
+  t.equal(s.nextBoot.source, 'unknown');
+  t.match(s.nextBoot.reason, /meta is a symbolic link to real-meta/);
+  t.notMatch(JSON.stringify(s), /missing/);
+  const v = cli(['--dir', dcd, 'verify', '-o', 'json']);
+  t.equal(v.code, 1);
+  t.match(json(v), { ok: false, findings: [{ severity: 'error', path: 'meta/assigned', message: /meta is a symbolic link/ }] });
+  const before = treeHash(dcd);
+  const p = cli(['--dir', dcd, 'prune', '--yes']);
+  t.equal(p.code, 4, p.stderr);
+  t.match(p.stderr, /store\/meta is a symbolic link to real-meta.*nothing is pruned/);
+  t.same(treeHash(dcd), before, 'both checkpoints still there');
+});
+
+t.test('store/checkpoints as a symlink: an error finding, next boot unknown, prune refuses', async (t) => {
+  const dcd = makeStore(t.testdir({}));
+  const store = path.join(dcd, 'store');
+  fs.renameSync(path.join(store, 'checkpoints'), path.join(dcd, 'elsewhere'));
+  fs.symlinkSync(path.join(dcd, 'elsewhere'), path.join(store, 'checkpoints'));
+  const s = json<{ nextBoot: { source: string } }>(cli(['--dir', dcd, 'status', '--no-journal', '-o', 'json']));
+  t.equal(s.nextBoot.source, 'unknown');
+  const v = json<{ findings: { code: string; path: string; message: string }[] }>(cli(['--dir', dcd, 'verify', '-o', 'json']));
+  t.ok(v.findings.some((f) => f.code === 'UNREADABLE' && f.path === 'checkpoints' && /symbolic link/.test(f.message)), JSON.stringify(v.findings));
+  const p = cli(['--dir', dcd, 'prune', '--yes']);
+  t.equal(p.code, 4, p.stderr);
+});

@@ -1,0 +1,111 @@
+// The interlock sees every form a kubelet takes (real processes, each pointed at this test's
+// own store, since tap runs test files in parallel): named kubelet, `hyperkube kubelet …`, a
+// renamed binary, a kubelet in another mount namespace (a container) seen through /proc/PID/root.
+
+import t from 'tap';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { kubeletsUsing } from '../../../lib/recovery/kubelet.js';
+import { cliPath, cleanEnv } from '../../helpers.js';
+import { canMount, kubeletBin, makeStore } from './fixtures/index.js';
+
+/** A real process with this argv; ready once /proc shows the flag (after every exec). */
+async function run(t: Tap.Test, file: string, args: string[], argv0?: string): Promise<ChildProcess> {
+  const child = spawn(file, args, { stdio: 'ignore', argv0 });
+  t.teardown(() => {
+    try {
+      child.kill('SIGKILL');
+    } catch {
+      /* gone */
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once('spawn', () => resolve());
+    child.once('error', reject);
+  });
+  for (let i = 0; i < 500; i++) {
+    let cmd = '';
+    try {
+      cmd = fs.readFileSync(`/proc/${child.pid}/cmdline`, 'utf8');
+    } catch {
+      /* not yet */
+    }
+    if (cmd.includes('--dynamic-config-dir') && !cmd.startsWith('unshare') && !cmd.startsWith('sh\0')) break;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return child;
+}
+
+/** A copy of the fake kubelet under another name. */
+function binNamed(dir: string, name: string): string {
+  const src = kubeletBin(path.join(dir, 'src'));
+  const p = path.join(dir, name);
+  fs.copyFileSync(src, p);
+  fs.chmodSync(p, 0o755);
+  return p;
+}
+
+t.test('hyperkube kubelet … is a kubelet', async (t) => {
+  const dir = t.testdir({});
+  const dcd = makeStore(path.join(dir, 'dcd'));
+  const bin = binNamed(dir, 'hyperkube');
+  t.same(kubeletsUsing(dcd).using, []);
+  const k = await run(t, bin, ['kubelet', '--v=2', '--dynamic-config-dir', dcd]);
+  t.same(kubeletsUsing(dcd).using.map((x) => x.pid), [k.pid]);
+});
+
+t.test('a binary named kubelet-v1.22.4 is a kubelet', async (t) => {
+  const dir = t.testdir({});
+  const dcd = makeStore(path.join(dir, 'dcd'));
+  const bin = binNamed(dir, 'kubelet-v1.22.4');
+  const k = await run(t, bin, [`--dynamic-config-dir=${dcd}/`]);
+  t.equal(fs.readFileSync(`/proc/${k.pid}/comm`, 'utf8').trim(), 'kubelet-v1.22.4');
+  t.same(kubeletsUsing(dcd).using.map((x) => x.pid), [k.pid]);
+});
+
+t.test('a relative --dynamic-config-dir resolves against the process\'s cwd', async (t) => {
+  const dir = t.testdir({});
+  const dcd = makeStore(path.join(dir, 'dcd'));
+  const bin = binNamed(dir, 'node-agent');
+  const child = spawn(bin, ['-dynamic-config-dir', 'dcd'], { cwd: dir, stdio: 'ignore' });
+  t.teardown(() => child.kill('SIGKILL'));
+  await new Promise((r) => child.once('spawn', r));
+  t.same(kubeletsUsing(dcd).using.map((x) => x.pid), [child.pid]);
+});
+
+t.test('a process on another store, or without the flag, is not ours', async (t) => {
+  const dir = t.testdir({});
+  const dcd = makeStore(path.join(dir, 'dcd'));
+  const other = makeStore(path.join(dir, 'other'));
+  const bin = binNamed(dir, 'kubelet');
+  await run(t, bin, [`--dynamic-config-dir=${other}`]);
+  const plain = spawn(bin, ['--config', dcd], { stdio: 'ignore' });
+  t.teardown(() => plain.kill('SIGKILL'));
+  await new Promise((r) => plain.once('spawn', r));
+  t.same(kubeletsUsing(dcd).using, []);
+});
+
+t.test('a kubelet in another mount namespace, seen through /proc/PID/root', { skip: canMount() ? false : 'cannot unshare a mount namespace here' }, async (t) => {
+  const dir = t.testdir({});
+  const dcd = makeStore(path.join(dir, 'dcd'));
+  // In its namespace the store is mounted at /…/inside; on the host that path is an empty directory.
+  const inside = path.join(dir, 'inside');
+  fs.mkdirSync(inside);
+  const bin = binNamed(dir, 'kubelet');
+  const k = await run(t, 'unshare', ['-m', '--propagation', 'private', 'sh', '-c', `mount --bind "$0" "$1" && exec "$2" --dynamic-config-dir="$1"`, dcd, inside, bin]);
+  t.ok(fs.readFileSync(`/proc/${k.pid}/cmdline`, 'utf8').includes(`--dynamic-config-dir=${inside}`), 'the kubelet runs');
+  t.equal(fs.readdirSync(inside).length, 0, 'on the host the flag names an empty directory');
+  t.same(kubeletsUsing(dcd).using.map((x) => x.pid), [k.pid]);
+});
+
+t.test('reset refuses (exit 4) while hyperkube kubelet runs on the store', async (t) => {
+  const dir = t.testdir({});
+  const dcd = makeStore(path.join(dir, 'dcd'));
+  const before = fs.readFileSync(path.join(dcd, 'store/meta/assigned'));
+  const k = await run(t, binNamed(dir, 'hyperkube'), ['kubelet', `--dynamic-config-dir=${dcd}`]);
+  const r = spawnSync(process.execPath, [cliPath, '--dir', dcd, 'reset', 'all', '--yes'], { encoding: 'utf8', env: { ...cleanEnv(), NO_COLOR: '1' } });
+  t.equal(r.status, 4, r.stderr);
+  t.match(r.stderr, `a kubelet using this store is running (pid ${k.pid})`);
+  t.same(fs.readFileSync(path.join(dcd, 'store/meta/assigned')), before);
+});
