@@ -14,15 +14,22 @@ export function builder(y: Argv<GlobalArgs>): Argv<RecoveryArgs> {
 export async function handler(args: RecoveryArgs): Promise<void> {
   const mode = modeOf(args, true);
   const streams = processStreams(args);
+  const first = session(args, streams);
   const rec = await import('../lib/recovery/index.js');
-  const ctx = await recoveryContext(args, session(args, streams), commandLineOf(['clean'], args));
-  const plan = rec.planClean(ctx, { force: args.force, restartKubelet: args['restart-kubelet'] });
+  const commandLine = commandLineOf(['clean'], args);
+  const request = { force: args.force, restartKubelet: args['restart-kubelet'] };
   if (mode === 'dry-run') {
+    const plan = rec.planClean(await recoveryContext(args, first, commandLine), request);
     await printResult(rec.previewClean(plan), args, streams);
     return setExit(plan.refusals.length ? 4 : 0);
   }
-  if (plan.refusals.length) throw plan.refusals[0];
-  if (mode === 'ask' && plan.items.length) await confirm(rec.previewClean(plan), 'Remove these now? [y/N] ', 'nothing was removed', args, streams);
-  await printResult(await rec.applyClean(ctx, plan), args, streams, mode === 'ask' ? plan.warnings : []);
+  // Under the lock from the first read, as prune: what is planned is what is moved.
+  await rec.withStoreLock(first.snap.dynamicConfigDir, commandLine, async () => {
+    const ctx = await recoveryContext(args, session({ ...args, verbose: false }, streams), commandLine);
+    const plan = rec.planClean(ctx, request);
+    if (plan.refusals.length) throw plan.refusals[0];
+    if (mode === 'ask' && plan.items.length) await confirm(rec.previewClean(plan), 'Remove these now? [y/N] ', 'nothing was removed', args, streams);
+    await printResult(await rec.applyClean(ctx, plan), args, streams, mode === 'ask' ? plan.warnings : []);
+  });
   setExit(0);
 }
