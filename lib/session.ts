@@ -8,8 +8,9 @@ import { discover, requireStoreDir, type Discovery } from './store/discover.js';
 import { fsPayloadReader, takeSnapshot, type PayloadReader, type Snapshot } from './store/snapshot.js';
 import { judgeConfig, judgeLocalConfig, type JudgeOptions } from './integrity/pipeline.js';
 import type { KubeletVersion } from './config/version.js';
-import type { ConfigJudge } from './integrity/judge.js';
+import type { ConfigJudge, Judgement } from './integrity/judge.js';
 import type { LocalConfig } from './integrity/nextboot.js';
+import { checkStartup } from './integrity/startup.js';
 
 export interface GlobalOptions {
   dir?: string | undefined;
@@ -45,16 +46,24 @@ function checkRoot(root: string): string {
   return abs;
 }
 
-function readLocal(file: string | null, opts: JudgeOptions): { local: LocalConfig; gates?: Record<string, boolean> | undefined } {
-  if (!file) return { local: { path: null, judgement: null } };
+/** os.ReadFile's error as Go prints it. */
+function goReadError(file: string, err: unknown): string {
+  const reason = fsReason(err);
+  return `${reason === 'is a directory' ? 'read' : 'open'} ${file}: ${reason}`;
+}
+
+function readLocal(file: string | null, opts: JudgeOptions, argv: readonly string[] | null): { local: LocalConfig; gates?: Record<string, boolean> | undefined } {
+  const version = opts.version;
+  if (!file) return { local: { path: null, judgement: null, startup: checkStartup({ version, argv, config: null }) } };
   let bytes: Buffer;
   try {
     bytes = fs.readFileSync(file);
   } catch (err) {
-    return { local: { path: file, judgement: { stage: 'load-error', error: `failed to load Kubelet config file ${file}, error failed to read kubelet config file "${file}", error: ${fsReason(err)}` } } };
+    const judgement: Judgement = { stage: 'load-error', error: `failed to load Kubelet config file ${file}, error failed to read kubelet config file "${file}", error: ${goReadError(file, err)}` };
+    return { local: { path: file, judgement, startup: checkStartup({ version, argv, config: { path: file, judgement } }) } };
   }
   const j = judgeLocalConfig(bytes, file, opts);
-  return { local: { path: file, judgement: j }, gates: j.gates };
+  return { local: { path: file, judgement: j, startup: checkStartup({ version, argv, config: { path: file, judgement: j } }) }, gates: j.gates };
 }
 
 /**
@@ -81,7 +90,7 @@ export function openSession(opts: GlobalOptions): Session {
   const snap = takeSnapshot(dir, { now: opts.now });
   const argv = discovery.commandLine?.argv ?? [];
   const localPath = opts.kubeletConfig ? path.resolve(opts.kubeletConfig) : discovery.configFile;
-  const { local, gates } = readLocal(localPath, { version: opts.kubeletVersion, argv });
+  const { local, gates } = readLocal(localPath, { version: opts.kubeletVersion, argv }, discovery.commandLine?.argv ?? null);
   const judgeOptions: JudgeOptions = { version: opts.kubeletVersion, argv, localGates: gates };
   const judge = memoJudge(judgeConfig(judgeOptions));
   return { snap, discovery, reader: fsPayloadReader(snap), judge, local, version: opts.kubeletVersion, kubeletArgv: argv, judgeOptions };
