@@ -76,7 +76,7 @@ function tryCheckpoint(snap: Snapshot, reader: PayloadReader, judge: ConfigJudge
     const exists = `failed to determine whether checkpoint exists for source ${apiPathOf(s)}, UID: ${s.uid}, ResourceVersion: ${s.resourceVersion} exists, error:`;
     const other = uidDir?.others.find((o) => o.name === s.resourceVersion);
     if (other && other.kind === 'symlink') return { ok: 'unknown', why: `${dirRel} is a symbolic link, which kubelet-ckpt does not follow` };
-    if (other) return { ok: false, stage: 'load-error', error: `${exists} expected dir at "${dirAbs}", but mode is "${goFileMode(other.mode)}"` };
+    if (other) return { ok: false, stage: 'load-error', error: `${exists} expected dir at "${dirAbs}", but mode is "${goFileMode(other.type | other.mode)}"` };
     // The UID is a file: stat of UID/RV fails with ENOTDIR, which is not "does not exist".
     const uidFile = snap.checkpointsOthers.find((o) => o.name === s.uid);
     if (uidFile && uidFile.kind === 'symlink') return { ok: 'unknown', why: `checkpoints/${s.uid} is a symbolic link, which kubelet-ckpt does not follow` };
@@ -108,6 +108,19 @@ function unreadableMeta(name: MetaName, d: Extract<MetaDecode, { state: 'unreada
   // read and we will not (permissions, a link out of the store, a FIFO) leaves it unknown.
   const fails = d.code === 'not-regular' && !/not a regular/.test(d.error);
   return { fails: fails || (d.code === 'symlink' && /dangling/.test(d.error)), why: `meta/${name} ${d.error}` };
+}
+
+/**
+ * fsStore.Initialize runs EnsureFile on meta/assigned, then meta/last-known-good, before
+ * anything is read: a directory, FIFO, socket or device there (lstat shows it; a symlink is
+ * judged by what it points to, elsewhere) stops Bootstrap with this error.
+ */
+function initializeError(snap: Snapshot): { name: MetaName; error: string } | null {
+  for (const name of ['assigned', 'last-known-good'] as const) {
+    const e = snap.meta[name].entry;
+    if (e.kind === 'dir' || e.kind === 'other') return { name, error: `expected regular file at "${snap.storeDir}/meta/${name}", but mode is "${goFileMode(e.type | e.mode)}"` };
+  }
+  return null;
 }
 
 /** os.ReadFile's error where the kubelet's own read of a meta file fails, else null. */
@@ -190,6 +203,13 @@ function decide(snap: Snapshot, opts: PredictOptions): NextBoot {
   const lj = opts.local.judgement;
   if (!st && lj && lj.stage !== 'ok') {
     return { ...base, statusError: null, source: 'none', willStart: false, reason: `the local config ${opts.local.path} fails (${lj.error}): the kubelet exits before it reads the checkpoints` };
+  }
+
+  const init = initializeError(snap);
+  if (init) {
+    // Initialize stopped before it created a missing last-known-good file.
+    const lkgError = init.name === 'assigned' && l.d.state === 'missing' ? `open ${snap.storeDir}/meta/last-known-good: no such file or directory` : l.error;
+    return { ...base, lastKnownGoodError: lkgError, statusError: null, source: 'none', willStart: false, reason: `meta/${init.name} is not a regular file, so the kubelet's store initialisation fails and it will not start: ${init.error}` };
   }
 
   for (const side of [a, l]) {

@@ -8,7 +8,7 @@ const S_ISUID = 0o4000;
 const S_ISGID = 0o2000;
 const S_ISVTX = 0o1000;
 
-/** The type and special letters in Go's order ("dalTLDpSugct?"), then rwx for each class. */
+/** The type and special letters in Go's order ("dalTLDpSugct?"), then rwx for each class. `mode`: st_mode, type bits included. */
 export function goFileMode(mode: number): string {
   const type = mode & S_IFMT;
   const has = (bit: number) => (mode & bit) !== 0;

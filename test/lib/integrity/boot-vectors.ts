@@ -86,7 +86,9 @@ export function predictCase(v: BootVector, b: Built): Predicted {
   const snap = takeSnapshot(b.dir);
   const config = v.localConfig === null ? null : { path: b.config, judgement: judgeLocalConfig(fs.readFileSync(b.config), b.config, { version: '1.23', argv }) };
   const startup = checkStartup({ version: '1.23', argv, config });
-  const nb = predictNextBoot(snap, { reader: fsPayloadReader(snap), judge: judgeConfig({ version: '1.23', argv }), local: { path: config?.path ?? null, judgement: config?.judgement ?? null, startup } });
+  // Checkpoints are validated over the local file's gates, as the session does.
+  const judge = judgeConfig({ version: '1.23', argv, localGates: config?.judgement.gates });
+  const nb = predictNextBoot(snap, { reader: fsPayloadReader(snap), judge, local: { path: config?.path ?? null, judgement: config?.judgement ?? null, startup } });
   return { nb, startup, inTrial: trialInfo(snap) };
 }
 
