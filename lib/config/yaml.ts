@@ -113,9 +113,12 @@ export function resolvePlainScalar(s: string): GoScalar | string {
  */
 let lastScalar: string | undefined;
 let lastResolved: GoScalar | string = '';
+/** During a parse whose text carries LS/PS marks: the marks that end a plain scalar. */
+let trailingMarks: RegExp | null = null;
 function resolveOnce(s: string): GoScalar | string {
   if (s !== lastScalar) {
-    lastResolved = resolvePlainScalar(s);
+    // A mark at the end of a plain scalar stands for the break that ended it: not content.
+    lastResolved = resolvePlainScalar(trailingMarks ? s.replace(trailingMarks, '') : s);
     lastScalar = s;
   }
   return lastResolved;
@@ -226,8 +229,8 @@ type Restore = (s: string) => string;
  * folds the break into a space after it; `restore` turns "mark + folded space" back into
  * the LS/PS, and drops a mark that ended a plain scalar.
  */
-function goLineBreaks(text: string): { text: string; restore: Restore | null } {
-  if (!/[\u0085\u2028\u2029]/.test(text)) return { text, restore: null };
+function goLineBreaks(text: string): { text: string; restore: Restore | null; trailing: RegExp | null } {
+  if (!/[\u0085\u2028\u2029]/.test(text)) return { text, restore: null, trailing: null };
   const marks = new Map<string, string>();
   const free = (from: number) => {
     for (let c = from; c < 0xf8ff; c++) if (!text.includes(String.fromCharCode(c))) return String.fromCharCode(c);
@@ -244,13 +247,14 @@ function goLineBreaks(text: string): { text: string; restore: Restore | null } {
     const where = mark ? markPlace(text, offset + blanks.length) : null;
     return where === 'content' ? `${mark}${blanks}\n` : where === 'blank' ? `${blanks}${mark}\n` : `${blanks}\n`;
   });
-  if (!marks.size) return { text: out, restore: null };
+  if (!marks.size) return { text: out, restore: null, trailing: null };
   const back = new Map([...marks].map(([brk, mark]) => [mark, brk]));
   // A mark never follows a blank of the content (the blanks before a break move after it),
   // so a space before it is a fold of the LF before a blank line, which libyaml drops.
   const pattern = new RegExp(`( ?)([${ls}${ps}])( ?)`, 'g');
   return {
     text: out,
+    trailing: new RegExp(`[${ls}${ps}]+$`),
     restore: (s) => (s.includes(ls!) || s.includes(ps!) ? s.replace(pattern, (m, _a: string, mark: string, after: string, i: number) => (after === '' && i + m.length === s.length ? '' : back.get(mark)!)) : s),
   };
 }
@@ -268,8 +272,26 @@ function markPlace(text: string, offset: number): 'content' | 'blank' | null {
   if (i < 0 || '\n\r\u0085'.includes(text[i]!)) return i + 1 < offset ? 'blank' : null;
   const c = text[i]!;
   if (c === ':' || c === '[' || c === '{' || c === ',') return null;
+  // After a closed quoted scalar or flow collection there is no scalar to continue.
+  if ((c === '"' || c === "'" || c === ']' || c === '}') && !insideQuotes(text, i)) return null;
   if ((c === '-' || c === '?') && (i === 0 || ' \t\n\r\u0085\u2028\u2029'.includes(text[i - 1]!))) return null;
   return 'content';
+}
+
+/** Is the character at `end` inside a quoted scalar opened on its line? (Quotes opened on earlier lines are not seen.) */
+function insideQuotes(text: string, end: number): boolean {
+  let start = end;
+  while (start > 0 && !'\n\r\u0085\u2028\u2029'.includes(text[start - 1]!)) start--;
+  let q: string | null = null;
+  for (let k = start; k <= end; k++) {
+    const ch = text[k]!;
+    if (q === '"' && ch === '\\') k++;
+    else if (q && ch === q) {
+      if (q === "'" && text[k + 1] === "'" && k + 1 <= end) k++;
+      else q = null;
+    } else if (!q && (ch === '"' || ch === "'") && (k === start || /[\s:,[{-]/.test(text[k - 1]!))) q = ch;
+  }
+  return q !== null;
 }
 
 const MARKER = /^(---|\.\.\.)(?=[ \t\r\n]|$)/;
@@ -568,11 +590,16 @@ export function parseYamlDocument(bytes: Uint8Array): YamlParse {
   let doc: unknown;
   try {
     const options = { schema: GO_YAML_SCHEMA, json: true, listener: tracker.listener, maxDepth: MAX_YAML_DEPTH } as yaml.LoadOptions;
+    trailingMarks = breaks.trailing;
+    lastScalar = undefined;
     doc = yaml.load(first, options);
   } catch (e) {
     if (e instanceof yaml.YAMLException) return { ok: false, error: describeYamlException(e, first) };
     if (e instanceof RangeError) return { ok: false, error: 'yaml: exceeded max depth' };
     throw e;
+  } finally {
+    trailingMarks = null;
+    lastScalar = undefined;
   }
   if (doc === null || doc === undefined) {
     const tab = tabIndentedBlankLine(first);

@@ -213,4 +213,7 @@ t.test('NEL, LS and PS are line breaks, as libyaml reads them', async (t) => {
   t.same(ok('a: x\u3000\n'), { a: 'x\u3000' }, 'U+3000 is not a YAML blank');
   t.same(ok('a: x\u00a0\n'), { a: 'x\u00a0' }, 'nor is U+00A0');
   t.same(ok('k\u2028ey: 1\n'), ok('k\ney: 1\n'), 'a break inside a key splits it');
+  // A break that ends a plain scalar is not part of it: the value still resolves (YAML 1.1).
+  t.same(ok('a: true\u2028\nb: 0x1F\u2029\nc: ~\u2028\n'), { a: true, b: 31, c: null }, 'LS/PS at the end of a line ends the scalar');
+  t.same(ok('a: {b: 1}\u2028\nc: "x"\u2029\nd: [1]\u2028\n'), { a: { b: 1 }, c: 'x', d: [1] }, 'after a flow collection or a closed quote');
 });
