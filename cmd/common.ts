@@ -55,8 +55,8 @@ export function session(args: GlobalArgs, streams: Streams): Session {
   return s;
 }
 
-export function output<T>(result: T, text: TextRenderer<T>, args: GlobalArgs, streams: Streams): void {
-  print(result, text, streams, { format: args.output, verbose: args.verbose, quiet: args.quiet });
+export function output<T>(result: T, text: TextRenderer<T>, args: GlobalArgs, streams: Streams, compact = false): void {
+  print(result, text, streams, { format: args.output, verbose: args.verbose, quiet: args.quiet, compact });
 }
 
 /** Handlers return their exit code; main sets it. */

@@ -21,8 +21,8 @@ function jsonReplacer(_key: string, value: unknown): unknown {
   return value;
 }
 
-export function toJson(result: unknown): string {
-  return `${JSON.stringify(result, jsonReplacer, 2)}\n`;
+export function toJson(result: unknown, compact = false): string {
+  return `${JSON.stringify(result, jsonReplacer, compact ? undefined : 2)}\n`;
 }
 
 export function toYaml(result: unknown): string {
@@ -34,10 +34,12 @@ export interface PrintOptions {
   format: Format;
   verbose?: boolean;
   quiet?: boolean;
+  /** JSON on one line (a stream of documents, e.g. `status --watch -o json`). */
+  compact?: boolean;
 }
 
 export function print<T>(result: T, text: TextRenderer<T>, streams: Streams, opts: PrintOptions): void {
-  if (opts.format === 'json') streams.stdout.write(toJson(result));
+  if (opts.format === 'json') streams.stdout.write(toJson(result, opts.compact));
   else if (opts.format === 'yaml') streams.stdout.write(toYaml(result));
   else {
     const out = text(result, { p: palette(streams.color), width: streams.width, verbose: !!opts.verbose, quiet: !!opts.quiet });
