@@ -30,6 +30,8 @@ export interface NextBoot {
   statusError: string | null;
   willStart: boolean | null;
   promotesToLastKnownGood: boolean;
+  /** Start-up checks that could not be made (the kubelet's command line is not known). */
+  unchecked?: string[];
   /** What the kubelet would log about each config it tried (null when not tried / fine). */
   assignedError: string | null;
   lastKnownGoodError: string | null;
@@ -183,10 +185,8 @@ function judgeSide(snap: Snapshot, opts: PredictOptions, name: MetaName): Side {
  */
 export function predictNextBoot(snap: Snapshot, opts: PredictOptions): NextBoot {
   const nb = decide(snap, opts);
-  const unchecked = opts.local.startup?.unchecked ?? [];
-  // Say what could not be replayed when the answer is that the kubelet starts.
-  if (!unchecked.length || nb.willStart === false) return nb;
-  return { ...nb, reason: `${nb.reason}; ${unchecked.join('; ')}` };
+  // What could not be replayed (no kubelet command line): said beside the reason.
+  return { ...nb, unchecked: opts.local.startup?.unchecked ?? [] };
 }
 
 function decide(snap: Snapshot, opts: PredictOptions): NextBoot {
