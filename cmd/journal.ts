@@ -1,6 +1,8 @@
+import v8 from 'node:v8';
 import type { Argv } from 'yargs';
 import { output, processStreams, setExit, type GlobalArgs } from './common.js';
 import { journalSourceOptions, type JournalSourceArgs } from './shared.js';
+import { UsageError } from '../lib/errors.js';
 
 export const command = 'journal';
 export const describe = "the kubelet's journal lines about its config, as a timeline joined to the checkpoints on disk";
@@ -8,6 +10,8 @@ export const describe = "the kubelet's journal lines about its config, as a time
 interface Args extends GlobalArgs, JournalSourceArgs {
   boot?: string;
   uid?: string;
+  lines?: number;
+  follow: boolean;
 }
 
 export function builder(y: Argv<GlobalArgs>): Argv<Args> {
@@ -17,18 +21,31 @@ export function builder(y: Argv<GlobalArgs>): Argv<Args> {
   })
     .option('boot', { type: 'string', describe: 'only this boot (journalctl --boot; empty: the current one)' })
     .option('uid', { type: 'string', requiresArg: true, describe: 'only events about this UID (or a unique prefix of at least 4 characters)' })
-    .example('$0 journal', 'the live journal of this node')
+    .option('lines', { alias: 'n', type: 'number', requiresArg: true, describe: 'list only the newest N events (all are still summarised); default 20000, with -f 10' })
+    .option('follow', { alias: 'f', type: 'boolean', default: false, describe: 'keep reading: print new events as they are written (journalctl --follow; tail -F for a file)' })
+    .conflicts('follow', 'until')
+    .example('$0 journal', 'the live journal of this node; exit 1 when it shows a crash loop')
+    .example('$0 journal -f -n 5', 'the last 5 events, then each new one as the kubelet logs it')
     .example('$0 journal --file /var/log/syslog.1.gz --uid 5808', 'one ConfigMap, from a rotated syslog')
     .example('journalctl -u kubelet -o json -a | $0 journal --file - -o json', 'from stdin, for scripts') as Argv<Args>;
 }
 
 export async function handler(args: Args): Promise<void> {
+  // A long journal allocates fast and keeps little, but what it keeps a while (the listed
+  // window) dies old: a young generation that does not grow (V8 lets it reach 3 × 16 MiB) and
+  // an old one collected before it grows far keep peak RSS flat. Measured on 256 MiB of dense
+  // journal: 167 → 90 MiB peak, for ~30% more CPU time.
+  v8.setFlagsFromString('--semi-space-growth-factor=1');
+  v8.setFlagsFromString('--heap-growing-percent=10');
   const streams = processStreams(args);
+  const maxEvents = eventCount(args.lines);
+  if (args.follow) return follow(args, maxEvents, streams);
   const { readJournalDetailed } = await import('../lib/journal/index.js');
   const render = await import('../lib/journal/render.js');
   const view = await storeView(args, streams);
   const stderrTTY = !!process.stderr.isTTY;
-  const progress = stderrTTY && !args.quiet ? progressDisplay(streams.stderr, args.file ?? args['journal-dir'] ?? 'journal', render) : undefined;
+  const { progressDisplay } = await import('../lib/output/journal.js');
+  const progress = stderrTTY && !args.quiet ? progressDisplay(streams.stderr, args.file ?? args['journal-dir'] ?? 'journal') : undefined;
   const { result, stats } = await readJournalDetailed(
     {
       source: args.source,
@@ -43,14 +60,46 @@ export async function handler(args: Args): Promise<void> {
       utc: args.utc,
       store: view,
       stdin: process.stdin,
+      maxEvents,
     },
     progress?.update,
   );
   progress?.done();
   for (const w of stats.warnings) streams.stderr.write(`warning: ${w}\n`);
-  if (stats.omitted) streams.stderr.write(`warning: kept the newest ${result.events.length} events; ${stats.omitted} older ones were dropped (narrow with --since/--uid)\n`);
-  if (args.verbose) streams.stderr.write(`journal: read ${stats.bytes} bytes from ${stats.source}; ${result.events.length} events, ${result.skipped} lines skipped\n`);
+  if (stats.omitted && args.lines === undefined && !args.quiet) streams.stderr.write(`warning: listed the newest ${result.events.length} events; ${stats.omitted} older ones are summarised, not listed (narrow with --since/--uid, or choose with -n)\n`);
+  if (args.verbose) streams.stderr.write(`journal: read ${stats.bytes} bytes from ${stats.source}; ${result.events.length + result.truncated} events, ${result.skipped} lines skipped\n`);
   output(result, (r) => render.renderJournalText(r, { color: streams.color, width: streams.isTTY ? streams.width : 0 }), args, streams);
+  // A crash loop is a finding, as verify's errors are.
+  setExit(result.crashLoop ? 1 : 0);
+}
+
+/** `-n N`: a whole number of events, at least 1. */
+function eventCount(n: number | undefined): number | undefined {
+  if (n === undefined) return undefined;
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`-n ${n}: not a number of events (a whole number, 1 or more)`, 'see kubelet-ckpt journal --help');
+  return n;
+}
+
+/** `-f`: events as they come, one line (or JSON line, or YAML document) each, until Ctrl-C or SIGTERM. */
+async function follow(args: Args, maxEvents: number | undefined, streams: ReturnType<typeof processStreams>): Promise<void> {
+  const { followJournal } = await import('../lib/journal/follow.js');
+  const { renderEventLine } = await import('../lib/journal/render.js');
+  const { followedEvent } = await import('../lib/output/journal.js');
+  const view = await storeView(args, streams);
+  const stop = new AbortController();
+  const end = () => stop.abort();
+  process.once('SIGINT', end);
+  process.once('SIGTERM', end);
+  const width = streams.isTTY ? streams.width : 0;
+  try {
+    await followJournal(
+      { source: args.source, file: args.file, dir: args['journal-dir'], root: args.root, since: args.since, boot: args.boot === '' ? true : args.boot, uid: args.uid, year: args.year, utc: args.utc, store: view, stdin: process.stdin, maxEvents, signal: stop.signal },
+      (ev) => streams.stdout.write(args.output === 'text' ? `${renderEventLine(ev, { color: streams.color, width })}\n` : followedEvent(ev, args.output)),
+    );
+  } finally {
+    process.off('SIGINT', end);
+    process.off('SIGTERM', end);
+  }
   setExit(0);
 }
 
@@ -65,22 +114,4 @@ async function storeView(args: Args, streams: ReturnType<typeof processStreams>)
     if (args.verbose) streams.stderr.write(`journal: no store to correlate with (${(err as Error).message.split('\n')[0]})\n`);
     return null;
   }
-}
-
-/** The library's progress line, redrawn on stderr (a TTY only) for inputs over 100 MiB. */
-function progressDisplay(err: { write(s: string): unknown }, label: string, render: typeof import('../lib/journal/render.js')) {
-  let shown = false;
-  let last = 0;
-  return {
-    update: (p: { bytes: number; total: number | null; events: number }) => {
-      const now = Date.now();
-      if ((p.total ?? p.bytes) < render.PROGRESS_MIN_BYTES || now - last < 200) return;
-      last = now;
-      shown = true;
-      err.write(`\r\u001b[2K${render.progressLine(p, label)}`);
-    },
-    done: () => {
-      if (shown) err.write('\r\u001b[2K');
-    },
-  };
 }

@@ -5,6 +5,7 @@ import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { UsageError, asCkptError, EXIT } from '../lib/errors.js';
 import { withGlobals } from './common.js';
+import { isTerminal } from './stdio.js';
 import * as status from './status.js';
 import * as ls from './ls.js';
 import * as show from './show.js';
@@ -17,9 +18,25 @@ import * as prune from './prune.js';
 import * as clean from './clean.js';
 import * as journal from './journal.js';
 import * as tui from './tui.js';
+import * as exportCmd from './export.js';
+import * as migrate from './migrate.js';
+import * as upgradeCheck from './upgrade-check.js';
 import * as completion from './completion.js';
+import * as report from './report.js';
+import * as check from './check.js';
+import * as fleet from './fleet.js';
+import * as metrics from './metrics.js';
+import { protectStdinSource } from './report.js';
 
-export const COMMANDS = [status, ls, show, verify, diff, journal, reset, rollback, undo, prune, clean, tui, completion];
+/**
+ * The package version, written in by the build (scripts/build.mjs). Without it yargs looks for
+ * a package.json above the working directory: slow (and a thrown assertion when there is none),
+ * and wrong wherever another package.json is found.
+ */
+declare const KUBELET_CKPT_VERSION: string | undefined;
+const VERSION = typeof KUBELET_CKPT_VERSION === 'string' ? KUBELET_CKPT_VERSION : 'unknown';
+
+export const COMMANDS = [status, ls, show, verify, diff, journal, reset, rollback, undo, prune, clean, tui, exportCmd, migrate, upgradeCheck, completion, report, check, metrics, fleet];
 
 /** The output format, read from raw argv so that even a parse failure honours -o json. */
 export function rawFormat(argv: readonly string[]): string {
@@ -68,8 +85,8 @@ export function buildCli(argv: string[]) {
     .recommendCommands()
     .help('help')
     .alias('help', 'h')
-    .version()
-    .wrap(Math.min(100, process.stdout.columns || 80))
+    .version(VERSION)
+    .wrap(Math.min(100, (isTerminal(1) && process.stdout.columns) || 80))
     .epilogue('Exit codes: 0 ok, 1 findings, 2 usage, 3 environment, 4 refused for safety, 5 internal error.\nSee kubelet-ckpt(1).')
     .fail((msg, err) => {
       throw err ?? new UsageError(msg ?? 'bad usage', 'see kubelet-ckpt --help');
@@ -82,7 +99,7 @@ export function buildCli(argv: string[]) {
 export async function main(argv: string[] = hideBin(process.argv)): Promise<void> {
   const verbose = argv.includes('-v') || argv.includes('--verbose');
   try {
-    await buildCli(argv).parseAsync();
+    await buildCli(protectStdinSource(argv)).parseAsync();
   } catch (err) {
     process.exitCode = reportError(err, argv, verbose);
   }

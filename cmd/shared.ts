@@ -2,11 +2,14 @@
 // the options, confirmation and printing of the recovery commands (reset, rollback,
 // undo, prune).
 
-import os from 'node:os';
 import fs from 'node:fs';
 import type { Argv } from 'yargs';
 import { RefusedError, UsageError } from '../lib/errors.js';
 import type { MetaPlan, RecoveryContext, RecoveryResult } from '../lib/recovery/index.js';
+import type { MigratePlan } from '../lib/migrate/plan.js';
+import type { MigrateManifest, MigrateResult } from '../lib/migrate/apply.js';
+
+type MigrateBackup = { manifest: MigrateManifest; path: string };
 import type { Session } from '../lib/session.js';
 import type { Streams } from '../lib/output/streams.js';
 import { output, processStreams, session, setExit, type GlobalArgs } from './common.js';
@@ -14,17 +17,40 @@ import { output, processStreams, session, setExit, type GlobalArgs } from './com
 import type { Judgement } from '../lib/integrity/judge.js';
 import type { JudgeOptions } from '../lib/integrity/pipeline.js';
 import type { JudgePool, JudgePoolFactory, JudgeTask } from '../lib/integrity/prejudge.js';
-import { workerThreads } from '../lib/builtins.js';
+import { os, workerThreads } from '../lib/builtins.js';
 
 export const JUDGE_WORKER_ROLE = 'judge-worker';
 
-/** A pool of (cores - 1) worker threads, up to 3, running this same script; null on one core. */
-export function workerJudgePool(options: JudgeOptions): JudgePoolFactory | null {
+/** Cores to use; node:os loads on this first call, not when every command starts. */
+function availableCores(): number {
+  const o = os();
+  return o.availableParallelism?.() ?? o.cpus().length;
+}
+
+interface WorkerEntry {
+  code: string;
+  eval: boolean;
+}
+
+/**
+ * What a worker thread runs to start this same program: the script (argv[1]), or in the
+ * single executable, where argv[1] is the executable itself, the start-up code its main
+ * script leaves in a global (scripts/build.mjs, buildSea).
+ */
+function workerEntry(): WorkerEntry | null {
+  const sea = (globalThis as { __kubeletCkptWorkerEval?: unknown }).__kubeletCkptWorkerEval;
+  if (typeof sea === 'string') return { code: sea, eval: true };
   const script = process.argv[1];
+  return script ? { code: script, eval: false } : null;
+}
+
+/** A pool of (cores - 1) worker threads, up to 3, running this same program; null on one core. */
+export function workerJudgePool(options: JudgeOptions): JudgePoolFactory | null {
+  const entry = workerEntry();
   // KUBELET_CKPT_JOBS caps the threads used (1: judge everything in this thread).
-  const cores = Number(process.env.KUBELET_CKPT_JOBS) || (os.availableParallelism?.() ?? os.cpus().length);
-  if (!script || cores < 2) return null;
-  return () => startPool(script, options, Math.min(cores - 1, 3));
+  const cores = Number(process.env.KUBELET_CKPT_JOBS) || availableCores();
+  if (!entry || cores < 2) return null;
+  return () => startPool(entry, options, Math.min(cores - 1, 3));
 }
 
 interface Reply {
@@ -32,14 +58,14 @@ interface Reply {
   verdicts: Judgement[];
 }
 
-function startPool(script: string, options: JudgeOptions, count: number): JudgePool {
+function startPool(entry: WorkerEntry, options: JudgeOptions, count: number): JudgePool {
   const pending = new Map<number, { resolve: (v: Judgement[]) => void; reject: (e: Error) => void }>();
   const fail = (e: Error) => {
     for (const p of pending.values()) p.reject(e);
     pending.clear();
   };
   const workers = Array.from({ length: count }, () => {
-    const w = new (workerThreads().Worker)(script, { env: { ...process.env, KUBELET_CKPT_ROLE: JUDGE_WORKER_ROLE }, workerData: { options }, resourceLimits: { maxYoungGenerationSizeMb: 8 }, stdout: true, stderr: true });
+    const w = new (workerThreads().Worker)(entry.code, { eval: entry.eval, env: { ...process.env, KUBELET_CKPT_ROLE: JUDGE_WORKER_ROLE }, workerData: { options }, resourceLimits: { maxYoungGenerationSizeMb: 8 }, stdout: true, stderr: true });
     w.on('message', (m: Reply) => {
       pending.get(m.id)?.resolve(m.verdicts);
       pending.delete(m.id);
@@ -199,5 +225,46 @@ export async function runMetaCommand(args: RecoveryArgs, words: string[], plan: 
   rec.assertAllowed(p);
   if (mode === 'ask' && p.writes.length) await confirm(rec.previewMeta(p), 'Write these files? [y/N] ', 'nothing was changed', args, streams);
   await printResult(await rec.applyMetaPlan(ctx, p), args, streams, mode === 'ask' ? p.warnings : []);
+  setExit(0);
+}
+
+/** plan → (dry run | confirm) → apply for migrate and the undo of a migration. */
+export async function runMigrateCommand(args: RecoveryArgs, words: string[], plan: (ctx: RecoveryContext) => Promise<MigratePlan>): Promise<void> {
+  const mode = modeOf(args);
+  const streams = processStreams(args);
+  const s = session(args, streams);
+  const ctx = await recoveryContext(args, s, commandLineOf(words, args));
+  const p = await plan(ctx);
+  const m = await import('../lib/migrate/apply.js');
+  await runFilePlan(args, streams, mode, m.previewMigrate(p), p.refusals, () => m.applyMigrate(ctx, p));
+}
+
+/** undo of a migrate backup (cmd/undo decides which kind of backup it is). */
+export async function runMigrateUndo(args: RecoveryArgs, s: Session, backup: MigrateBackup, words: string[]): Promise<void> {
+  const mode = modeOf(args);
+  const streams = processStreams(args);
+  const ctx = await recoveryContext(args, s, commandLineOf(words, args));
+  const m = await import('../lib/migrate/apply.js');
+  const p = m.planMigrateUndo(ctx, backup, { force: args.force, restartKubelet: args['restart-kubelet'] });
+  await runFilePlan(args, streams, mode, m.previewMigrateUndo(p), p.refusals, () => m.applyMigrateUndo(ctx, p));
+}
+
+async function runFilePlan(args: RecoveryArgs, streams: Streams, mode: Mode, preview: MigrateResult, refusals: readonly Error[], apply: () => Promise<MigrateResult>): Promise<void> {
+  const { renderMigrate } = await import('../lib/output/migrate.js');
+  if (mode === 'dry-run') {
+    output(preview, renderMigrate, args, streams);
+    if (args.output === 'text' && !args.quiet) for (const w of preview.warnings) streams.stderr.write(`warning: ${w}\n`);
+    return setExit(refusals.length ? 4 : 0);
+  }
+  if (refusals.length) throw refusals[0]!;
+  if (mode === 'ask' && preview.changes.length) {
+    const { palette } = await import('../lib/output/streams.js');
+    streams.stderr.write(`${renderMigrate(preview, { p: palette(streams.color), width: streams.width, verbose: args.verbose, quiet: args.quiet })}\n`);
+    for (const w of preview.warnings) streams.stderr.write(`warning: ${w}\n`);
+    if (!(await ask('Write these files? [y/N] '))) throw new RefusedError('not confirmed: nothing was changed', null, 'DECLINED');
+  }
+  const r = await apply();
+  output(r, renderMigrate, args, streams);
+  if (args.output === 'text' && !args.quiet) for (const w of r.warnings) if (mode !== 'ask' || !preview.warnings.includes(w)) streams.stderr.write(`warning: ${w}\n`);
   setExit(0);
 }

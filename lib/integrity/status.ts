@@ -7,6 +7,7 @@ import { toSourceRef, type SourceRef } from '../store/types.js';
 import type { Session } from '../session.js';
 import type { Finding } from './findings.js';
 import { predictNextBoot, trialOf, type NextBoot, type Trial } from './nextboot.js';
+import { upgradeHint } from '../migrate/hint.js';
 
 export interface MetaSummary {
   state: MetaDecode['state'];
@@ -28,6 +29,8 @@ export interface StatusReport {
   /** Extra detail for text mode and -v: each meta file's state. */
   meta: { assigned: MetaSummary; lastKnownGood: MetaSummary };
   localConfig: string | null;
+  /** One line when a 1.24+ kubelet would break on this node (upgrade-check has the detail). */
+  upgradeHint: string | null;
 }
 
 function refOf(d: MetaDecode): SourceRef | null {
@@ -49,17 +52,19 @@ export function buildStatus(s: Session, problems: Finding[]): StatusReport {
   const ae = s.snap.meta.assigned.entry;
   const le = s.snap.meta['last-known-good'].entry;
   const aExists = ae.kind !== 'missing' && ae.kind !== 'unreadable';
+  const nextBoot = predictNextBoot(s.snap, { reader: s.reader, judge: s.judge, local: s.local });
   return {
     store: s.snap.storeDir,
     assigned: refOf(a),
     lastKnownGood: refOf(l),
     assignedModified: aExists ? new Date(ae.mtimeMs).toISOString() : null,
     trial: a.state === 'source' ? trialOf(s.snap) : null,
-    nextBoot: predictNextBoot(s.snap, { reader: s.reader, judge: s.judge, local: s.local }),
+    nextBoot,
     checkpoints: allCheckpoints(s.snap).length,
     problems,
     meta: { assigned: summary(a, ae.mtimeMs, aExists), lastKnownGood: summary(l, le.mtimeMs, le.kind !== 'missing' && le.kind !== 'unreadable') },
     localConfig: s.local.path,
+    upgradeHint: upgradeHint(s.kubeletArgv, nextBoot.source),
   };
 }
 

@@ -28,10 +28,29 @@ export interface Correlation {
 export const CRASH_LOOP_STARTS = 3;
 export const CRASH_LOOP_WINDOW_MS = 10 * 60 * 1000;
 
+/** Bounds that keep a correlation's memory flat on any journal (the newest are kept). */
+export const MAX_PROCESSES = 10_000;
+export const MAX_CHECKPOINTS = 10_000;
+/** Distinct pids remembered for attributing rejections (a real node has far fewer). */
+const MAX_PIDS = 10_000;
+/** Failed-start times kept for crash-loop detection until one is found. */
+const MAX_FAILED_STARTS = 1_000_000;
+
+/**
+ * When an event happened, as the correlator needs it: `ms` orders and measures (crash-loop
+ * windows); the final ISO time is asked for only at the end, so a reader may hand provisional
+ * times (year-less lines, whose year is known only after the last line) with what it needs
+ * to resolve them in `ref` (kept small: no event is held through it).
+ */
+export interface Stamp {
+  ms: number;
+  ref: unknown;
+}
+
 interface Proc {
   pid: number | null;
-  firstSeen: string | null;
-  lastSeen: string | null;
+  first: Stamp | null;
+  last: Stamp | null;
   /** Set when systemd said the main process exited (or a restart was scheduled): later lines of another pid start a new process. */
   closed: boolean;
   loaded: { uid: string; resourceVersion: string | null } | null;
@@ -41,77 +60,236 @@ interface Proc {
   exited: boolean;
   limitHit: boolean;
   bootstrapFailed: boolean;
+  /** Counted into the restart and crash-loop tallies (a process is final once the next one opens). */
+  settled: boolean;
+}
+
+interface Checkpoint {
+  uid: string;
+  resourceVersion: string | null;
+  apiPath: string | null;
+  first: Stamp | null;
+  last: Stamp | null;
+  events: number;
 }
 
 const KUBELET_ENDINGS: ReadonlySet<EventKind> = new Set(['restart-for-config', 'restart-for-local', 'bootstrap-failed', 'feature-gate-off']);
 const REJECTIONS: ReadonlySet<EventKind> = new Set(['load-failed', 'validate-failed', 'internal-error']);
 
+/** Events (journal order) + what the store holds → summaries. Exact ISO times as stamps. */
 export function correlate(events: readonly JournalEvent[], store?: StoreView | null): Correlation {
-  const procs = segment(events);
-  const concerns = attribute(events);
-  return {
-    checkpoints: summarise(events, concerns, store ?? null),
-    processes: procs.map(toSummary),
-    restarts: countRestarts(events, procs),
-    crashLoop: detectCrashLoop(procs),
-    concerns,
-  };
+  const c = new Correlator();
+  const concerns: (string | null)[] = [];
+  for (const ev of events) concerns.push(c.add(ev, ev.time === null ? null : { ms: Date.parse(ev.time), ref: ev.time }));
+  return { ...c.finish(store ?? null, (s) => s.ref as string), concerns };
 }
 
-// ---- processes ----
+/**
+ * The correlation, one event at a time in journal order, in bounded memory: processes are
+ * kept (the newest MAX_PROCESSES) with what the older ones add to the restart count and the
+ * crash-loop verdict; checkpoints up to MAX_CHECKPOINTS. Nothing here holds an event.
+ */
+export class Correlator {
+  private readonly procs: Proc[] = [];
+  private procHead = 0;
+  private cur: Proc | null = null;
+  /** Whether systemd lines were seen: restarts are then counted from them, else from pid changes. */
+  private sawSystemd = false;
+  private systemdRestarts = 0;
+  private pending = false;
+  private pidChanges = 0;
+  private lastPid: number | null = null;
+  /** Sorted times of failed starts (finished processes); dropped once a crash loop is found. */
+  private failed: number[] = [];
+  private loop = false;
+  private readonly lastLoadByPid = new Map<number | null, { uid: string; resourceVersion: string | null }>();
+  private readonly checkpoints = new Map<string, Checkpoint>();
+  private readonly names = new NameBook();
 
-function newProc(pid: number | null, time: string | null): Proc {
-  return { pid, firstSeen: time, lastSeen: time, closed: false, loaded: null, lastLoad: null, kubeletEnd: null, exitStatus: null, exited: false, limitHit: false, bootstrapFailed: false };
-}
-
-/** Split the events into kubelet processes: by pid, and at systemd's start/exit lines. */
-export function segment(events: readonly JournalEvent[]): Proc[] {
-  const procs: Proc[] = [];
-  let cur: Proc | null = null;
-  const open = (pid: number | null, time: string | null): Proc => {
-    const p = newProc(pid, time);
-    procs.push(p);
-    return p;
-  };
-  for (const ev of events) {
+  /** Take one event; returns the UID it concerns (its own, or for a rejection the checkpoint its process loaded just before). */
+  add(ev: JournalEvent, at: Stamp | null): string | null {
     if (isSystemdKind(ev.kind)) {
-      cur = systemdEvent(ev, cur, open);
-      continue;
+      this.sawSystemd = true;
+      this.countSystemdRestart(ev.kind);
+      this.cur = this.systemdEvent(ev, at);
+    } else {
+      this.pending = false;
+      const cur = this.cur;
+      // A late line of the process systemd just reported gone still belongs to it.
+      const same = cur !== null && (ev.pid === null || cur.pid === null || cur.pid === ev.pid);
+      const p = !cur || !same || (cur.closed && cur.pid === null && cur.exited) ? this.open(ev.pid, at) : cur;
+      if (p.pid === null) p.pid = ev.pid;
+      touch(p, at);
+      kubeletEvent(p, ev);
+      this.cur = p;
     }
-    // A late line of the process systemd just reported gone still belongs to it.
-    const same = cur !== null && (ev.pid === null || cur.pid === null || cur.pid === ev.pid);
-    if (!cur || !same || (cur.closed && cur.pid === null && cur.exited)) cur = open(ev.pid, ev.time);
-    if (cur.pid === null) cur.pid = ev.pid;
-    touch(cur, ev.time);
-    kubeletEvent(cur, ev);
+    this.names.add(ev);
+    const concern = this.concern(ev);
+    if (concern) this.countCheckpoint(ev, concern, at);
+    return concern;
   }
-  return procs;
+
+  finish(store: StoreView | null, resolve: (s: Stamp) => string | null): Omit<Correlation, 'concerns'> {
+    const iso = (s: Stamp | null) => (s === null ? null : resolve(s));
+    for (let i = this.procHead; i < this.procs.length; i++) this.settle(this.procs[i]!);
+    const processes = this.procs.slice(this.procHead).map((p) => toSummary(p, iso));
+    return {
+      checkpoints: this.summaries(store, iso),
+      processes,
+      restarts: this.sawSystemd ? this.systemdRestarts : this.pidChanges,
+      crashLoop: this.loop,
+    };
+  }
+
+  // ---- processes ----
+
+  private open(pid: number | null, at: Stamp | null): Proc {
+    // The previous process is final from here on.
+    if (this.procs.length > this.procHead) this.settle(this.procs[this.procs.length - 1]!);
+    const p: Proc = { pid, first: at, last: at, closed: false, loaded: null, lastLoad: null, kubeletEnd: null, exitStatus: null, exited: false, limitHit: false, bootstrapFailed: false, settled: false };
+    this.procs.push(p);
+    if (this.procs.length - this.procHead > MAX_PROCESSES) {
+      this.procHead++;
+      if (this.procHead >= 4096 && this.procHead * 2 > this.procs.length) {
+        this.procs.splice(0, this.procHead);
+        this.procHead = 0;
+      }
+    }
+    return p;
+  }
+
+  /** A finished process: its pid change and its failed start are counted (once each). */
+  private settle(p: Proc): void {
+    if (p.settled) return;
+    p.settled = true;
+    if (p.pid !== null) {
+      if (this.lastPid !== null && p.pid !== this.lastPid) this.pidChanges++;
+      this.lastPid = p.pid;
+    }
+    if (!this.loop && failedStart(p)) {
+      const t = (p.last ?? p.first)?.ms;
+      if (t !== undefined && Number.isFinite(t)) this.failedAt(t);
+    }
+  }
+
+  /** Insert a failed start's time; a crash loop is three of them within the window. */
+  private failedAt(t: number): void {
+    const f = this.failed;
+    let lo = 0;
+    let hi = f.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (f[mid]! <= t) lo = mid + 1;
+      else hi = mid;
+    }
+    f.splice(lo, 0, t);
+    const n = CRASH_LOOP_STARTS - 1;
+    for (let i = Math.max(0, lo - n); i <= lo && i + n < f.length; i++) {
+      if (f[i + n]! - f[i]! <= CRASH_LOOP_WINDOW_MS) {
+        this.loop = true;
+        this.failed = [];
+        return;
+      }
+    }
+    if (f.length > MAX_FAILED_STARTS) f.shift();
+  }
+
+  private systemdEvent(ev: JournalEvent, at: Stamp | null): Proc | null {
+    const cur = this.cur;
+    switch (ev.kind) {
+      case 'kubelet-started':
+        if (cur && !cur.closed) cur.closed = true;
+        return this.open(null, at);
+      case 'kubelet-exited': {
+        const p = cur && !cur.exited ? cur : this.open(null, at); // an exit of a start we did not see
+        p.exited = true;
+        p.closed = true;
+        p.exitStatus = ev.exitStatus;
+        touch(p, at);
+        return p;
+      }
+      case 'start-limit-hit': {
+        const p = cur ?? this.open(null, at);
+        p.limitHit = true;
+        p.closed = true;
+        touch(p, at);
+        return p;
+      }
+      default: // restart-scheduled: whatever ran is gone
+        if (cur) cur.closed = true;
+        return cur;
+    }
+  }
+
+  /**
+   * restart-scheduled events (one per restart: older systemd logs both "scheduling restart"
+   * and "Scheduled restart job" for it); without systemd lines, changes of kubelet pid.
+   */
+  private countSystemdRestart(kind: EventKind): void {
+    if (kind === 'restart-scheduled') {
+      if (!this.pending) this.systemdRestarts++;
+      this.pending = true;
+    } else if (kind === 'kubelet-started' || kind === 'kubelet-exited') {
+      this.pending = false;
+    }
+  }
+
+  // ---- checkpoints ----
+
+  private concern(ev: JournalEvent): string | null {
+    if (ev.kind === 'checkpoint-load' && ev.uid) {
+      if (this.lastLoadByPid.size >= MAX_PIDS && !this.lastLoadByPid.has(ev.pid)) this.lastLoadByPid.clear();
+      this.lastLoadByPid.set(ev.pid, { uid: ev.uid, resourceVersion: ev.resourceVersion });
+    }
+    if (ev.uid) return ev.uid;
+    if (REJECTIONS.has(ev.kind)) return this.lastLoadByPid.get(ev.pid)?.uid ?? null;
+    return null;
+  }
+
+  private countCheckpoint(ev: JournalEvent, uid: string, at: Stamp | null): void {
+    const rv = ev.uid ? ev.resourceVersion : (this.lastLoadByPid.get(ev.pid)?.resourceVersion ?? null);
+    const key = ckKey(uid, rv);
+    let s = this.checkpoints.get(key);
+    if (!s) {
+      if (this.checkpoints.size >= MAX_CHECKPOINTS) return;
+      s = { uid, resourceVersion: rv, apiPath: null, first: at, last: at, events: 0 };
+      this.checkpoints.set(key, s);
+    }
+    s.events++;
+    if (ev.apiPath && ev.uid) s.apiPath = ev.apiPath;
+    touch(s, at);
+  }
+
+  private summaries(store: StoreView | null, iso: (s: Stamp | null) => string | null): CheckpointSummary[] {
+    const out: CheckpointSummary[] = [...this.checkpoints.values()].map((c) => ({ uid: c.uid, resourceVersion: c.resourceVersion, apiPath: c.apiPath, firstSeen: iso(c.first), lastSeen: iso(c.last), events: c.events, onDisk: null }));
+    const onDisk = store?.onDisk ?? null;
+    if (onDisk) {
+      const seen = new Set(this.checkpoints.keys());
+      for (const c of [...onDisk].sort((a, b) => a.uid.localeCompare(b.uid) || a.resourceVersion.localeCompare(b.resourceVersion))) {
+        const key = ckKey(c.uid, c.resourceVersion);
+        if (!seen.has(key)) out.push({ uid: c.uid, resourceVersion: c.resourceVersion, apiPath: null, firstSeen: null, lastSeen: null, events: 0, onDisk: true });
+        seen.add(key);
+      }
+    }
+    const disk = new Set(onDisk?.map((c) => ckKey(c.uid, c.resourceVersion)));
+    const diskUids = new Set(onDisk?.map((c) => c.uid));
+    const metaPaths = new Map((store?.metaSources ?? []).map((m) => [m.uid, apiPathOf(m)]));
+    const names = this.names.map;
+    for (const s of out) {
+      s.onDisk = onDisk === null ? null : s.resourceVersion === null ? diskUids.has(s.uid) : disk.has(ckKey(s.uid, s.resourceVersion));
+      const learned = names.get(s.uid);
+      s.apiPath ??= metaPaths.get(s.uid) ?? (learned ? apiPathOf(learned) : null);
+    }
+    return out;
+  }
 }
 
-function systemdEvent(ev: JournalEvent, cur: Proc | null, open: (pid: number | null, time: string | null) => Proc): Proc | null {
-  switch (ev.kind) {
-    case 'kubelet-started':
-      if (cur && !cur.closed) cur.closed = true;
-      return open(null, ev.time);
-    case 'kubelet-exited': {
-      const p = cur && !cur.exited ? cur : open(null, ev.time); // an exit of a start we did not see
-      p.exited = true;
-      p.closed = true;
-      p.exitStatus = ev.exitStatus;
-      touch(p, ev.time);
-      return p;
-    }
-    case 'start-limit-hit': {
-      const p = cur ?? open(null, ev.time);
-      p.limitHit = true;
-      p.closed = true;
-      touch(p, ev.time);
-      return p;
-    }
-    default: // restart-scheduled: whatever ran is gone
-      if (cur) cur.closed = true;
-      return cur;
-  }
+// The extremes rather than the last seen: journald may write systemd's line a little before
+// the kubelet's last buffered lines.
+function touch(p: { first: Stamp | null; last: Stamp | null }, at: Stamp | null): void {
+  if (at === null) return;
+  if (p.first === null || at.ms < p.first.ms) p.first = at;
+  if (p.last === null || at.ms > p.last.ms) p.last = at;
 }
 
 function kubeletEvent(p: Proc, ev: JournalEvent): void {
@@ -126,14 +304,6 @@ function kubeletEvent(p: Proc, ev: JournalEvent): void {
   }
 }
 
-// ISO strings of one format compare as times; journald may write systemd's line a little
-// before the kubelet's last buffered lines, so keep the extremes rather than the last seen.
-function touch(p: { firstSeen: string | null; lastSeen: string | null }, time: string | null): void {
-  if (time === null) return;
-  if (p.firstSeen === null || time < p.firstSeen) p.firstSeen = time;
-  if (p.lastSeen === null || time > p.lastSeen) p.lastSeen = time;
-}
-
 function endedBy(p: Proc): EventKind | null {
   if (p.bootstrapFailed) return 'bootstrap-failed';
   if (p.kubeletEnd) return p.kubeletEnd;
@@ -142,106 +312,17 @@ function endedBy(p: Proc): EventKind | null {
   return null;
 }
 
-function toSummary(p: Proc): ProcessSummary {
-  return { pid: p.pid, firstSeen: p.firstSeen, lastSeen: p.lastSeen, loaded: p.loaded, ended: endedBy(p) };
+function toSummary(p: Proc, iso: (s: Stamp | null) => string | null): ProcessSummary {
+  return { pid: p.pid, firstSeen: iso(p.first), lastSeen: iso(p.last), loaded: p.loaded, ended: endedBy(p) };
 }
 
 /** A failed start: bootstrap-failed, a non-zero exit, or the start limit (once per process). */
-export function failedStart(p: Proc): boolean {
+function failedStart(p: Proc): boolean {
   return p.bootstrapFailed || (p.exited && p.exitStatus !== null && p.exitStatus !== 0) || p.limitHit;
-}
-
-function detectCrashLoop(procs: readonly Proc[]): boolean {
-  const times = procs
-    .filter(failedStart)
-    .map((p) => Date.parse(p.lastSeen ?? p.firstSeen ?? ''))
-    .filter((t) => Number.isFinite(t))
-    .sort((a, b) => a - b);
-  for (let i = 0; i + CRASH_LOOP_STARTS - 1 < times.length; i++) {
-    if (times[i + CRASH_LOOP_STARTS - 1]! - times[i]! <= CRASH_LOOP_WINDOW_MS) return true;
-  }
-  return false;
-}
-
-/**
- * restart-scheduled events (one per restart: older systemd logs both "scheduling restart"
- * and "Scheduled restart job" for it); without systemd lines, changes of kubelet pid.
- */
-function countRestarts(events: readonly JournalEvent[], procs: readonly Proc[]): number {
-  if (events.some((e) => isSystemdKind(e.kind))) {
-    let n = 0;
-    let pending = false;
-    for (const e of events) {
-      if (e.kind === 'restart-scheduled') {
-        if (!pending) n++;
-        pending = true;
-      } else if (e.kind === 'kubelet-started' || e.kind === 'kubelet-exited' || !isSystemdKind(e.kind)) {
-        pending = false;
-      }
-    }
-    return n;
-  }
-  let changes = 0;
-  let last: number | null = null;
-  for (const p of procs) {
-    if (p.pid === null) continue;
-    if (last !== null && p.pid !== last) changes++;
-    last = p.pid;
-  }
-  return changes;
-}
-
-// ---- checkpoints ----
-
-/** The UID each event concerns: its own, or for a bootstrap rejection the checkpoint its process loaded just before. */
-function attribute(events: readonly JournalEvent[]): (string | null)[] {
-  const lastLoadByPid = new Map<number | null, JournalEvent>();
-  return events.map((ev) => {
-    if (ev.kind === 'checkpoint-load') lastLoadByPid.set(ev.pid, ev);
-    if (ev.uid) return ev.uid;
-    if (REJECTIONS.has(ev.kind)) return lastLoadByPid.get(ev.pid)?.uid ?? null;
-    return null;
-  });
 }
 
 function ckKey(uid: string, rv: string | null): string {
   return `${uid}\u0000${rv ?? ''}`;
-}
-
-function summarise(events: readonly JournalEvent[], concerns: readonly (string | null)[], store: StoreView | null): CheckpointSummary[] {
-  const byKey = new Map<string, CheckpointSummary>();
-  const lastLoadByPid = new Map<number | null, JournalEvent>();
-  events.forEach((ev, i) => {
-    if (ev.kind === 'checkpoint-load') lastLoadByPid.set(ev.pid, ev);
-    const uid = concerns[i];
-    if (!uid) return;
-    const rv = ev.uid ? ev.resourceVersion : (lastLoadByPid.get(ev.pid)?.resourceVersion ?? null);
-    const key = ckKey(uid, rv);
-    let s = byKey.get(key);
-    if (!s) {
-      s = { uid, resourceVersion: rv, apiPath: null, firstSeen: ev.time, lastSeen: ev.time, events: 0, onDisk: null };
-      byKey.set(key, s);
-    }
-    s.events++;
-    if (ev.apiPath && ev.uid) s.apiPath = ev.apiPath;
-    touch(s, ev.time);
-  });
-  const onDisk = store?.onDisk ?? null;
-  if (onDisk) {
-    for (const c of [...onDisk].sort((a, b) => a.uid.localeCompare(b.uid) || a.resourceVersion.localeCompare(b.resourceVersion))) {
-      const key = ckKey(c.uid, c.resourceVersion);
-      if (!byKey.has(key)) byKey.set(key, { uid: c.uid, resourceVersion: c.resourceVersion, apiPath: null, firstSeen: null, lastSeen: null, events: 0, onDisk: true });
-    }
-  }
-  const disk = new Set(onDisk?.map((c) => ckKey(c.uid, c.resourceVersion)));
-  const diskUids = new Set(onDisk?.map((c) => c.uid));
-  const metaPaths = new Map((store?.metaSources ?? []).map((m) => [m.uid, apiPathOf(m)]));
-  const namePaths = new Map([...namesByUid(events)].map(([uid, n]) => [uid, apiPathOf(n)]));
-  for (const s of byKey.values()) {
-    s.onDisk = onDisk === null ? null : s.resourceVersion === null ? diskUids.has(s.uid) : disk.has(ckKey(s.uid, s.resourceVersion));
-    s.apiPath ??= metaPaths.get(s.uid) ?? namePaths.get(s.uid) ?? null;
-  }
-  return [...byKey.values()];
 }
 
 // ---- names ----
@@ -259,18 +340,25 @@ export interface LearnedName {
  * file names.
  */
 export function namesByUid(events: readonly JournalEvent[]): Map<string, LearnedName> {
-  const names = new Map<string, LearnedName>();
-  for (const ev of events) {
-    if (!ev.uid) continue;
-    const nn = parseApiPath(ev.apiPath);
-    const known = names.get(ev.uid);
+  const book = new NameBook();
+  for (const ev of events) book.add(ev);
+  return book.map;
+}
+
+/** The names learned so far, the first MAX_CHECKPOINTS UIDs. */
+class NameBook {
+  readonly map = new Map<string, LearnedName>();
+
+  add(ev: JournalEvent): void {
+    if (!ev.uid) return;
+    const known = this.map.get(ev.uid);
     if (!known) {
-      if (nn) names.set(ev.uid, { ...nn, key: ev.key });
-      continue;
+      const nn = parseApiPath(ev.apiPath);
+      if (nn && this.map.size < MAX_CHECKPOINTS) this.map.set(ev.uid, { ...nn, key: ev.key });
+      return;
     }
     if (!known.key && ev.key) known.key = ev.key;
   }
-  return names;
 }
 
 /** Does an event concern a UID given in full or as a prefix (at least 4 characters, as refs allow)? */

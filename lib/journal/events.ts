@@ -76,6 +76,11 @@ export interface JournalResult {
   crashLoop: boolean;
   /** Lines that looked relevant (or were malformed) but became no event. */
   skipped: number;
+  /**
+   * Events read and summarised (counted in checkpoints, processes, restarts and crashLoop) but
+   * not listed in `events`: only the newest are listed (`-n`, else 20000 within 24 MiB).
+   */
+  truncated: number;
 }
 
 /** Kinds written by systemd (PID 1) about the kubelet unit rather than by the kubelet. */

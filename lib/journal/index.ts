@@ -3,13 +3,14 @@
 
 import fs from 'node:fs';
 import { UsageError } from '../errors.js';
-import { correlate, uidMatches, type StoreView } from './correlate.js';
-import type { JournalEvent, JournalResult } from './events.js';
-import { LineParser, type LineRecord } from './lines.js';
+import type { StoreView } from './correlate.js';
+import type { JournalResult } from './events.js';
+import { LineParser } from './lines.js';
+import { DEFAULT_MAX_EVENTS, Pipeline } from './pipeline.js';
 import { decodingSink, partCount, scanParallel } from './parallel.js';
 import { LineScanner, scanChunks, scanFd, type Markers } from './scan.js';
 import { openSource, type SourceKind, type SourceSpec } from './sources.js';
-import { isoOf, localMs, parsePrefix, YearInference, type LocalTime } from './syslog.js';
+import { parsePrefix } from './syslog.js';
 import { parseTimeBound } from './timespec.js';
 
 export type { JournalEvent, JournalResult, EventKind, CheckpointSummary, ProcessSummary } from './events.js';
@@ -39,7 +40,7 @@ export interface ReadJournalOptions {
   lines?: number;
   /** Bounded reads: stop after this long and use what was read. */
   timeoutMs?: number;
-  /** Retain at most this many events (the newest); memory stays bounded on pathological journals. */
+  /** List at most this many events (the newest; `-n`); all are summarised. Memory stays bounded whatever the count. */
   maxEvents?: number;
   /** Scan large regular files with worker threads: true (default) as idle cores allow, false: one thread, N: N parts. */
   parallel?: boolean | number;
@@ -58,7 +59,7 @@ export interface Progress {
 
 export interface ReadStats {
   bytes: number;
-  /** Events dropped (the oldest) beyond `maxEvents`. */
+  /** Events summarised but not listed (the oldest) beyond `maxEvents`: the result's `truncated`. */
   omitted: number;
   /** Label of the source (also each event's `source`). */
   source: string;
@@ -68,7 +69,10 @@ export interface ReadStats {
   warnings: string[];
 }
 
-export const DEFAULT_MAX_EVENTS = 200_000;
+export { DEFAULT_MAX_EVENTS } from './pipeline.js';
+
+/** Records a parallel part may hold before the read falls back to one streaming thread. */
+const PART_MAX_RECORDS = 50_000;
 
 export async function readJournal(opts: ReadJournalOptions, onProgress?: (p: Progress) => void): Promise<JournalResult> {
   return (await readJournalDetailed(opts, onProgress)).result;
@@ -81,24 +85,25 @@ export async function readJournalDetailed(opts: ReadJournalOptions, onProgress?:
   // Files are filtered here; journalctl filters its own (and validates the syntax).
   const since = isText && opts.since ? parseTimeBound(opts.since, now, '--since') : null;
   const until = isText && opts.until ? parseTimeBound(opts.until, now, '--until') : null;
+  const maxEvents = opts.maxEvents ?? DEFAULT_MAX_EVENTS;
   const abort = new AbortController();
   spec.signal = abort.signal;
   const timer = opts.timeoutMs ? setTimeout(() => abort.abort(), opts.timeoutMs) : null;
   const src = openSource(spec);
-  const store = new RecordStore(opts.maxEvents ?? DEFAULT_MAX_EVENTS);
-  const parser = new LineParser(src.label, (r) => store.add(r));
-  const report = (bytes: number) => onProgress?.({ bytes, total: src.size, events: store.count });
+  const pipeline = new Pipeline({ year: opts.year ?? null, anchor: src.mtime ?? now, utc: opts.utc ?? false, since, until, uid: opts.uid, maxEvents, store: opts.store ?? null });
+  const report = (bytes: number) => onProgress?.({ bytes, total: src.size, events: pipeline.count });
   let bytes = 0;
   let skipped = 0;
   try {
-    const job = { file: src.path ?? '', label: src.label, maxRecords: opts.maxEvents ?? DEFAULT_MAX_EVENTS };
+    const job = { file: src.path ?? '', label: src.label, maxRecords: PART_MAX_RECORDS };
     const parallel = src.fd !== null && src.path !== null && opts.parallel !== false ? await tryParallel(src.fd, job, src.start, src.size ?? 0, report, opts.parallel) : null;
-    if (parallel) {
-      store.omitted += parallel.omitted;
-      for (const r of parallel.records) store.add(r);
+    // A part that kept only its newest records cannot feed the correlation: read again in one thread.
+    if (parallel && parallel.omitted === 0) {
+      for (const r of parallel.records) pipeline.add(r);
       bytes = parallel.bytes;
       skipped = parallel.skipped;
     } else {
+      const parser = new LineParser(src.label, (r) => pipeline.add(r));
       const make = (sample: Buffer) => new LineScanner(markersFor(sample), decodingSink(parser));
       bytes = src.fd !== null ? await scanFd(src.fd, { start: src.start }, make, report, abort.signal) : await scanChunks(src.chunks!, make, report);
       skipped = parser.skipped;
@@ -107,13 +112,11 @@ export async function readJournalDetailed(opts: ReadJournalOptions, onProgress?:
     if (timer) clearTimeout(timer);
     src.close();
   }
-  const events = store.resolve({ year: opts.year ?? null, anchor: src.mtime ?? now, utc: opts.utc ?? false });
-  const windowed = since || until ? events.filter((e) => inWindow(e.time, since, until)) : events;
-  const result = assemble(windowed, skipped, opts);
-  return { result, stats: { bytes, omitted: store.omitted, source: src.label, truncated: abort.signal.aborted, warnings: src.warnings } };
+  const result = pipeline.finish(skipped);
+  return { result, stats: { bytes, omitted: result.truncated, source: src.label, truncated: abort.signal.aborted, warnings: src.warnings } };
 }
 
-function sourceSpec(opts: ReadJournalOptions): SourceSpec {
+export function sourceSpec(opts: ReadJournalOptions): SourceSpec {
   const kind: SourceKind = opts.source ?? (opts.file ? 'file' : opts.dir ? 'journal-dir' : 'auto');
   if (opts.year !== undefined && (!Number.isInteger(opts.year) || opts.year < 1970 || opts.year > 9999)) throw new UsageError(`--year ${opts.year} is not a year`);
   return {
@@ -131,20 +134,6 @@ function sourceSpec(opts: ReadJournalOptions): SourceSpec {
   };
 }
 
-function assemble(events: JournalEvent[], skipped: number, opts: ReadJournalOptions): JournalResult {
-  const c = correlate(events, opts.store ?? null);
-  const uid = opts.uid;
-  if (!uid) return { events, checkpoints: c.checkpoints, processes: c.processes, restarts: c.restarts, crashLoop: c.crashLoop, skipped };
-  return {
-    events: events.filter((_, i) => uidMatches(c.concerns[i]!, uid)),
-    checkpoints: c.checkpoints.filter((s) => uidMatches(s.uid, uid)),
-    processes: c.processes,
-    restarts: c.restarts,
-    crashLoop: c.crashLoop,
-    skipped,
-  };
-}
-
 /** Large files: parts in parallel threads, markers chosen from the file's first bytes. */
 async function tryParallel(fd: number, job: { file: string; label: string; maxRecords: number }, start: number, size: number, report: (b: number) => void, want: true | number | undefined) {
   const parts = typeof want === 'number' ? Math.max(1, Math.min(16, Math.floor(want))) : partCount(size - start);
@@ -153,12 +142,6 @@ async function tryParallel(fd: number, job: { file: string; label: string; maxRe
   const n = fs.readSync(fd, head, 0, head.length, 0);
   const m = MARKERS[sniffFormat(head.subarray(0, n))];
   return scanParallel({ ...job, primary: m.primary, watch: m.watch }, start, size, parts, report);
-}
-
-function inWindow(time: string | null, since: number | null, until: number | null): boolean {
-  if (time === null) return since === null && until === null;
-  const t = Date.parse(time);
-  return (since === null || t >= since) && (until === null || t <= until);
 }
 
 // ---- candidate markers ----
@@ -197,52 +180,4 @@ export function sniffFormat(sample: Buffer): InputFormat {
 export function markersFor(sample: Buffer): Markers {
   const m = MARKERS[sniffFormat(sample)];
   return { primary: m.primary.map((w) => Buffer.from(w)), watch: m.watch.map((w) => Buffer.from(w)) };
-}
-
-// ---- time resolution ----
-
-/** Keeps records (bounded), and runs year inference in input order. */
-class RecordStore {
-  count = 0;
-  /** Records dropped beyond the cap (here or in parallel parts). */
-  omitted = 0;
-  private readonly records: Array<{ rec: LineRecord; steps: number }> = [];
-  private head = 0;
-  private readonly years = new YearInference();
-
-  constructor(private readonly max: number) {}
-
-  add(rec: LineRecord): void {
-    const t = rec.time;
-    const steps = t && 'local' in t && t.local.year === null ? this.years.step(t.local) : 0;
-    this.records.push({ rec, steps });
-    this.count++;
-    // Drop the oldest beyond the cap; compact now and then instead of shifting every time.
-    if (this.records.length - this.head > this.max) {
-      this.head++;
-      this.omitted++;
-      if (this.head > 4096 && this.head * 2 > this.records.length) {
-        this.records.splice(0, this.head);
-        this.head = 0;
-      }
-    }
-  }
-
-  resolve(opts: { year: number | null; anchor: Date; utc: boolean }): JournalEvent[] {
-    const out: JournalEvent[] = [];
-    for (let i = this.head; i < this.records.length; i++) {
-      const { rec, steps } = this.records[i]!;
-      rec.event.time = timeOf(rec, steps, this.years, opts);
-      out.push(rec.event);
-    }
-    return out;
-  }
-}
-
-function timeOf(rec: LineRecord, steps: number, years: YearInference, opts: { year: number | null; anchor: Date; utc: boolean }): string | null {
-  const t = rec.time;
-  if (!t) return null;
-  if ('exact' in t) return isoOf(t.exact);
-  const local: LocalTime = t.local.year === null ? { ...t.local, year: years.yearFor(steps, opts) } : t.local;
-  return isoOf(localMs(local, opts.utc));
 }

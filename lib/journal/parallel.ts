@@ -20,7 +20,7 @@ export interface PartJob {
   end: number;
   primary: string[];
   watch: string[];
-  /** Keep at most this many records (the newest), as readJournal's maxEvents. */
+  /** A part that finds more records than this stops early and reports them as omitted: the caller reads in one thread instead. */
   maxRecords: number;
 }
 
@@ -28,7 +28,7 @@ export interface PartResult {
   records: LineRecord[];
   skipped: number;
   bytes: number;
-  /** Records dropped (the oldest) beyond maxRecords. */
+  /** Records not kept: the part found more than maxRecords and stopped (its records are dropped). */
   omitted: number;
 }
 
@@ -40,14 +40,19 @@ export function toMarkers(primary: readonly string[], watch: readonly string[]):
 }
 
 /** Scan one part in this thread. A part after the first starts watching: a start may lie just before it. */
-export async function scanPart(job: PartJob, onBytes: OnBytes): Promise<PartResult> {
+export async function scanPart(job: PartJob, onBytes: OnBytes, stop?: AbortSignal): Promise<PartResult> {
   let records: LineRecord[] = [];
   let seen = 0;
+  const full = new AbortController();
   const parser = new LineParser(job.label, (r) => {
     seen++;
+    if (full.signal.aborted) return;
     records.push(r);
-    // Bounded like the single-thread store: drop the surplus in batches, oldest first.
-    if (records.length > job.maxRecords * 2) records = records.slice(-job.maxRecords);
+    // More than the caller can take: stop soon (memory stays bounded, and no time is lost).
+    if (records.length > job.maxRecords) {
+      records = [];
+      full.abort();
+    }
   });
   const sink = decodingSink(parser);
   const fd = fs.openSync(job.file, 'r');
@@ -61,9 +66,9 @@ export async function scanPart(job: PartJob, onBytes: OnBytes): Promise<PartResu
         return s;
       },
       onBytes,
+      stop ? AbortSignal.any([full.signal, stop]) : full.signal,
     );
-    const kept = records.slice(-job.maxRecords);
-    return { records: kept, skipped: parser.skipped, bytes, omitted: seen - kept.length };
+    return { records, skipped: parser.skipped, bytes, omitted: seen - records.length };
   } finally {
     fs.closeSync(fd);
   }
@@ -112,15 +117,19 @@ export async function scanParallel(job: Omit<PartJob, 'start' | 'end'>, start: n
     onBytes(progress.reduce((a, x) => a + x, 0));
   };
   const workers: Worker[] = [];
+  const stop = new AbortController();
   try {
-    const remote = jobs.slice(1).map((j, k) => runWorker(url, j, report(k + 1), workers));
-    const local = scanPart(jobs[0]!, report(0));
+    // A part that overflowed ends the parallel read at once (the caller reads in one thread).
+    const whole = (r: PartResult) => (r.omitted > 0 ? Promise.reject(new Error('part overflow')) : r);
+    const remote = jobs.slice(1).map((j, k) => runWorker(url, j, report(k + 1), workers).then(whole));
+    const local = scanPart(jobs[0]!, report(0), stop.signal).then(whole);
     const results = await Promise.all([local, ...remote]);
     const sum = (f: (r: PartResult) => number) => results.reduce((a, r) => a + f(r), 0);
     return { records: results.flatMap((r) => r.records), skipped: sum((r) => r.skipped), bytes: sum((r) => r.bytes), omitted: sum((r) => r.omitted) };
   } catch {
     return null;
   } finally {
+    stop.abort();
     for (const w of workers) void w.terminate();
   }
 }

@@ -26,16 +26,19 @@ const RESTART_KINDS = new Set(['restart-for-config', 'restart-for-local', 'reset
 export function renderJournalText(r: JournalResult, o: RenderOptions): string {
   const width = o.width > 0 && Number.isFinite(o.width) ? Math.max(40, o.width) : Infinity;
   const paint = (code: string, s: string) => (o.color ? code + s + RESET : s);
-  const timeFmt = timeFormatter([...r.events.map((e) => e.time), ...r.checkpoints.flatMap((c) => [c.firstSeen, c.lastSeen])]);
+  const timeFmt = timeFormatter(r.events.map((e) => e.time).concat(r.checkpoints.flatMap((c) => [c.firstSeen, c.lastSeen])));
   const out: string[] = [];
   if (r.events.length === 0) {
     out.push(`No kubelet config events found${r.skipped ? ` (${r.skipped} unrecognised line${r.skipped === 1 ? '' : 's'} skipped)` : ''}.`);
   } else {
     out.push(paint(BOLD, `Timeline (UTC${timeFmt.year ? `, ${timeFmt.year}` : ''})`));
-    out.push(...timeline(r.events, timeFmt.fmt, width, paint));
+    // No spread into push: its arguments go on the stack, and a long journal overflows it.
+    for (const line of timeline(r.events, timeFmt.fmt, width, paint)) out.push(line);
   }
-  if (r.checkpoints.length) out.push('', paint(BOLD, 'Checkpoints'), ...checkpointTable(r.checkpoints, timeFmt.fmt, width));
-  if (r.processes.length) out.push('', paint(BOLD, 'Kubelet processes'), ...processTable(r.processes, timeFmt.fmt, width, paint));
+  if (r.checkpoints.length) out.push('', paint(BOLD, 'Checkpoints'));
+  if (r.checkpoints.length) for (const line of checkpointTable(r.checkpoints, timeFmt.fmt, width)) out.push(line);
+  if (r.processes.length) out.push('', paint(BOLD, 'Kubelet processes'));
+  if (r.processes.length) for (const line of processTable(r.processes, timeFmt.fmt, width, paint)) out.push(line);
   out.push('', summaryLine(r, paint));
   return out.join('\n') + '\n';
 }
@@ -165,7 +168,8 @@ function isFailedEnd(p: ProcessSummary): boolean {
 
 function summaryLine(r: JournalResult, paint: (c: string, s: string) => string): string {
   const n = (k: number, what: string) => `${k} ${what}${k === 1 ? '' : 's'}`;
-  const counts = `${n(r.events.length, 'event')}, ${n(r.restarts, 'restart')}, ${n(r.skipped, 'line')} skipped`;
+  const listed = r.truncated ? ` (the newest ${r.events.length} listed, ${r.truncated} older ones summarised)` : '';
+  const counts = `${n(r.events.length + r.truncated, 'event')}${listed}, ${n(r.restarts, 'restart')}, ${n(r.skipped, 'line')} skipped`;
   return r.crashLoop ? `${counts}\n${paint(RED, 'CRASH LOOP: 3 or more failed starts within 10 minutes')}` : `${counts}, no crash loop`;
 }
 
@@ -223,4 +227,24 @@ export function progressLine(p: { bytes: number; total: number | null; events: n
   const mib = (n: number) => `${Math.round(n / 1048576)} MiB`;
   const of = p.total ? ` of ${mib(p.total)} (${Math.min(100, Math.floor((100 * p.bytes) / p.total))}%)` : '';
   return sanitize(`reading ${label}: ${mib(p.bytes)}${of}, ${p.events} event${p.events === 1 ? '' : 's'}`);
+}
+
+// ---- one event at a time (`-f`) ----
+
+/** Column widths for lines printed as events come: no later event can widen them. */
+const LIVE = { pid: 7, kind: 18, ref: 21 };
+
+/** One timeline line for `journal -f`: full time, fixed columns, the message to the width. */
+export function renderEventLine(e: JournalEvent, o: RenderOptions): string {
+  const width = o.width > 0 && Number.isFinite(o.width) ? Math.max(40, o.width) : Infinity;
+  const fail = isFailure(e);
+  const time = e.time === null ? '-'.padEnd(19) : e.time.slice(0, 19).replace('T', ' ');
+  const pid = isSystemdKind(e.kind) ? 'systemd' : e.pid === null ? '-' : String(e.pid);
+  const head = `${fail ? '!' : ' '} ${time}  ${pid.padStart(LIVE.pid)}  ${e.kind.padEnd(LIVE.kind)}  ${shortRef(e).padEnd(LIVE.ref)}  `;
+  const line = head + fit(eventText(e), width - head.length);
+  if (!o.color) return line;
+  if (fail) return RED + line + RESET;
+  if (RESTART_KINDS.has(e.kind)) return YELLOW + line + RESET;
+  if (isSystemdKind(e.kind)) return DIM + line + RESET;
+  return line;
 }

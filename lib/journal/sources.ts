@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import zlib from 'node:zlib';
 import { EnvError, UsageError, fsReason } from '../errors.js';
 import { resolveInRoot } from '../store/rooted.js';
@@ -33,6 +34,15 @@ export interface SourceSpec {
   journalctl?: string | undefined;
   stdin?: NodeJS.ReadableStream | undefined;
   signal?: AbortSignal | undefined;
+  /** Follow the source as it grows (`-f`); the read then ends only through `signal`. */
+  follow?: FollowSpec | undefined;
+}
+
+export interface FollowSpec {
+  /** How often a file is looked at for new bytes. */
+  pollMs: number;
+  /** Called once, when everything written before the start has been delivered. */
+  onCaughtUp: () => void;
 }
 
 export interface OpenedSource {
@@ -97,30 +107,30 @@ function isDir(p: string): boolean {
 
 function openFile(file: string, spec: SourceSpec): OpenedSource {
   const unreadable = (err: unknown) => new EnvError(`cannot read ${file}: ${fsReason(err)}`, 'give a readable journal file, or - for stdin', 'JOURNAL_UNREADABLE');
-  let st: fs.Stats;
-  try {
-    st = fs.statSync(file);
-  } catch (err) {
-    throw unreadable(err);
-  }
-  if (st.isDirectory()) throw new EnvError(`${file} is a directory`, 'a journald directory is read with --journal-dir', 'JOURNAL_UNREADABLE');
-  if (!st.isFile()) {
-    // A pipe (`--file <(zcat …)`) or a device: streamed, gzip recognised by its first bytes.
-    refuseBoot(spec);
-    const stream = fs.createReadStream(file, { highWaterMark: 64 * 1024 });
-    return { label: file, size: null, mtime: null, fd: null, path: null, start: 0, chunks: sniffGzip(stream, file), warnings: [], close: () => stream.destroy() };
-  }
   let fd: number;
-  const head = Buffer.alloc(8);
-  let n: number;
+  let st: fs.Stats;
+  // O_NONBLOCK: opening a FIFO that has no writer must not wait for one (it is refused below).
   try {
-    fd = fs.openSync(file, 'r');
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENXIO') throw notAFile(file, 'a socket'); // a UNIX socket cannot be opened
     throw unreadable(err);
   }
   const close = () => fs.closeSync(fd);
   try {
     st = fs.fstatSync(fd);
+  } catch (err) {
+    close();
+    throw unreadable(err);
+  }
+  if (!st.isFile()) {
+    close();
+    if (st.isDirectory()) throw new EnvError(`${file} is a directory`, 'a journald directory is read with --journal-dir', 'JOURNAL_UNREADABLE');
+    throw notAFile(file, kindOf(st));
+  }
+  const head = Buffer.alloc(8);
+  let n: number;
+  try {
     n = fs.readSync(fd, head, 0, 8, 0);
   } catch (err) {
     close();
@@ -136,6 +146,15 @@ function openFile(file: string, spec: SourceSpec): OpenedSource {
     close();
     throw err;
   }
+  if (spec.follow) {
+    if (n >= 2 && head[0] === GZIP_MAGIC[0] && head[1] === GZIP_MAGIC[1]) {
+      close();
+      throw new UsageError(`--follow: ${file} is compressed, it does not grow`, 'follow the live file, or read this one without -f');
+    }
+    const held = { fd };
+    const closeHeld = () => fs.closeSync(held.fd);
+    return { label: file, size: null, mtime: st.mtime, fd: null, path: null, start: 0, chunks: tailFile(file, held, spec.follow, spec.signal), warnings: [], close: closeHeld };
+  }
   if (n >= 2 && head[0] === GZIP_MAGIC[0] && head[1] === GZIP_MAGIC[1]) {
     // The stream owns the descriptor from here.
     const stream = fs.createReadStream('', { fd, highWaterMark: 64 * 1024 });
@@ -145,9 +164,81 @@ function openFile(file: string, spec: SourceSpec): OpenedSource {
   return { label: file, size: st.size, mtime: st.mtime, fd, path: file, start, chunks: null, warnings: [], close };
 }
 
+/**
+ * Devices, FIFOs and sockets are never read as files: `/dev/zero` has no end, a FIFO may have no
+ * writer. A pipe comes in on standard input instead.
+ */
+function notAFile(file: string, what: string): EnvError {
+  return new EnvError(`${file} is ${what}, not a regular file: refused`, 'give a journal file, or pipe into --file - (e.g. `zcat kubelet.log.gz | kubelet-ckpt journal --file -`)', 'JOURNAL_NOT_REGULAR');
+}
+
+function kindOf(st: fs.Stats): string {
+  if (st.isFIFO()) return 'a FIFO';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  if (st.isSocket()) return 'a socket';
+  return 'a special file';
+}
+
 function openStdin(spec: SourceSpec): OpenedSource {
   const input = (spec.stdin ?? process.stdin) as NodeJS.ReadableStream;
+  spec.follow?.onCaughtUp(); // a pipe has no past to catch up with: every line is news
   return { label: '-', size: null, mtime: null, fd: null, path: null, start: 0, chunks: sniffGzip(input as AsyncIterable<Buffer>, '-'), warnings: [], close: () => {} };
+}
+
+/**
+ * `tail -F`: the file's bytes, then whatever is appended, looked for every `pollMs`. A file cut
+ * short (copytruncate) is read again from its start; one replaced under its name (rotation) is
+ * reopened once the old one is drained. Reads are bounded (READ_BYTES each, into one buffer).
+ */
+async function* tailFile(file: string, held: { fd: number }, follow: FollowSpec, signal: AbortSignal | undefined): AsyncGenerator<Buffer> {
+  const buf = Buffer.allocUnsafe(READ_BYTES);
+  let pos = 0;
+  let caughtUp = false;
+  try {
+    while (!signal?.aborted) {
+      const n = fs.readSync(held.fd, buf, 0, buf.length, pos);
+      if (n > 0) {
+        pos += n;
+        yield buf.subarray(0, n); // the scanner copies it before asking for more
+        continue;
+      }
+      if (!caughtUp) {
+        caughtUp = true;
+        follow.onCaughtUp();
+      }
+      try {
+        await sleep(follow.pollMs, undefined, { signal });
+      } catch {
+        return; // aborted
+      }
+      const now = fs.fstatSync(held.fd);
+      if (now.size < pos) pos = 0;
+      const named = statOrNull(file);
+      if (named && named.isFile() && (named.ino !== now.ino || named.dev !== now.dev) && now.size === pos) {
+        const next = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+        if (!fs.fstatSync(next).isFile()) {
+          fs.closeSync(next);
+          continue;
+        }
+        fs.closeSync(held.fd);
+        held.fd = next;
+        pos = 0;
+      }
+    }
+  } catch (err) {
+    throw new EnvError(`cannot read ${file}: ${fsReason(err)}`, null, 'JOURNAL_UNREADABLE');
+  }
+}
+
+const READ_BYTES = 128 * 1024;
+
+function statOrNull(p: string): fs.Stats | null {
+  try {
+    return fs.statSync(p);
+  } catch {
+    return null;
+  }
 }
 
 /** Read errors while streaming are environment errors (exit 3). */
@@ -210,7 +301,8 @@ export function journalctlArgs(where: string[], spec: SourceSpec, withFields: bo
 function openJournalctl(where: string[], label: string, spec: SourceSpec): OpenedSource {
   let child: ChildProcess | null = null;
   const warnings: string[] = [];
-  const chunks = runJournalctl(where, spec, (c) => (child = c), warnings);
+  const onChild = (c: ChildProcess) => (child = c);
+  const chunks = spec.follow ? followJournalctl(where, spec, onChild, warnings) : runJournalctl(where, spec, onChild, warnings);
   return {
     label,
     size: null,
@@ -228,9 +320,10 @@ function openJournalctl(where: string[], label: string, spec: SourceSpec): Opene
 }
 
 /** journalctl's output; retried without `--output-fields` for systemd older than v236. */
-async function* runJournalctl(where: string[], spec: SourceSpec, onChild: (c: ChildProcess) => void, warnings: string[]): AsyncGenerator<Buffer> {
+async function* runJournalctl(where: string[], spec: SourceSpec, onChild: (c: ChildProcess) => void, warnings: string[], used = { withFields: true }): AsyncGenerator<Buffer> {
   const bin = spec.journalctl ?? 'journalctl';
   for (const withFields of [true, false]) {
+    used.withFields = withFields;
     const args = journalctlArgs(where, spec, withFields);
     const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], signal: spec.signal });
     onChild(child);
@@ -257,6 +350,65 @@ async function* runJournalctl(where: string[], spec: SourceSpec, onChild: (c: Ch
     }
     if (withFields && produced === 0 && /output-fields|unrecognized option/.test(stderr)) continue;
     throw journalctlFailed(stderr, code);
+  }
+}
+
+/**
+ * `-f`: what the journal holds (as a plain read), then `journalctl --follow` from just after its
+ * last entry: the cursor every JSON entry carries (`__CURSOR` comes whatever --output-fields says).
+ */
+async function* followJournalctl(where: string[], spec: SourceSpec, onChild: (c: ChildProcess) => void, warnings: string[]): AsyncGenerator<Buffer> {
+  const used = { withFields: true };
+  const cursor = new CursorTracker();
+  for await (const c of runJournalctl(where, spec, onChild, warnings, used)) {
+    cursor.see(c);
+    yield c;
+  }
+  spec.follow!.onCaughtUp();
+  if (spec.signal?.aborted) return;
+  const bin = spec.journalctl ?? 'journalctl';
+  const args = [...journalctlArgs(where, { ...spec, lines: undefined }, used.withFields), '--follow', cursor.value ? `--after-cursor=${cursor.value}` : '--lines=0'];
+  const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], signal: spec.signal });
+  onChild(child);
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => {
+    if (stderr.length < 8192) stderr += d.toString('utf8');
+  });
+  const exited = new Promise<{ code: number | null; error: NodeJS.ErrnoException | null }>((resolve) => {
+    child.once('error', (error: NodeJS.ErrnoException) => resolve({ code: null, error }));
+    child.once('close', (code) => resolve({ code, error: null }));
+  });
+  try {
+    for await (const c of child.stdout! as AsyncIterable<Buffer>) yield c;
+  } catch (err) {
+    if (!spec.signal?.aborted) throw err;
+  }
+  const { code, error } = await exited;
+  if (spec.signal?.aborted || error?.name === 'AbortError') return;
+  if (error) throw journalctlMissing(bin, error, spec);
+  if (code !== 0 && code !== null) throw journalctlFailed(stderr, code);
+}
+
+/** The `__CURSOR` of the last JSON entry seen in a stream (an entry may be split across chunks). */
+class CursorTracker {
+  value: string | null = null;
+  private tail = Buffer.alloc(0);
+  private static readonly KEY = Buffer.from('"__CURSOR":"');
+
+  see(chunk: Buffer): void {
+    const b = this.tail.length ? Buffer.concat([this.tail, chunk]) : chunk;
+    let at = b.lastIndexOf(CursorTracker.KEY);
+    while (at >= 0) {
+      const from = at + CursorTracker.KEY.length;
+      const end = b.indexOf(0x22, from);
+      if (end >= 0 && end - from < 1024) {
+        this.value = b.toString('utf8', from, end);
+        break;
+      }
+      at = at > 0 ? b.lastIndexOf(CursorTracker.KEY, at - 1) : -1; // cut off: the entry before is complete
+    }
+    // Keep enough to see a key and its value that straddle the next boundary.
+    this.tail = Buffer.from(b.subarray(Math.max(0, b.length - 1024)));
   }
 }
 

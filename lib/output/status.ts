@@ -52,6 +52,7 @@ export function renderStatus(r: StatusReport, ctx: TextContext): string {
   lines.push(more(clip(nb.reason, ctx.width * 3, ctx.verbose)));
   if (nb.statusError) lines.push(more(`Node.Status.Config.Error: ${JSON.stringify(nb.statusError)}`));
   if (nb.promotesToLastKnownGood && nb.source === 'assigned') lines.push(more('becomes last-known-good once its 10-minute trial is over'));
+  if (r.upgradeHint) lines.push(row('Upgrade', p.yellow(clip(r.upgradeHint, ctx.width * 2, ctx.verbose))));
   lines.push(row('Checkpoints', String(r.checkpoints)));
   const c = countBySeverity(r.problems);
   const prob = c.error + c.warning === 0 ? p.green('none') : [c.error ? p.red(`${c.error} error${c.error > 1 ? 's' : ''}`) : '', c.warning ? p.yellow(`${c.warning} warning${c.warning > 1 ? 's' : ''}`) : ''].filter(Boolean).join(', ') + ' (see `kubelet-ckpt verify`)';

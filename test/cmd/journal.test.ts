@@ -2,7 +2,10 @@
 import t from 'tap';
 import fs from 'node:fs';
 import path from 'node:path';
-import { json, repoRoot, runCli } from '../helpers.js';
+import net from 'node:net';
+import os from 'node:os';
+import { spawn, spawnSync } from 'node:child_process';
+import { cleanEnv, cliPath, json, repoRoot, runCli } from '../helpers.js';
 
 const J = (f: string) => path.join(repoRoot, 'fixtures/journals', f);
 const DEMO_ROOT = path.join(repoRoot, 'fixtures/demo');
@@ -14,18 +17,20 @@ interface Out {
   restarts: number;
   crashLoop: boolean;
   skipped: number;
+  truncated: number;
 }
 
 t.test('JSON shape and the same events from text, gz, JSON export and stdin', async (t) => {
   const runs = ['structured-1.22.short.log', 'structured-1.22.short.log.gz', 'structured-1.22.json'].map((f) => json<Out>(runCli(['--dir', DEMO_ROOT + '/var/lib/kubelet/dynamic-config', 'journal', '--file', J(f), '-o', 'json'])));
   const first = runs[0]!;
-  t.same(Object.keys(first), ['events', 'checkpoints', 'processes', 'restarts', 'crashLoop', 'skipped']);
+  t.has(Object.keys(first), ['events', 'checkpoints', 'processes', 'restarts', 'crashLoop', 'skipped', 'truncated']);
+  t.equal(first.truncated, 0);
   t.ok(first.events.length > 20);
   t.same(Object.keys(first.events[0]!), ['time', 'pid', 'kind', 'uid', 'resourceVersion', 'apiPath', 'key', 'exitStatus', 'message', 'source']);
   const kinds = (o: Out) => o.events.map((e) => `${e.kind}:${e.uid ?? ''}/${e.resourceVersion ?? ''}`);
   for (const r of runs.slice(1)) t.same(kinds(r), kinds(first));
   const stdin = runCli(['journal', '--file', '-', '-o', 'json'], { input: fs.readFileSync(J('structured-1.22.short.log')) });
-  t.equal(stdin.code, 0, stdin.stderr);
+  t.equal(stdin.code, 1, 'the fixture ends in a crash loop: a finding');
   t.same(kinds(json<Out>(stdin)), kinds(first));
   t.equal(json<Out>(stdin).events[0]!.source, '-');
 });
@@ -37,9 +42,10 @@ t.test('--uid filters; onDisk is judged against the store', async (t) => {
   t.ok(r.checkpoints.every((c) => c.onDisk === false), 'the demo store holds none of these UIDs');
 });
 
-t.test('text timeline marks failures', async (t) => {
+t.test('text timeline marks failures; a crash loop is a finding (exit 1)', async (t) => {
   const r = runCli(['journal', '--file', J('structured-1.22.short.log')]);
-  t.equal(r.code, 0);
+  t.equal(r.code, 1, 'the fixture ends in a crash loop');
+  t.match(r.stdout, /\nCRASH LOOP: 3 or more failed starts within 10 minutes\n$/);
   t.match(r.stdout, /^Timeline/);
   t.match(r.stdout, /\n! .*load-failed/);
 });
@@ -55,4 +61,140 @@ t.test('bad input: missing file exit 3, no kubelet lines exit 0, binary garbage 
   const g = runCli(['journal', '--file', '-', '-o', 'json'], { input: garbage });
   t.equal(g.code, 0, g.stderr);
   t.same(json<Out>(g).events, []);
+});
+
+/** A kubelet whose ConfigMap is gone, for `hours`: a sync failure every second, a restart onto local config every 10 min. */
+function longJournal(file: string, hours: number): number {
+  const fd = fs.openSync(file, 'w');
+  const p2 = (n: number) => String(n).padStart(2, '0');
+  let events = 0;
+  let pid = 1000;
+  const t0 = Date.UTC(2021, 7, 1);
+  for (let s = 0; s < hours * 3600; s++) {
+    const d = new Date(t0 + s * 1000);
+    let text = '';
+    const pre = `Aug ${p2(d.getUTCDate())} ${p2(d.getUTCHours())}:${p2(d.getUTCMinutes())}:${p2(d.getUTCSeconds())} node kubelet[${pid}]: `;
+    const k = `${p2(d.getUTCMonth() + 1)}${p2(d.getUTCDate())} ${p2(d.getUTCHours())}:${p2(d.getUTCMinutes())}:${p2(d.getUTCSeconds())}.000000 ${pid} `;
+    text += `${pre}E${k}configsync.go:89] kubelet config controller: failed to sync: failed to download config, see Kubelet log for details, error: configmaps "node-config-b" not found\n`;
+    events++;
+    if (s % 600 === 0) {
+      text += `${pre}I${k}configsync.go:205] kubelet config controller: Kubelet restarting to use local config\n`;
+      pid++;
+      events++;
+    }
+    fs.writeSync(fd, text);
+  }
+  fs.closeSync(fd);
+  return events;
+}
+
+t.test('a day and a half of a failing sync (~130k events): text exits 0, lists the newest 20000, summarises all', async (t) => {
+  const dir = t.testdir({});
+  const file = path.join(dir, 'kubelet.log');
+  const total = longJournal(file, 36);
+  t.equal(total, 36 * 3600 + 216, 'a sync failure a second, a restart every 10 minutes');
+  const big = { maxBuffer: 256 * 1024 * 1024 };
+  const text = runCli(['journal', '--file', file, '--year', '2021', '--utc'], big);
+  t.equal(text.code, 0, text.stderr);
+  // Short strings only: a failed match on megabytes makes tap's diff crawl.
+  t.match(text.stdout.slice(-200), new RegExp(`\\n${total} events \\(the newest 20000 listed, ${total - 20000} older ones summarised\\), 216 restarts, 0 lines skipped, no crash loop\\n$`));
+  t.match(text.stderr.slice(0, 300), /warning: listed the newest 20000 events; \d+ older ones are summarised/);
+  const j = json<Out>(runCli(['journal', '--file', file, '--year', '2021', '--utc', '-o', 'json'], big));
+  t.equal(j.events.length, 20_000);
+  t.equal(j.truncated, total - 20_000);
+  t.equal(j.restarts, 216, 'restarts counted over every event');
+  t.equal(j.events.at(-1)!.time, '2021-08-02T11:59:59.000Z', 'the newest are listed');
+  const n = json<Out>(runCli(['journal', '--file', file, '--year', '2021', '--utc', '-o', 'json', '-n', '3']));
+  t.equal(n.events.length, 3);
+  t.equal(n.truncated, total - 3);
+  t.equal(n.restarts, 216);
+  const yaml = runCli(['journal', '--file', file, '--year', '2021', '--utc', '-o', 'yaml', '-n', '2']);
+  t.equal(yaml.code, 0);
+  t.match(yaml.stdout.slice(-100), new RegExp(`\\ntruncated: ${total - 2}\\n`));
+});
+
+t.test('-n must be a count', async (t) => {
+  for (const bad of ['0', '-3', 'abc', '1.5']) {
+    const r = runCli(['journal', '--file', J('structured-1.22.short.log'), '-n', bad]);
+    t.equal(r.code, 2, `-n ${bad}`);
+  }
+});
+
+t.test('special files are refused at once (exit 3); stdin stays allowed', async (t) => {
+  const dir = t.testdir({});
+  const fifo = path.join(dir, 'fifo');
+  spawnSync('mkfifo', [fifo]);
+  // A socket's path must stay under 108 bytes: a short temp dir of its own.
+  const sockDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kc-sock-'));
+  t.teardown(() => fs.rmSync(sockDir, { recursive: true, force: true }));
+  const sock = path.join(sockDir, 's');
+  const server = net.createServer().listen(sock);
+  await new Promise((r) => server.once('listening', r));
+  try {
+    for (const [f, what] of [['/dev/zero', 'a character device'], ['/dev/null', 'a character device'], [fifo, 'a FIFO'], [sock, 'a socket']] as const) {
+      const r = runCli(['journal', '--file', f], { timeout: 10_000 });
+      t.equal(r.code, 3, `${f}: exit 3`);
+      t.match(r.stderr, `error: ${f} is ${what}, not a regular file: refused`);
+      t.match(r.stderr, /--file -/);
+    }
+  } finally {
+    server.close();
+  }
+  const stdin = runCli(['journal', '--file', '-', '-o', 'json'], { input: fs.readFileSync(J('structured-1.22.short.log')) });
+  t.equal(stdin.code, 1, 'stdin is read (and its crash loop found)');
+});
+
+/** Lines of the running CLI's stdout as they come; resolves when `pred` holds for the text so far. */
+function waitFor(child: ReturnType<typeof spawn>, pred: (out: string) => boolean, what: string): Promise<string> {
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}; got:\n${out}`)), 30_000);
+    const on = (d: Buffer) => {
+      out += d.toString();
+      if (pred(out)) {
+        clearTimeout(timer);
+        child.stdout!.off('data', on);
+        resolve(out);
+      }
+    };
+    child.stdout!.on('data', on);
+  });
+}
+
+t.test('-f on a growing file: the last events, then each appended one; a rotated file is reopened', async (t) => {
+  const dir = t.testdir({});
+  const file = path.join(dir, 'kubelet.log');
+  const lines = fs.readFileSync(J('structured-1.22.short.log'), 'utf8').split('\n');
+  fs.writeFileSync(file, lines.slice(0, 40).join('\n') + '\n');
+  const child = spawn(process.execPath, [cliPath, 'journal', '-f', '-n', '2', '--file', file, '--year', '2022', '--utc'], { env: { ...cleanEnv(), NO_COLOR: '1' } });
+  t.teardown(() => child.kill('SIGKILL'));
+  const first = await waitFor(child, (o) => o.split('\n').length > 2, 'the backlog');
+  t.equal(first.trim().split('\n').length, 2, 'the newest 2 events first');
+  const loadLine = 'May 22 09:30:00 node-1 kubelet[9999]: I0522 09:30:00.000000    9999 controller.go:101] "Kubelet config controller starting controller"\n';
+  fs.appendFileSync(file, loadLine);
+  const more = await waitFor(child, (o) => o.includes('9999'), 'the appended event');
+  t.match(more, /^ {2}2022-05-22 09:30:00 {5}9999 {2}controller-start {4}- {22}starting controller$/m);
+  // Rotation: the file is moved away and a new one written under the name.
+  fs.renameSync(file, `${file}.1`);
+  fs.writeFileSync(file, loadLine.replace(/9999/g, '7777'));
+  await waitFor(child, (o) => o.includes('7777'), 'the event of the new file');
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  child.kill('SIGTERM');
+  t.equal(await exited, 0, 'SIGTERM ends the follow cleanly');
+});
+
+t.test('-f -o json: one JSON line per event; --until conflicts', async (t) => {
+  const dir = t.testdir({});
+  const file = path.join(dir, 'kubelet.log');
+  fs.writeFileSync(file, fs.readFileSync(J('structured-1.22.json')));
+  const child = spawn(process.execPath, [cliPath, 'journal', '-f', '-o', 'json', '--file', file], { env: cleanEnv() });
+  t.teardown(() => child.kill('SIGKILL'));
+  const out = await waitFor(child, (o) => o.split('\n').length > 10, 'ten events');
+  const docs = out.trim().split('\n').map((l) => JSON.parse(l) as { apiVersion: string; kind: string; event: { kind: string } });
+  t.equal(docs.length, 10, 'the newest 10 by default');
+  t.same(docs.map((d) => [d.apiVersion, d.kind]), docs.map(() => ['kubelet-ckpt/v1', 'JournalEvent']));
+  t.equal(docs.at(-1)!.event.kind, 'start-limit-hit');
+  child.kill('SIGTERM');
+  const r = runCli(['journal', '-f', '--until', 'now', '--file', file]);
+  t.equal(r.code, 2);
 });

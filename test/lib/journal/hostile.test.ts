@@ -57,7 +57,7 @@ t.test('truncated and odd JSON', async (t) => {
 
 t.test('a journal with no kubelet lines: empty timeline', async (t) => {
   const r = await read(file(t, 'other.log', 'Aug 21 18:54:45 host sshd[12]: Accepted publickey for root\nAug 21 18:54:45 host systemd[1]: Started Session 5 of user root.\n'));
-  t.same(r, { events: [], checkpoints: [], processes: [], restarts: 0, crashLoop: false, skipped: 0 });
+  t.same(r, { events: [], checkpoints: [], processes: [], restarts: 0, crashLoop: false, skipped: 0, truncated: 0 });
   t.same(await read(file(t, 'empty.log', '')), r);
 });
 

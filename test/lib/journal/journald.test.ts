@@ -56,3 +56,49 @@ t.test('an unreadable journal directory is an environment error', { skip }, asyn
   const dir = t.testdir({});
   await t.rejects(readJournal({ dir: path.join(dir, 'nope') }), { code: 'JOURNALCTL_FAILED', exitCode: 3 });
 });
+
+t.test('journal -f follows a journald directory through the real journalctl: new entries appear', { skip }, async (t) => {
+  const { spawn } = await import('node:child_process');
+  const { cleanEnv, cliPath } = await import('../../helpers.js');
+  const dir = t.testdir({});
+  const jd = path.join(dir, 'jd');
+  buildJournal(jd, 'structured-1.22');
+  const child = spawn(process.execPath, [cliPath, 'journal', '-f', '-n', '3', '--journal-dir', jd, '-o', 'json'], { env: cleanEnv() });
+  t.teardown(() => child.kill('SIGKILL'));
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  const lines = () => out.split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { event: JournalEvent }).event);
+  const waitFor = async (pred: () => boolean, what: string) => {
+    for (let i = 0; i < 600 && !pred(); i++) await new Promise((r) => setTimeout(r, 50));
+    if (!pred()) throw new Error(`timed out waiting for ${what}; got:\n${out}`);
+  };
+  await waitFor(() => lines().length >= 3, 'the newest 3 events');
+  t.same(lines().map((e) => e.kind), ['feature-gate-off', 'kubelet-exited', 'start-limit-hit']);
+  // A kubelet starts again a minute after the last entry: a second journal file in the directory.
+  const last = fs.readFileSync(path.join(FIX, 'structured-1.22.export'), 'utf8').trimEnd().split('\n\n').at(-1)!;
+  const us = BigInt(/__REALTIME_TIMESTAMP=(\d+)/.exec(last)![1]!) + 60_000_000n;
+  const mono = BigInt(/__MONOTONIC_TIMESTAMP=(\d+)/.exec(last)![1]!) + 60_000_000n;
+  const boot = /_BOOT_ID=(\w+)/.exec(last)![1]!;
+  const entry = [
+    `__REALTIME_TIMESTAMP=${us}`,
+    `__MONOTONIC_TIMESTAMP=${mono}`,
+    `_BOOT_ID=${boot}`,
+    '_MACHINE_ID=a1b2c3d4e5f60718293a4b5c6d7e8f90',
+    '_HOSTNAME=node-1',
+    '_TRANSPORT=stdout',
+    'SYSLOG_IDENTIFIER=kubelet',
+    '_PID=9999',
+    '_COMM=kubelet',
+    '_SYSTEMD_UNIT=kubelet.service',
+    'MESSAGE=I0522 09:30:00.000000    9999 controller.go:101] "Kubelet config controller starting controller"',
+    '',
+    '',
+  ].join('\n');
+  const r = spawnSync(REMOTE!, ['-o', path.join(jd, 'later.journal'), '-'], { input: entry, encoding: 'utf8' });
+  t.equal(r.status, 0, r.stderr);
+  await waitFor(() => lines().some((e) => e.pid === 9999), 'the new entry');
+  t.match(lines().at(-1), { kind: 'controller-start', pid: 9999, source: jd });
+  const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
+  child.kill('SIGTERM');
+  t.equal(await exited, 0);
+});

@@ -39,11 +39,24 @@ t.test('any number of parts: the same records as one scan', async (t) => {
 
 t.test('readJournal in two parts gives the result of one', async (t) => {
   const dir = t.testdir({});
-  const file = bigFile(dir, path.join(FIX, 'structured-1.22.short.log'), 2200); // ~70 MB
-  const progress: number[] = [];
-  const par = await readJournal({ file, year: 2022, utc: true, parallel: 2 }, (p) => progress.push(p.bytes));
-  const one = await readJournal({ file, year: 2022, utc: true, parallel: false });
+  // ~5 MB, ~13k events: the parts hold all their records.
+  const small = bigFile(dir, path.join(FIX, 'structured-1.22.short.log'), 150);
+  const par = await readJournal({ file: small, year: 2022, utc: true, parallel: 2, maxEvents: 100_000 });
+  const one = await readJournal({ file: small, year: 2022, utc: true, parallel: false, maxEvents: 100_000 });
   t.same(par, one);
-  t.ok(par.events.length > 190_000);
+  t.ok(par.events.length > 13_000);
+  t.equal(par.truncated, 0);
+  // ~45 MB, ~126k events: more than a part may hold (50000), so the read streams in one
+  // thread; the newest 20000 are listed, every one is summarised.
+  const big = path.join(dir, 'big.log');
+  fs.renameSync(bigFile(dir, path.join(FIX, 'structured-1.22.short.log'), 1400), big);
+  const progress: number[] = [];
+  const bigPar = await readJournal({ file: big, year: 2022, utc: true, parallel: 2 }, (p) => progress.push(p.bytes));
+  const bigOne = await readJournal({ file: big, year: 2022, utc: true, parallel: false });
+  t.same(bigPar, bigOne);
+  t.equal(bigPar.events.length, 20_000);
+  t.ok(bigPar.truncated > 100_000);
+  t.equal(bigPar.restarts, (one.restarts / 150) * 1400, 'restarts are counted over every event, listed or not');
+  t.equal(bigPar.processes.length, 10_000, 'the newest 10000 processes are listed (14000 ran)');
   t.ok(progress.length > 1);
 });

@@ -156,7 +156,7 @@ t.test('stdin, gzip on stdin', async (t) => {
   t.same(gz.events, plain.events);
   t.same(plain.events.map(strip), (await read('structured-1.22.short.log', { year: 2022 })).events.map(strip));
   const empty = await readJournal({ file: '-', stdin: Readable.from([]), utc: true });
-  t.same(empty, { events: [], checkpoints: [], processes: [], restarts: 0, crashLoop: false, skipped: 0 });
+  t.same(empty, { events: [], checkpoints: [], processes: [], restarts: 0, crashLoop: false, skipped: 0, truncated: 0 });
 });
 
 t.test('the seed material: the blog post\'s journal', async (t) => {
@@ -213,15 +213,16 @@ t.test('kubelet lines only (journalctl -t kubelet): a 1.22 gate-off loop is stil
   t.same(r.processes.map((p) => p.ended), ['feature-gate-off', 'feature-gate-off', 'feature-gate-off']);
 });
 
-t.test('a pipe given to --file (process substitution), gzip inside', async (t) => {
+t.test('a FIFO given to --file is refused at once, writer or not; the same bytes on stdin are read', async (t) => {
   const { spawn } = await import('node:child_process');
   const dir = t.testdir({});
   const fifo = path.join(dir, 'pipe');
   const mk = spawn('mkfifo', [fifo]);
   await new Promise((r) => mk.on('close', r));
+  await t.rejects(readJournal({ file: fifo }), { code: 'JOURNAL_NOT_REGULAR', exitCode: 3, message: /is a FIFO, not a regular file/, hint: /--file -/ }, 'no writer: no wait');
   const writer = spawn('sh', ['-c', `cat '${path.join(FIX, 'structured-1.22.short.log.gz')}' > '${fifo}'`]);
-  const written = new Promise((res) => writer.on('close', res));
-  const r = await readJournal({ file: fifo, year: 2022, utc: true });
-  await written;
+  t.teardown(() => writer.kill('SIGKILL'));
+  await t.rejects(readJournal({ file: fifo }), { code: 'JOURNAL_NOT_REGULAR' }, 'a writer changes nothing');
+  const r = await readJournal({ file: '-', stdin: fs.createReadStream(path.join(FIX, 'structured-1.22.short.log.gz')), year: 2022, utc: true });
   t.equal(r.events.length, (await read('structured-1.22.short.log', { year: 2022 })).events.length);
 });

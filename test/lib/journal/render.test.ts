@@ -62,7 +62,7 @@ t.test('colour: failures red, restarts yellow, systemd dim', async (t) => {
 });
 
 t.test('no events: a plain sentence', async (t) => {
-  const text = renderJournalText({ events: [], checkpoints: [], processes: [], restarts: 0, crashLoop: false, skipped: 2 }, { color: false, width: 80 });
+  const text = renderJournalText({ events: [], checkpoints: [], processes: [], restarts: 0, crashLoop: false, skipped: 2, truncated: 0 }, { color: false, width: 80 });
   t.match(text, /^No kubelet config events found \(2 unrecognised lines skipped\)\.\n\n0 events, 0 restarts, 2 lines skipped, no crash loop\n$/);
 });
 

@@ -1,0 +1,46 @@
+// `journal -f`: the newest events the source holds, then each new one as it is written.
+// Files are followed as `tail -F` does, journald through `journalctl --follow` (sources.ts);
+// events reach the caller one at a time, so memory stays flat however long it runs.
+
+import type { JournalEvent } from './events.js';
+import { markersFor, sourceSpec, type ReadJournalOptions } from './index.js';
+import { LineParser } from './lines.js';
+import { decodingSink } from './parallel.js';
+import { Pipeline } from './pipeline.js';
+import { LineScanner, scanChunks } from './scan.js';
+import { openSource } from './sources.js';
+import { parseTimeBound } from './timespec.js';
+import { UsageError } from '../errors.js';
+
+export interface FollowOptions extends ReadJournalOptions {
+  /** Ends the follow (the caller's Ctrl-C). */
+  signal: AbortSignal;
+  /** How often a followed file is looked at (default 200 ms). */
+  pollMs?: number;
+}
+
+/** How many past events `-f` shows before the new ones when `-n` is not given (as `tail -f`). */
+export const FOLLOW_BACKLOG = 10;
+
+/**
+ * Deliver the newest `maxEvents` events (default FOLLOW_BACKLOG) the source holds, then every
+ * new one, until `signal` aborts or the source ends (stdin closed). Resolves then.
+ */
+export async function followJournal(opts: FollowOptions, onEvent: (ev: JournalEvent) => void): Promise<void> {
+  if (opts.until) throw new UsageError('--until cannot be combined with -f (a followed journal has no end)');
+  const spec = sourceSpec(opts);
+  const now = opts.now ?? new Date();
+  const isText = spec.kind === 'file';
+  const since = isText && opts.since ? parseTimeBound(opts.since, now, '--since') : null;
+  const pipeline = new Pipeline({ year: opts.year ?? null, anchor: now, utc: opts.utc ?? false, since, until: null, uid: opts.uid, maxEvents: opts.maxEvents ?? FOLLOW_BACKLOG, store: opts.store ?? null });
+  spec.signal = opts.signal;
+  spec.follow = { pollMs: opts.pollMs ?? 200, onCaughtUp: () => pipeline.goLive(onEvent) };
+  const src = openSource(spec);
+  try {
+    const parser = new LineParser(src.label, (r) => pipeline.add(r));
+    await scanChunks(src.chunks!, (sample) => new LineScanner(markersFor(sample), decodingSink(parser)), () => {});
+  } finally {
+    src.close();
+  }
+  pipeline.goLive(onEvent);
+}

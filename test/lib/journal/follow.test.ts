@@ -1,0 +1,70 @@
+// followJournal: the newest events, then each new one; journalctl is followed from the cursor
+// of the last entry it printed (a stand-in journalctl here; the real one in journald.test.ts).
+import t from 'tap';
+import fs from 'node:fs';
+import path from 'node:path';
+import { followJournal } from '../../../lib/journal/follow.js';
+import type { JournalEvent } from '../../../lib/journal/events.js';
+
+const FIX = path.resolve(import.meta.dirname, '../../../fixtures/journals');
+
+/** Resolves when `pred` holds for the events so far (polled), or fails after 20 s. */
+async function until(events: JournalEvent[], pred: (e: JournalEvent[]) => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    if (pred(events)) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}: ${events.map((e) => e.kind).join(', ')}`);
+}
+
+t.test('journalctl: the backlog, then --follow --after-cursor=<last entry> and its new entries', async (t) => {
+  const dir = t.testdir({});
+  const lines = fs.readFileSync(path.join(FIX, 'structured-1.22.json'), 'utf8').trimEnd().split('\n');
+  fs.writeFileSync(path.join(dir, 'backlog.json'), lines.join('\n') + '\n'); // journalctl's export: each entry has its __CURSOR
+  const lastCursor = (JSON.parse(lines.at(-1)!) as { __CURSOR: string }).__CURSOR;
+  const live = JSON.stringify({ __CURSOR: 's=abc;i=999', __REALTIME_TIMESTAMP: '1653300000000000', _PID: '9999', MESSAGE: 'I0523 10:00:00.000000    9999 controller.go:101] "Kubelet config controller starting controller"' });
+  fs.writeFileSync(path.join(dir, 'live.json'), live + '\n');
+  const bin = path.join(dir, 'journalctl');
+  // Plain read: the backlog. --follow: record the argv, print one new entry, then wait as journalctl does.
+  fs.writeFileSync(bin, `#!/bin/sh\ncase "$*" in *--follow*) printf '%s\\n' "$@" > '${dir}/follow-argv'; cat '${dir}/live.json'; exec sleep 60;; esac\ncat '${dir}/backlog.json'\n`, { mode: 0o755 });
+  const events: JournalEvent[] = [];
+  const stop = new AbortController();
+  const done = followJournal({ source: 'auto', journalctl: bin, maxEvents: 3, signal: stop.signal }, (e) => events.push(e));
+  await until(events, (e) => e.some((x) => x.pid === 9999), 'the live entry');
+  stop.abort();
+  await done;
+  t.same(events.map((e) => e.kind), ['feature-gate-off', 'kubelet-exited', 'start-limit-hit', 'controller-start'], 'the newest 3, then the new one');
+  t.equal(events[3]!.time, '2022-05-23T10:00:00.000Z');
+  const argv = fs.readFileSync(path.join(dir, 'follow-argv'), 'utf8').trimEnd().split('\n');
+  t.ok(argv.includes('--follow'));
+  t.ok(argv.includes(`--after-cursor=${lastCursor}`), `followed from just after the last entry read: ${argv.join(' ')}`);
+});
+
+t.test('a growing file: appended lines become events; a truncated file is read again', async (t) => {
+  const dir = t.testdir({});
+  const file = path.join(dir, 'kubelet.log');
+  const src = fs.readFileSync(path.join(FIX, 'legacy-1.13.short.log'), 'utf8').split('\n');
+  fs.writeFileSync(file, src.slice(0, 30).join('\n') + '\n');
+  const events: JournalEvent[] = [];
+  const stop = new AbortController();
+  const done = followJournal({ file, year: 2020, utc: true, maxEvents: 1, pollMs: 20, signal: stop.signal }, (e) => events.push(e));
+  await until(events, (e) => e.length === 1, 'the newest event');
+  const line = 'Aug 21 19:00:00 host kubelet[5555]: I0821 19:00:00.000000    5555 controller.go:101] kubelet config controller: starting controller\n';
+  fs.appendFileSync(file, line.slice(0, 40));
+  await new Promise((r) => setTimeout(r, 100));
+  t.equal(events.length, 1, 'half a line is not an event yet');
+  fs.appendFileSync(file, line.slice(40));
+  await until(events, (e) => e.length === 2, 'the appended line');
+  t.match(events[1], { kind: 'controller-start', pid: 5555, time: /-08-21T19:00:00.000Z$/ });
+  fs.writeFileSync(file, line.replace(/5555/g, '6666')); // copytruncate
+  await until(events, (e) => e.length === 3, 'the line of the truncated file');
+  t.equal(events[2]!.pid, 6666);
+  stop.abort();
+  await done;
+});
+
+t.test('-f refuses what cannot grow or end', async (t) => {
+  const stop = new AbortController();
+  await t.rejects(followJournal({ file: path.join(FIX, 'legacy-1.13.short.log.gz'), signal: stop.signal }, () => {}), { exitCode: 2, message: /compressed/ });
+  await t.rejects(followJournal({ file: path.join(FIX, 'legacy-1.13.short.log'), until: 'now', signal: stop.signal }, () => {}), { exitCode: 2, message: /--until/ });
+});
