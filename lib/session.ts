@@ -9,8 +9,9 @@ import { kindWords, readFileCapped } from './store/safepath.js';
 import { fsPayloadReader, takeSnapshot, type PayloadReader, type Snapshot } from './store/snapshot.js';
 import { judgeConfig, judgeLocalConfig, type JudgeOptions } from './integrity/pipeline.js';
 import type { KubeletVersion } from './config/version.js';
-import type { ConfigJudge } from './integrity/judge.js';
+import type { ConfigJudge, Judgement } from './integrity/judge.js';
 import type { LocalConfig } from './integrity/nextboot.js';
+import { checkStartup } from './integrity/startup.js';
 
 export interface GlobalOptions {
   dir?: string | undefined;
@@ -57,10 +58,20 @@ function kindOfPath(file: string): string {
   }
 }
 
-function readLocal(file: string | null, opts: JudgeOptions): { local: LocalConfig; gates?: Record<string, boolean> | undefined } {
-  if (!file) return { local: { path: null, judgement: null } };
+/** os.ReadFile's error as Go prints it. */
+function goReadError(file: string, err: unknown): string {
+  const reason = fsReason(err);
+  return `${reason === 'is a directory' ? 'read' : 'open'} ${file}: ${reason}`;
+}
+
+function readLocal(file: string | null, opts: JudgeOptions, argv: readonly string[] | null): { local: LocalConfig; gates?: Record<string, boolean> | undefined } {
+  const version = opts.version;
+  if (!file) return { local: { path: null, judgement: null, startup: checkStartup({ version, argv, config: null }) } };
   let bytes: Buffer;
-  const fail = (why: string) => ({ local: { path: file, judgement: { stage: 'load-error' as const, error: `failed to load Kubelet config file ${file}, error failed to read kubelet config file "${file}", error: ${why}` } } });
+  const fail = (why: string) => {
+    const judgement: Judgement = { stage: 'load-error', error: `failed to load Kubelet config file ${file}, error failed to read kubelet config file "${file}", error: ${why}` };
+    return { local: { path: file, judgement, startup: checkStartup({ version, argv, config: { path: file, judgement } }) } };
+  };
   try {
     // A FIFO or device here must not hang status or fill memory: regular files only, capped.
     const r = readFileCapped(file, LOCAL_CONFIG_CAP, { follow: true });
@@ -68,10 +79,10 @@ function readLocal(file: string | null, opts: JudgeOptions): { local: LocalConfi
     bytes = r.bytes;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    return fail(code === 'ENOTREG' ? `it is not a regular file (${kindOfPath(file)}); kubelet-ckpt did not read it` : fsReason(err));
+    return fail(code === 'ENOTREG' ? `it is not a regular file (${kindOfPath(file)}); kubelet-ckpt did not read it` : goReadError(file, err));
   }
   const j = judgeLocalConfig(bytes, file, opts);
-  return { local: { path: file, judgement: j }, gates: j.gates };
+  return { local: { path: file, judgement: j, startup: checkStartup({ version, argv, config: { path: file, judgement: j } }) }, gates: j.gates };
 }
 
 /**
@@ -98,7 +109,7 @@ export function openSession(opts: GlobalOptions): Session {
   const snap = takeSnapshot(dir, { now: opts.now });
   const argv = discovery.commandLine?.argv ?? [];
   const localPath = opts.kubeletConfig ? path.resolve(opts.kubeletConfig) : discovery.configFile;
-  const { local, gates } = readLocal(localPath, { version: opts.kubeletVersion, argv });
+  const { local, gates } = readLocal(localPath, { version: opts.kubeletVersion, argv }, discovery.commandLine?.argv ?? null);
   const judgeOptions: JudgeOptions = { version: opts.kubeletVersion, argv, localGates: gates };
   const judge = memoJudge(judgeConfig(judgeOptions));
   return { snap, discovery, reader: fsPayloadReader(snap), judge, local, version: opts.kubeletVersion, kubeletArgv: argv, judgeOptions };

@@ -72,8 +72,8 @@ function parseGroupVersion(gv: string): { group: string; version: string } | { e
   return { error: `unexpected GroupVersion string: ${gv}` };
 }
 
-/** SimpleMetaFactory.Interpret: find apiVersion and kind with the standard library decoder. */
-function interpret(root: JNode): GroupVersionKind | { error: string } {
+/** SimpleMetaFactory.Interpret: find apiVersion and kind with the standard library decoder (meta files too). */
+export function interpret(root: JNode): GroupVersionKind | { error: string } {
   const jsonError = (msg: string) => ({ error: `couldn't get version/kind; json parse error: ${msg}` });
   if (root.t === 'null') return { group: '', version: '', kind: '' };
   if (root.t !== 'obj') return jsonError(`json: cannot unmarshal ${jsonKindName(root)} into Go value of type ${FIND_KIND_TYPE}`);
@@ -126,7 +126,7 @@ function unknownIssue(path: string): StrictIssue {
 }
 
 /** Parse bytes into the JSON tree the decoder reads, with Go's wording for syntax errors. */
-function parseDocument(bytes: Uint8Array, format: PayloadFormat): { ok: true; root: JNode; duplicates: DuplicateKey[] } | { ok: false; error: string } {
+export function parseDocument(bytes: Uint8Array, format: PayloadFormat): { ok: true; root: JNode; duplicates: DuplicateKey[] } | { ok: false; error: string } {
   if (format === 'json') {
     const parsed = parseGoJson(bytes);
     if (!parsed.ok) return { ok: false, error: `couldn't get version/kind; json parse error: ${parsed.error}` };

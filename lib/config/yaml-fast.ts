@@ -19,6 +19,7 @@ interface Frame {
 }
 
 const MAX_DEPTH = 64;
+const NOT_PRINTABLE_ASCII = /[^\n\x20-\x7e]/;
 const KEY = /^[A-Za-z_][A-Za-z0-9_.\/-]*$/;
 /** Characters a plain scalar may not start with (indicators), or that we leave to js-yaml. */
 const NOT_PLAIN_START = new Set(['[', ']', '{', '}', '#', '&', '*', '!', '|', '>', "'", '"', '%', '@', '`', '?', ',', '<', ':', '-']);
@@ -71,7 +72,9 @@ function entryOf(content: string, plain: Plain): { key: string; raw: string } | 
  * text uses anything beyond plain block YAML.
  */
 export function fastBlockYaml(text: string, plain: Plain): Record<string, unknown> | undefined {
-  if (text.includes('\t') || text.includes('\r') || text.charCodeAt(0) === 0xfeff) return undefined;
+  // Only printable ASCII: JS's trim() knows more blanks than YAML (U+00A0, U+3000, ...), and
+  // go-yaml knows more line breaks than split('\n') (NEL, LS, PS).
+  if (NOT_PRINTABLE_ASCII.test(text)) return undefined;
   const root: Record<string, unknown> = {};
   const stack: Frame[] = [];
   /** A key whose value is on the following lines. */

@@ -113,9 +113,12 @@ export function resolvePlainScalar(s: string): GoScalar | string {
  */
 let lastScalar: string | undefined;
 let lastResolved: GoScalar | string = '';
+/** During a parse whose text carries LS/PS marks: the marks that end a plain scalar. */
+let trailingMarks: RegExp | null = null;
 function resolveOnce(s: string): GoScalar | string {
   if (s !== lastScalar) {
-    lastResolved = resolvePlainScalar(s);
+    // A mark at the end of a plain scalar stands for the break that ended it: not content.
+    lastResolved = resolvePlainScalar(trailingMarks ? s.replace(trailingMarks, '') : s);
     lastScalar = s;
   }
   return lastResolved;
@@ -208,6 +211,87 @@ function decodeText(bytes: Uint8Array): { text: string; utf8: boolean } {
   // libyaml consumes a UTF-8 byte order mark.
   const text = buf.toString('utf8');
   return { text: text.startsWith('\ufeff') ? text.slice(1) : text, utf8: true };
+}
+
+// ---------------------------------------------------------------------------------------
+// NEL, LS and PS: line breaks to libyaml, plain text to js-yaml.
+
+type Restore = (s: string) => string;
+
+/**
+ * libyaml reads U+0085 (NEL), U+2028 (LS) and U+2029 (PS) as line breaks everywhere: a
+ * plain scalar or a comment ends there, the next line starts at column 0, and line numbers
+ * count them. Inside scalar content NEL becomes a line feed, while LS and PS are kept as
+ * themselves and not folded into a space (read_line in scannerc.go; the blanks before the
+ * break and the indentation after it are dropped as for any break). js-yaml knows only
+ * CR and LF, so each of them becomes a LF here; an LS/PS that sits after scalar content
+ * leaves a private-use mark before the blanks that precede it. js-yaml keeps the mark and
+ * folds the break into a space after it; `restore` turns "mark + folded space" back into
+ * the LS/PS, and drops a mark that ended a plain scalar.
+ */
+function goLineBreaks(text: string): { text: string; restore: Restore | null; trailing: RegExp | null } {
+  if (!/[\u0085\u2028\u2029]/.test(text)) return { text, restore: null, trailing: null };
+  const marks = new Map<string, string>();
+  const free = (from: number) => {
+    for (let c = from; c < 0xf8ff; c++) if (!text.includes(String.fromCharCode(c))) return String.fromCharCode(c);
+    return null;
+  };
+  const ls = free(0xe000);
+  const ps = ls ? free(ls.charCodeAt(0) + 1) : null;
+  if (ls && ps) {
+    marks.set('\u2028', ls);
+    marks.set('\u2029', ps);
+  }
+  const out = text.replace(/([ \t]*)([\u0085\u2028\u2029])/g, (_m, blanks: string, brk: string, offset: number) => {
+    const mark = marks.get(brk);
+    const where = mark ? markPlace(text, offset + blanks.length) : null;
+    return where === 'content' ? `${mark}${blanks}\n` : where === 'blank' ? `${blanks}${mark}\n` : `${blanks}\n`;
+  });
+  if (!marks.size) return { text: out, restore: null, trailing: null };
+  const back = new Map([...marks].map(([brk, mark]) => [mark, brk]));
+  // A mark never follows a blank of the content (the blanks before a break move after it),
+  // so a space before it is a fold of the LF before a blank line, which libyaml drops.
+  const pattern = new RegExp(`( ?)([${ls}${ps}])( ?)`, 'g');
+  return {
+    text: out,
+    trailing: new RegExp(`[${ls}${ps}]+$`),
+    restore: (s) => (s.includes(ls!) || s.includes(ps!) ? s.replace(pattern, (m, _a: string, mark: string, after: string, i: number) => (after === '' && i + m.length === s.length ? '' : back.get(mark)!)) : s),
+  };
+}
+
+/**
+ * Where a mark may go for the break at `offset`: before the blanks that precede it when it
+ * follows scalar content or another LS/PS (a scalar being continued); after them on a blank
+ * but indented line; nowhere after an indicator or at column 0 after a LF, where a mark
+ * would be read as a key or less-indented content.
+ */
+function markPlace(text: string, offset: number): 'content' | 'blank' | null {
+  let i = offset - 1;
+  while (i >= 0 && (text[i] === ' ' || text[i] === '\t')) i--;
+  if (i >= 0 && (text[i] === '\u2028' || text[i] === '\u2029')) return 'content';
+  if (i < 0 || '\n\r\u0085'.includes(text[i]!)) return i + 1 < offset ? 'blank' : null;
+  const c = text[i]!;
+  if (c === ':' || c === '[' || c === '{' || c === ',') return null;
+  // After a closed quoted scalar or flow collection there is no scalar to continue.
+  if ((c === '"' || c === "'" || c === ']' || c === '}') && !insideQuotes(text, i)) return null;
+  if ((c === '-' || c === '?') && (i === 0 || ' \t\n\r\u0085\u2028\u2029'.includes(text[i - 1]!))) return null;
+  return 'content';
+}
+
+/** Is the character at `end` inside a quoted scalar opened on its line? (Quotes opened on earlier lines are not seen.) */
+function insideQuotes(text: string, end: number): boolean {
+  let start = end;
+  while (start > 0 && !'\n\r\u0085\u2028\u2029'.includes(text[start - 1]!)) start--;
+  let q: string | null = null;
+  for (let k = start; k <= end; k++) {
+    const ch = text[k]!;
+    if (q === '"' && ch === '\\') k++;
+    else if (q && ch === q) {
+      if (q === "'" && text[k + 1] === "'" && k + 1 <= end) k++;
+      else q = null;
+    } else if (!q && (ch === '"' || ch === "'") && (k === start || /[\s:,[{-]/.test(text[k - 1]!))) q = ch;
+  }
+  return q !== null;
 }
 
 const MARKER = /^(---|\.\.\.)(?=[ \t\r\n]|$)/;
@@ -353,7 +437,10 @@ class Converter {
   private readonly active = new Set<object>();
   readonly duplicates: DuplicateKey[] = [];
 
-  constructor(private readonly dups: Map<object, { key: string; line: number }[]>) {}
+  constructor(
+    private readonly dups: Map<object, { key: string; line: number }[]>,
+    private readonly restore: Restore | null = null,
+  ) {}
 
   private count(inAlias: boolean): void {
     this.decodeCount++;
@@ -367,7 +454,7 @@ class Converter {
   convert(v: unknown, path: string, inAlias: boolean): JNode {
     this.count(inAlias);
     if (v === null || v === undefined) return { t: 'null' };
-    if (typeof v === 'string') return { t: 'str', v };
+    if (typeof v === 'string') return { t: 'str', v: this.restore ? this.restore(v) : v };
     if (v instanceof GoScalar) return this.scalar(v);
     if (v instanceof Uint8Array) return { t: 'str', v: Buffer.from(v).toString('utf8') };
     if (typeof v !== 'object') return { t: 'str', v: String(v) };
@@ -406,7 +493,8 @@ class Converter {
     // Without surrogates, UTF-16 order is Go's bytewise order, and the built-in sort is faster.
     if (keys.some((k) => SURROGATE.test(k))) keys.sort(goKeyOrder);
     else keys.sort();
-    return { t: 'obj', entries: keys.map((k) => [k, this.convert(obj[k], childPath(path, k), alias)]) };
+    const name = this.restore ?? ((k: string) => k);
+    return { t: 'obj', entries: keys.map((k) => [name(k), this.convert(obj[k], childPath(path, k), alias)]) };
   }
 }
 
@@ -425,6 +513,7 @@ const LIBYAML_WORDING: [string, string, 'scanner' | 'parser'][] = [
   ['unexpected end of the document within a double quoted scalar', 'found unexpected document indicator', 'scanner'],
   ['unexpected end of the document within a single quoted scalar', 'found unexpected document indicator', 'scanner'],
   ['tab characters must not be used in indentation', 'found character that cannot start any token', 'scanner'],
+  ['can not read a block mapping entry; a multiline key may not be an implicit key', "could not find expected ':'", 'scanner'],
   ['unknown escape sequence', 'found unknown escape character', 'scanner'],
   ['expected hexadecimal character', 'did not find expected hexdecimal number', 'scanner'],
   ['end of the stream or a document separator is expected', 'did not find expected <document start>', 'parser'],
@@ -435,8 +524,13 @@ const LIBYAML_WORDING: [string, string, 'scanner' | 'parser'][] = [
  * reason). go-yaml's parser.fail(): scanner errors print the 1-based line, parser errors
  * the 0-based one, and nothing at all when the problem is on the first line.
  */
-function describeYamlException(e: yaml.YAMLException): string {
+function describeYamlException(e: yaml.YAMLException, text: string): string {
   const line = e.mark?.line ?? 0;
+  if (e.reason.startsWith('unexpected end of the stream within a flow collection')) return unclosedFlow(text);
+  if (e.reason.startsWith('bad indentation of a mapping entry')) {
+    const known = badMappingEntry(text.split(/\r?\n/)[line] ?? '', line);
+    if (known) return known;
+  }
   const alias = /^unidentified alias "(.*)"$/.exec(e.reason);
   if (alias) return `yaml: unknown anchor '${alias[1]}' referenced`;
   const known = LIBYAML_WORDING.find(([prefix]) => e.reason.startsWith(prefix));
@@ -446,30 +540,88 @@ function describeYamlException(e: yaml.YAMLException): string {
   return `yaml: line ${cls === 'scanner' ? line + 1 : line}: ${problem}`;
 }
 
+/**
+ * js-yaml's "bad indentation of a mapping entry" on a `key: value` line is one of two
+ * libyaml errors: junk after a quoted value is a parser error (the next token is not a
+ * key; 0-based line), a `: ` inside a plain value a scanner error (1-based line).
+ */
+function badMappingEntry(lineText: string, line: number): string | null {
+  const m = /^\s*(?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s:#"'][^:#]*?)\s*:\s+(.*)$/.exec(lineText);
+  if (!m) return null;
+  const value = m[1]!;
+  const quoted = /^(?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*')(.*)$/.exec(value);
+  if (quoted) return /^\s*(#.*)?$/.test(quoted[1]!) ? null : `yaml: line ${line}: did not find expected key`;
+  if (/:(\s|$)/.test(value.replace(/\s#.*$/, ''))) return `yaml: line ${line + 1}: mapping values are not allowed in this context`;
+  return null;
+}
+
+/**
+ * A flow collection still open at the end of the stream. libyaml's parser fails at the
+ * STREAM-END token, which its scanner puts on a line of its own (it forces a line break
+ * when the last line has no newline): after `[`, `{` or `,` it wanted a node, else the
+ * separator or the closing bracket of the innermost open collection.
+ */
+function unclosedFlow(text: string): string {
+  const line = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+  const where = line > 0 ? `line ${line}: ` : '';
+  const open: string[] = [];
+  let last = '';
+  for (const m of text.replace(/"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|#.*$/gm, 'x').matchAll(/\S/g)) {
+    const c = m[0];
+    if (c === '[' || c === '{') open.push(c);
+    else if ((c === ']' || c === '}') && open.length) open.pop();
+    last = c;
+  }
+  const inner = open[open.length - 1] ?? '[';
+  if (last === '[' || last === '{' || last === ',') return `yaml: ${where}did not find expected node content`;
+  return `yaml: ${where}did not find expected ',' or '${inner === '[' ? ']' : '}'}'`;
+}
+
 /** Parse the first YAML document of `bytes` into the JSON tree the kubelet's decoder sees. */
 export function parseYamlDocument(bytes: Uint8Array): YamlParse {
   const { text, utf8 } = decodeText(bytes);
   const bad = utf8 ? readerError(text, bytes) : readerError(text, Buffer.from(text, 'utf8'));
   if (bad) return { ok: false, error: `yaml: ${bad}` };
-  const first = firstDocument(text);
+  const breaks = goLineBreaks(text);
+  const first = firstDocument(breaks.text);
   const fast = fastPath ? fastBlockYaml(first, resolvePlainScalar) : undefined;
   if (fast !== undefined) return convertDocument(fast, new Map());
   const tracker = duplicateTracker();
   let doc: unknown;
   try {
     const options = { schema: GO_YAML_SCHEMA, json: true, listener: tracker.listener, maxDepth: MAX_YAML_DEPTH } as yaml.LoadOptions;
+    trailingMarks = breaks.trailing;
+    lastScalar = undefined;
     doc = yaml.load(first, options);
   } catch (e) {
-    if (e instanceof yaml.YAMLException) return { ok: false, error: describeYamlException(e) };
+    if (e instanceof yaml.YAMLException) return { ok: false, error: describeYamlException(e, first) };
     if (e instanceof RangeError) return { ok: false, error: 'yaml: exceeded max depth' };
     throw e;
+  } finally {
+    trailingMarks = null;
+    lastScalar = undefined;
   }
-  return convertDocument(doc, tracker.dups);
+  if (doc === null || doc === undefined) {
+    const tab = tabIndentedBlankLine(first);
+    if (tab !== null) return { ok: false, error: `yaml: ${tab > 0 ? `line ${tab + 1}: ` : ''}found character that cannot start any token` };
+  }
+  return convertDocument(doc, tracker.dups, breaks.restore);
 }
 
-function convertDocument(doc: unknown, dups: Map<object, { key: string; line: number }[]>): YamlParse {
+/**
+ * In an empty document, the first line whose blanks start with a tab (0-based), or null:
+ * libyaml's scanner only skips tabs between tokens, never where a token may start a line,
+ * so such a line is an error where js-yaml sees nothing.
+ */
+function tabIndentedBlankLine(text: string): number | null {
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) if (/^ *\t/.test(lines[i]!)) return i;
+  return null;
+}
+
+function convertDocument(doc: unknown, dups: Map<object, { key: string; line: number }[]>, restore: Restore | null = null): YamlParse {
   try {
-    const conv = new Converter(dups);
+    const conv = new Converter(dups, restore);
     const value = conv.convert(doc, '', false);
     return { ok: true, value, duplicates: conv.duplicates };
   } catch (e) {

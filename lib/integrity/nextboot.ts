@@ -6,6 +6,8 @@ import { decodeMetaState, type MetaDecode } from '../store/meta.js';
 import { findCheckpoint, type PayloadReader, type Snapshot } from '../store/snapshot.js';
 import { apiPathOf, toSourceRef, type ConfigMapSource, type MetaName, type SourceRef } from '../store/types.js';
 import { statusErrorFor, type ConfigJudge, type Judgement } from './judge.js';
+import { startupReason, type StartupCheck } from './startup.js';
+import { goFileMode } from '../store/gomode.js';
 
 export const TRIAL_MS = 10 * 60 * 1000;
 
@@ -17,6 +19,8 @@ export interface LocalConfig {
   path: string | null;
   /** The judgement of that file; null when not checked. */
   judgement: Judgement | null;
+  /** The kubelet's start-up checks (flags, gates, this file); absent when not made. */
+  startup?: StartupCheck | null;
 }
 
 export interface NextBoot {
@@ -26,6 +30,8 @@ export interface NextBoot {
   statusError: string | null;
   willStart: boolean | null;
   promotesToLastKnownGood: boolean;
+  /** Start-up checks that could not be made (the kubelet's command line is not known). */
+  unchecked?: string[];
   /** What the kubelet would log about each config it tried (null when not tried / fine). */
   assignedError: string | null;
   lastKnownGoodError: string | null;
@@ -41,7 +47,7 @@ export function trialOf(snap: Snapshot): Trial | null {
   const e = snap.meta.assigned.entry;
   if (e.kind !== 'file' && e.kind !== 'symlink') return null;
   const ends = e.mtimeMs + TRIAL_MS;
-  return { inTrial: snap.takenAt.getTime() < ends, endsAt: new Date(ends).toISOString() };
+  return { inTrial: snap.takenAt.getTime() <= ends, endsAt: new Date(ends).toISOString() };
 }
 
 type Tried =
@@ -69,13 +75,20 @@ function tryCheckpoint(snap: Snapshot, reader: PayloadReader, judge: ConfigJudge
     const uidDir = snap.uids.find((u) => u.uid === s.uid);
     const blocked = snap.checkpointsDir.kind === 'unreadable' || uidDir?.listError;
     if (blocked) return { ok: 'unknown', why: `${dirRel} could not be listed (${blocked === true ? snap.checkpointsDir.error : blocked})` };
-    const other = uidDir?.others.find((o) => o.name === s.resourceVersion) ?? snap.checkpointsOthers.find((o) => o.name === s.uid);
-    if (other) return { ok: false, stage: 'load-error', error: `failed to determine whether checkpoint exists for source ${apiPathOf(s)}, UID: ${s.uid}, ResourceVersion: ${s.resourceVersion} exists, error: expected dir at "${dirAbs}", but mode is "${other.kind}"` };
+    const exists = `failed to determine whether checkpoint exists for source ${apiPathOf(s)}, UID: ${s.uid}, ResourceVersion: ${s.resourceVersion} exists, error:`;
+    const other = uidDir?.others.find((o) => o.name === s.resourceVersion);
+    if (other && other.kind === 'symlink') return { ok: 'unknown', why: `${dirRel} is a symbolic link, which kubelet-ckpt does not follow` };
+    if (other) return { ok: false, stage: 'load-error', error: `${exists} expected dir at "${dirAbs}", but mode is "${goFileMode(other.type | other.mode)}"` };
+    // The UID is a file: stat of UID/RV fails with ENOTDIR, which is not "does not exist".
+    const uidFile = snap.checkpointsOthers.find((o) => o.name === s.uid);
+    if (uidFile && uidFile.kind === 'symlink') return { ok: 'unknown', why: `checkpoints/${s.uid} is a symbolic link, which kubelet-ckpt does not follow` };
+    if (uidFile) return { ok: false, stage: 'load-error', error: `${exists} stat ${dirAbs}: not a directory` };
     return { ok: false, stage: 'load-error', error: `no checkpoint for source ${apiPathOf(s)}, UID: ${s.uid}, ResourceVersion: ${s.resourceVersion}` };
   }
   if (cp.entry.kind === 'symlink') return { ok: 'unknown', why: `${dirRel} is a symbolic link, which kubelet-ckpt does not follow` };
   const file = `${dirAbs}/${s.kubeletConfigKey}`;
-  if (!s.kubeletConfigKey) return { ok: false, stage: 'load-error', error: `failed to read kubelet config file "${dirAbs}/", error: read ${dirAbs}/: is a directory` };
+  // filepath.Join(dir, "") is dir itself.
+  if (!s.kubeletConfigKey) return { ok: false, stage: 'load-error', error: `failed to read kubelet config file "${dirAbs}", error: read ${dirAbs}: is a directory` };
   const content = reader.read(cp, s.kubeletConfigKey);
   if (!content.ok) {
     if (content.code === 'missing') {
@@ -99,9 +112,32 @@ function unreadableMeta(name: MetaName, d: Extract<MetaDecode, { state: 'unreada
   return { fails: fails || (d.code === 'symlink' && /dangling/.test(d.error)), why: `meta/${name} ${d.error}` };
 }
 
+/**
+ * fsStore.Initialize runs EnsureFile on meta/assigned, then meta/last-known-good, before
+ * anything is read: a directory, FIFO, socket or device there (lstat shows it; a symlink is
+ * judged by what it points to, elsewhere) stops Bootstrap with this error.
+ */
+function initializeError(snap: Snapshot): { name: MetaName; error: string } | null {
+  for (const name of ['assigned', 'last-known-good'] as const) {
+    const e = snap.meta[name].entry;
+    if (e.kind === 'dir' || e.kind === 'other') return { name, error: `expected regular file at "${snap.storeDir}/meta/${name}", but mode is "${goFileMode(e.type | e.mode)}"` };
+  }
+  return null;
+}
+
+/** os.ReadFile's error where the kubelet's own read of a meta file fails, else null. */
+function metaReadError(snap: Snapshot, name: MetaName, d: Extract<MetaDecode, { state: 'unreadable' }>): string | null {
+  if (!unreadableMeta(name, d).fails) return null;
+  const abs = `${snap.storeDir}/meta/${name}`;
+  return snap.meta[name].entry.kind === 'dir' ? `read ${abs}: is a directory` : `open ${abs}: no such file or directory`;
+}
+
 function localOutcome(local: LocalConfig, why: string, statusError: string | null, extra: Partial<NextBoot>): NextBoot {
   const j = local.judgement;
-  const checked = local.path === null ? 'the kubelet runs without a --config file (defaults and flags)' : j ? `local config ${local.path}` : `local config ${local.path} was not checked`;
+  const st = local.startup;
+  const checked = st && !st.unchecked.length
+    ? (local.path === null ? 'the kubelet runs without a --config file, and its defaults and flags validate' : `local config ${local.path} and the flags validate`)
+    : local.path === null ? 'the kubelet runs without a --config file (defaults and flags)' : j ? `local config ${local.path}` : `local config ${local.path} was not checked`;
   const bad = j !== null && j.stage !== 'ok';
   return {
     source: 'local',
@@ -134,6 +170,7 @@ interface Side {
 function judgeSide(snap: Snapshot, opts: PredictOptions, name: MetaName): Side {
   const d = decodeMetaState(snap.meta[name]);
   if (d.state === 'error') return { name, d, tried: null, error: d.error };
+  if (d.state === 'unreadable') return { name, d, tried: null, error: metaReadError(snap, name, d) };
   if (d.state !== 'source') return { name, d, tried: null, error: null };
   const tried = tryCheckpoint(snap, opts.reader, opts.judge, d, name);
   return { name, d, tried, error: tried.ok === false ? tried.error : null };
@@ -147,16 +184,32 @@ function judgeSide(snap: Snapshot, opts: PredictOptions, name: MetaName): Side {
  * status error, so statusError is null (the kubelet exits without reporting status).
  */
 export function predictNextBoot(snap: Snapshot, opts: PredictOptions): NextBoot {
+  const nb = decide(snap, opts);
+  // What could not be replayed (no kubelet command line): said beside the reason.
+  return { ...nb, unchecked: opts.local.startup?.unchecked ?? [] };
+}
+
+function decide(snap: Snapshot, opts: PredictOptions): NextBoot {
   const a = judgeSide(snap, opts, 'assigned');
   const l = judgeSide(snap, opts, 'last-known-good');
   const statusError = a.tried && a.tried.ok === false ? statusErrorFor(a.tried.stage) : null;
   const base = { ref: null, statusError, promotesToLastKnownGood: false, assignedError: a.error, lastKnownGoodError: l.error };
 
-  // server.go validates the local config (defaults, --config file, flags) before the
-  // controller's Bootstrap: a bad local config stops the kubelet whatever the store holds.
+  // server.go checks the flags, their gates and the local config (defaults, --config file,
+  // flags) before the controller's Bootstrap: a failure there stops the kubelet whatever the
+  // store holds, and it never reports status.
+  const st = opts.local.startup;
+  if (st && !st.ok) return { ...base, statusError: null, source: 'none', willStart: false, reason: startupReason(st) };
   const lj = opts.local.judgement;
-  if (lj && lj.stage !== 'ok') {
-    return { ...base, source: 'none', willStart: false, reason: `the local config ${opts.local.path} fails (${lj.error}): the kubelet exits before it reads the checkpoints` };
+  if (!st && lj && lj.stage !== 'ok') {
+    return { ...base, statusError: null, source: 'none', willStart: false, reason: `the local config ${opts.local.path} fails (${lj.error}): the kubelet exits before it reads the checkpoints` };
+  }
+
+  const init = initializeError(snap);
+  if (init) {
+    // Initialize stopped before it created a missing last-known-good file.
+    const lkgError = init.name === 'assigned' && l.d.state === 'missing' ? `open ${snap.storeDir}/meta/last-known-good: no such file or directory` : l.error;
+    return { ...base, lastKnownGoodError: lkgError, statusError: null, source: 'none', willStart: false, reason: `meta/${init.name} is not a regular file, so the kubelet's store initialisation fails and it will not start: ${init.error}` };
   }
 
   for (const side of [a, l]) {

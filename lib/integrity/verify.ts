@@ -317,8 +317,11 @@ export function verifyStore(snap: Snapshot, opts: VerifyOptions): VerifyReport {
   if (lkgRef && findings.some((x) => x.code === 'CHECKPOINT_MISSING' && x.ref === 'last-known-good')) {
     findings.push(f('error', 'LKG_UNUSABLE', `last-known-good ${lkgRef} is not on disk: if the assigned config fails, the kubelet will not start`, `checkpoints/${lkgRef}`, 'last-known-good'));
   }
+  const st = opts.local.startup;
   const nb = predictNextBoot(snap, { reader: opts.reader, judge: opts.judge, local: opts.local });
-  if (nb.willStart === false) findings.push(f('error', 'NEXT_BOOT_FAILS', `the kubelet will not start: ${nb.reason}`, null, 'assigned'));
+  // The kubelet exits before it reads the store: the store's own outcome does not arise.
+  if (st && !st.ok) findings.push(f('error', 'STARTUP_FAILS', `the kubelet will not start: ${nb.reason}`, null, null));
+  else if (nb.willStart === false) findings.push(f('error', 'NEXT_BOOT_FAILS', `the kubelet will not start: ${nb.reason}`, null, 'assigned'));
   findings.sort(bySeverity);
   return { ok: !findings.some((x) => x.severity === 'error'), findings };
 }

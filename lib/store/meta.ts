@@ -1,17 +1,25 @@
 // Decoding of meta/assigned and meta/last-known-good the way the kubelet decodes them
-// (codec.DecodeRemoteConfigSource): YAML or JSON, non-strict, empty = local config.
-// Error texts are the kubelet's, so `status` can quote what the kubelet would log.
+// (codec.DecodeRemoteConfigSource: the universal decoder, non-strict): JSON when the text
+// starts with `{`, else YAML read by the same go-yaml v2 / YAML 1.1 reader as payloads
+// (so a plain `yes` is a boolean, `1_000` a number, `2001-12-14` a string, and NEL/LS/PS
+// end a line), then apiVersion/kind, then the typed, case-sensitive decode of
+// SerializedNodeConfigSource. Empty = local config. Error texts are the kubelet's, so
+// `status` can quote what the kubelet would log.
 
-import * as yaml from 'js-yaml';
+import { interpret, parseDocument } from '../config/decode.js';
+import { hasJsonPrefix } from '../config/json.js';
+import { jsonKindName, type JNode } from '../config/jnode.js';
+import { KUBELET_CONFIG_GROUP, KUBELET_SCHEME_NAME } from '../config/schema.js';
+import { goQuote } from '../config/gostrconv.js';
 import type { ContentRead, MetaState } from './snapshot.js';
 import { unsafeNameReason } from './safepath.js';
 import type { ConfigMapSource } from './types.js';
 
-const GROUP_VERSION = 'kubelet.config.k8s.io/v1beta1';
 const KIND = 'SerializedNodeConfigSource';
-const SCHEME = 'k8s.io/kubernetes/pkg/kubelet/apis/config/scheme/scheme.go:32';
-/** Kinds registered in the kubelet's config scheme besides ours (decode, then fail the cast). */
-const OTHER_KINDS = new Set(['KubeletConfiguration', 'CredentialProviderConfig']);
+/** Kinds the kubelet's config scheme registers (v1beta1 and internal): they decode, then all but ours fail the cast. */
+const SCHEME_KINDS = new Set([KIND, 'KubeletConfiguration', 'CredentialProviderConfig']);
+const CAST_ERROR = 'failed to cast decoded remote config source to *k8s.io/kubernetes/pkg/kubelet/apis/kubeletconfig.SerializedNodeConfigSource';
+const NO_SUBFIELD = 'invalid NodeConfigSource, exactly one subfield must be non-nil, but all were nil, NodeConfigSource was: &v1.NodeConfigSource{ConfigMap:(*v1.ConfigMapNodeConfigSource)(nil)}';
 const FIELDS = ['kubeletConfigKey', 'name', 'namespace', 'resourceVersion', 'uid'] as const;
 type Field = (typeof FIELDS)[number];
 
@@ -45,48 +53,61 @@ export function decodeMetaState(m: MetaState): MetaDecode {
 /** Decode meta bytes. Pure. */
 export function decodeMeta(bytes: Buffer): MetaDecode {
   if (bytes.length === 0) return { state: 'empty' };
-  const text = bytes.toString('utf8');
-  const doc = parseDocument(text);
-  if ('error' in doc) return { state: 'error', error: `failed to decode, error: ${doc.error}` };
-  // An empty document reads as null, which decodes as an object without a kind.
-  const obj = doc.value ?? {};
-  if (typeof obj !== 'object' || Array.isArray(obj)) {
-    return { state: 'error', error: `failed to decode, error: couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonType(obj)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }` };
+  const format = hasJsonPrefix(bytes) ? 'json' : 'yaml';
+  const fail = (msg: string): MetaDecode => ({ state: 'error', error: `failed to decode, error: ${msg}` });
+  const doc = parseDocument(bytes, format);
+  if (!doc.ok) return fail(doc.error);
+  const gvk = interpret(doc.root);
+  if ('error' in gvk) return fail(gvk.error);
+  const original = bytes.toString('utf8');
+  if (!gvk.kind) return fail(`Object 'Kind' is missing in '${original}'`);
+  if (!gvk.version) return fail(`Object 'apiVersion' is missing in '${original}'`);
+  const registered = gvk.group === KUBELET_CONFIG_GROUP && (gvk.version === 'v1beta1' || gvk.version === '__internal') && SCHEME_KINDS.has(gvk.kind);
+  if (!registered) {
+    if (gvk.version === '__internal') return fail(`no kind ${goQuote(gvk.kind)} is registered for the internal version of group ${goQuote(gvk.group)} in scheme ${goQuote(KUBELET_SCHEME_NAME)}`);
+    return fail(`no kind ${goQuote(gvk.kind)} is registered for version ${goQuote(gvk.group ? `${gvk.group}/${gvk.version}` : gvk.version)} in scheme ${goQuote(KUBELET_SCHEME_NAME)}`);
   }
-  const o = obj as Record<string, unknown>;
-  const kind = typeof o.kind === 'string' ? o.kind : '';
-  const apiVersion = typeof o.apiVersion === 'string' ? o.apiVersion : '';
-  if (!kind) return { state: 'error', error: `failed to decode, error: Object 'Kind' is missing in '${text}'` };
-  if (!apiVersion) return { state: 'error', error: `failed to decode, error: Object 'apiVersion' is missing in '${text}'` };
-  if (apiVersion !== GROUP_VERSION || (kind !== KIND && !OTHER_KINDS.has(kind))) {
-    return { state: 'error', error: `failed to decode, error: no kind "${kind}" is registered for version "${apiVersion}" in scheme "${SCHEME}"` };
-  }
-  if (kind !== KIND) {
-    return { state: 'error', error: 'failed to cast decoded remote config source to *k8s.io/kubernetes/pkg/kubelet/apis/config.SerializedNodeConfigSource' };
-  }
-  return decodeSource(o.source, doc.format);
+  if (gvk.kind !== KIND) return { state: 'error', error: CAST_ERROR };
+  // The internal type's Source field has no json tag: the case-sensitive decoder only fills it from `Source`.
+  const typed = decodeSource(doc.root, gvk.version === '__internal' ? 'Source' : 'source');
+  if ('error' in typed) return fail(typed.error);
+  if (!typed.configMap) return { state: 'error', error: NO_SUBFIELD };
+  return sourceState(typed.configMap, format);
 }
 
-function decodeSource(source: unknown, format: 'yaml' | 'json'): MetaDecode {
-  const noSubfield = 'invalid NodeConfigSource, exactly one subfield must be non-nil, but all were nil, NodeConfigSource was: &v1.NodeConfigSource{ConfigMap:(*v1.ConfigMapNodeConfigSource)(nil)}';
-  if (source === null || source === undefined) return { state: 'error', error: noSubfield };
-  if (typeof source !== 'object' || Array.isArray(source)) {
-    return { state: 'error', error: typeError(source, 'SerializedNodeConfigSource.source', 'v1.NodeConfigSource') };
+/**
+ * encoding/json into SerializedNodeConfigSource (sigs.k8s.io/json: case-sensitive, unknown
+ * members ignored): the first type error is kept while decoding goes on; null leaves a
+ * field alone, except a pointer (configMap), which it resets; a repeated object member
+ * decodes into the same struct again.
+ */
+function decodeSource(root: JNode, sourceKey: string): { configMap: Record<Field, string> | null } | { error: string } {
+  let saved: string | null = null;
+  const typeError = (n: JNode, field: string, goType: string) => {
+    saved ??= `json: cannot unmarshal ${jsonKindName(n)} into Go struct field ${field} of type ${goType}`;
+  };
+  let cm: Record<Field, string> | null = null;
+  if (root.t !== 'obj') return { configMap: null };
+  for (const [key, source] of root.entries) {
+    if (key !== sourceKey || source.t === 'null') continue;
+    if (source.t !== 'obj') { typeError(source, `SerializedNodeConfigSource.${sourceKey}`, 'v1.NodeConfigSource'); continue; }
+    for (const [k, v] of source.entries) {
+      if (k !== 'configMap') continue;
+      if (v.t === 'null') { cm = null; continue; }
+      if (v.t !== 'obj') { typeError(v, `NodeConfigSource.${sourceKey}.configMap`, 'v1.ConfigMapNodeConfigSource'); continue; }
+      cm ??= { kubeletConfigKey: '', name: '', namespace: '', resourceVersion: '', uid: '' };
+      for (const [f, x] of v.entries) {
+        if (!(FIELDS as readonly string[]).includes(f) || x.t === 'null') continue;
+        if (x.t === 'str') cm[f as Field] = x.v;
+        else typeError(x, `ConfigMapNodeConfigSource.${sourceKey}.configMap.${f}`, 'string');
+      }
+    }
   }
-  const cm = (source as Record<string, unknown>).configMap;
-  if (cm === null || cm === undefined) return { state: 'error', error: noSubfield };
-  if (typeof cm !== 'object' || Array.isArray(cm)) {
-    return { state: 'error', error: typeError(cm, 'NodeConfigSource.source.configMap', 'v1.ConfigMapNodeConfigSource') };
-  }
-  const c = cm as Record<string, unknown>;
-  const out: Record<string, string> = {};
-  for (const f of FIELDS) {
-    const v = c[f];
-    if (v === null || v === undefined) out[f] = '';
-    else if (typeof v === 'string') out[f] = v;
-    else return { state: 'error', error: typeError(v, `ConfigMapNodeConfigSource.source.configMap.${f}`, 'string') };
-  }
-  const src = out as unknown as ConfigMapSource;
+  return saved !== null ? { error: saved } : { configMap: cm };
+}
+
+function sourceState(fields: Record<Field, string>, format: 'yaml' | 'json'): MetaDecode {
+  const src = fields as unknown as ConfigMapSource;
   const incomplete = FIELDS.filter((f) => src[f] === '');
   const unsafe: { field: Field; reason: string }[] = [];
   for (const f of ['uid', 'resourceVersion', 'kubeletConfigKey'] as const) {
@@ -94,35 +115,4 @@ function decodeSource(source: unknown, format: 'yaml' | 'json'): MetaDecode {
     if (reason) unsafe.push({ field: f, reason });
   }
   return { state: 'source', source: src, format, incomplete, unsafe };
-}
-
-function typeError(v: unknown, field: string, goType: string): string {
-  return `failed to decode, error: json: cannot unmarshal ${jsonType(v)} into Go struct field ${field} of type ${goType}`;
-}
-
-function jsonType(v: unknown): string {
-  if (v === null || v === undefined) return 'null';
-  if (Array.isArray(v)) return 'array';
-  if (typeof v === 'number') return 'number';
-  if (typeof v === 'boolean') return 'bool';
-  if (typeof v === 'string') return 'string';
-  return 'object';
-}
-
-type Parsed = { value: unknown; format: 'yaml' | 'json' } | { error: string };
-
-/** YAML (a superset of JSON); the first document only, duplicate keys keep the last value. */
-function parseDocument(text: string): Parsed {
-  const format = /^\s*[{[]/.test(text) ? 'json' : 'yaml';
-  try {
-    const docs: unknown[] = [];
-    yaml.loadAll(text, (d) => docs.push(d), { json: true });
-    return { value: docs.length ? docs[0] : null, format };
-  } catch (err) {
-    const e = err as yaml.YAMLException;
-    // go-yaml reports an error at the end of input on the last line, js-yaml one past it.
-    const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
-    const line = e.mark ? `line ${Math.max(1, Math.min(e.mark.line + 1, lines))}: ` : '';
-    return { error: `yaml: ${line}${e.reason ?? e.message}` };
-  }
 }

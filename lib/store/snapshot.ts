@@ -25,6 +25,8 @@ export interface Entry {
   readonly name: string;
   readonly kind: EntryKind;
   readonly mode: number;
+  /** The file type bits of st_mode (S_IFMT), for Go's FileMode text; 0 when missing. */
+  readonly type: number;
   readonly uid: number;
   readonly gid: number;
   readonly size: number;
@@ -94,7 +96,7 @@ export interface Snapshot {
 }
 
 const MISSING = (rel: string, name: string): Entry => ({
-  rel, name, kind: 'missing', mode: 0, uid: -1, gid: -1, size: 0, mtimeMs: 0, linkTarget: null, error: null,
+  rel, name, kind: 'missing', mode: 0, type: 0, uid: -1, gid: -1, size: 0, mtimeMs: 0, linkTarget: null, error: null,
 });
 
 function kindOf(st: fs.Stats): EntryKind {
@@ -117,7 +119,7 @@ export function statEntry(abs: string, rel: string, name: string): Entry {
         linkTarget = null;
       }
     }
-    return { rel, name, kind, mode: st.mode & 0o7777, uid: st.uid, gid: st.gid, size: st.size, mtimeMs: st.mtimeMs, linkTarget, error: null };
+    return { rel, name, kind, mode: st.mode & 0o7777, type: st.mode & fs.constants.S_IFMT, uid: st.uid, gid: st.gid, size: st.size, mtimeMs: st.mtimeMs, linkTarget, error: null };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return MISSING(rel, name);
     return { ...MISSING(rel, name), kind: 'unreadable', error: fsReason(err) };
@@ -137,7 +139,7 @@ export function statIn(dir: SafeDir, rel: string, name: string): Entry {
         linkTarget = null;
       }
     }
-    return { rel, name, kind, mode: st.mode & 0o7777, uid: st.uid, gid: st.gid, size: st.size, mtimeMs: st.mtimeMs, linkTarget, error: null };
+    return { rel, name, kind, mode: st.mode & 0o7777, type: st.mode & fs.constants.S_IFMT, uid: st.uid, gid: st.gid, size: st.size, mtimeMs: st.mtimeMs, linkTarget, error: null };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return MISSING(rel, name);
     return { ...MISSING(rel, name), kind: 'unreadable', error: fsReason(err) };

@@ -163,7 +163,12 @@ t.test('syntax errors come back as values with go-yaml wording where it is known
     ['a: "open\n', 'yaml: line 2: found unexpected end of stream'],
     ['a: 1\nb:\n\t- x\n', 'yaml: line 3: found character that cannot start any token'],
     ['a: *nowhere\n', "yaml: unknown anchor 'nowhere' referenced"],
-    ['a: [1, 2\n', 'yaml: line 2: unexpected end of the stream within a flow collection'],
+    // libyaml puts STREAM-END on a line of its own and reports parser errors at it (0-based).
+    ['a: [1, 2\n', "yaml: line 1: did not find expected ',' or ']'"],
+    ['garbage: [', 'yaml: line 1: did not find expected node content'],
+    ['a: {b: 1\n', "yaml: line 1: did not find expected ',' or '}'"],
+    ['a: [x,\n', 'yaml: line 1: did not find expected node content'],
+    ['a: ["]", \'[\'\n', "yaml: line 1: did not find expected ',' or ']'"],
   ];
   for (const [text, want] of table) t.same(parseYamlDocument(Buffer.from(text)), { ok: false, error: want }, JSON.stringify(text));
 });
@@ -183,4 +188,32 @@ t.test('goKeyOrder sorts as Go does: by UTF-8 bytes', async (t) => {
   const str = fc.array(chars, { maxLength: 6 }).map((a) => a.join(''));
   fc.assert(fc.property(str, str, (a, b) => sign(goKeyOrder(a, b)) === sign(Buffer.compare(Buffer.from(a), Buffer.from(b)))), { numRuns: 5000, seed: 42 });
   t.pass('5000 random pairs agree with Buffer.compare');
+});
+
+t.test('NEL, LS and PS are line breaks, as libyaml reads them', async (t) => {
+  const ok = (text: string) => {
+    const r = parseYamlDocument(Buffer.from(text));
+    return r.ok ? toPlain(r.value) : r.error;
+  };
+  // A plain scalar ends at the break; the next line starts at column 0.
+  t.same(ok('a: x\u2028b: z\n'), { a: 'x', b: 'z' }, 'LS ends a plain scalar and a line');
+  t.same(ok('a: x\u2029b: z\n'), { a: 'x', b: 'z' }, 'PS too');
+  t.same(ok('a: x\u0085b: z\n'), { a: 'x', b: 'z' }, 'NEL too');
+  t.same(ok('a: x  \u2028b: z\n'), { a: 'x', b: 'z' }, 'blanks before the break are not content');
+  t.same(ok('a: x # note\u2028b: z\n'), { a: 'x', b: 'z' }, 'a comment ends there too');
+  // Inside quotes NEL folds like a LF; LS and PS stay and drop the indentation after them.
+  t.same(ok("a: 'x\u2028      y'\n"), { a: 'x\u2028y' }, 'single-quoted LS kept, indentation dropped');
+  t.same(ok('a: "x\u2029  y"\n'), { a: 'x\u2029y' }, 'double-quoted PS kept');
+  t.same(ok("a: 'x\u0085  y'\n"), { a: 'x y' }, 'NEL folds to a space');
+  t.same(ok("a: 'x \u2028'\n"), { a: 'x\u2028' }, 'blanks before LS dropped, LS kept at the end');
+  t.same(ok("a: '\u2028x'\n"), { a: '\u2028x' }, 'LS first');
+  t.same(ok("a: 'x\u2028\u2028y'\n"), { a: 'x\u2028\u2028y' }, 'two LS');
+  t.same(ok('a: x\n  \u2028  y\n'), { a: 'x\u2028y' }, 'a LS on a blank line of a plain scalar is kept');
+  t.equal(ok('a: b\u2028  c: d\n'), ok('a: b\n  c: d\n'), 'errors as for a LF (line numbers count LS)');
+  t.same(ok('a: x\u3000\n'), { a: 'x\u3000' }, 'U+3000 is not a YAML blank');
+  t.same(ok('a: x\u00a0\n'), { a: 'x\u00a0' }, 'nor is U+00A0');
+  t.same(ok('k\u2028ey: 1\n'), ok('k\ney: 1\n'), 'a break inside a key splits it');
+  // A break that ends a plain scalar is not part of it: the value still resolves (YAML 1.1).
+  t.same(ok('a: true\u2028\nb: 0x1F\u2029\nc: ~\u2028\n'), { a: true, b: 31, c: null }, 'LS/PS at the end of a line ends the scalar');
+  t.same(ok('a: {b: 1}\u2028\nc: "x"\u2029\nd: [1]\u2028\n'), { a: { b: 1 }, c: 'x', d: [1] }, 'after a flow collection or a closed quote');
 });

@@ -115,7 +115,7 @@ function bootProblems(b: NextBoot, findings: readonly FindingLike[]): string[] {
   if (b.source === 'none' && b.willStart !== false) p.push('nextBoot: none but willStart is not false');
   if ((b.source === 'assigned' || b.source === 'last-known-good') && b.willStart !== true) p.push(`nextBoot: ${b.source} but willStart ${b.willStart}`);
   if (typeof b.reason !== 'string' || !b.reason) p.push('nextBoot: no reason');
-  if (b.willStart === false && !findings.some((f) => f.code === 'NEXT_BOOT_FAILS')) p.push('the kubelet will not start, but there is no NEXT_BOOT_FAILS');
+  if (b.willStart === false && !findings.some((f) => f.code === 'NEXT_BOOT_FAILS' || f.code === 'STARTUP_FAILS')) p.push('the kubelet will not start, but there is no NEXT_BOOT_FAILS or STARTUP_FAILS');
   return p;
 }
 

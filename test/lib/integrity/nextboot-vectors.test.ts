@@ -20,8 +20,6 @@ if (!fs.existsSync(file)) {
 } else {
   const vectors = JSON.parse(fs.readFileSync(file, 'utf8')) as Vector[];
   const root = t.testdir();
-  /** go-yaml's parser messages are not reproduced word for word; everything else is. */
-  const norm = (s: string | null) => (s === null ? null : s.replace(/yaml: line \d+: .*/, 'yaml: <parser error>'));
   let i = 0;
   for (const v of vectors) {
     t.test(v.name, async (t) => {
@@ -34,9 +32,9 @@ if (!fs.existsSync(file)) {
       t.equal(nb.willStart, v.kubelet.willStart, 'willStart');
       t.equal(nb.statusError, v.kubelet.statusError, 'Node.Status.Config.Error');
       const sub = (s: string | null) => (s === null ? null : s.split('<dynamic-config-dir>').join(dir));
-      t.equal(norm(nb.assignedError), norm(sub(v.kubelet.assignedError)), 'assigned error text');
+      t.equal(nb.assignedError, sub(v.kubelet.assignedError), 'assigned error text (go-yaml wording included)');
       if (v.kubelet.nextBoot !== 'none' || v.kubelet.lastKnownGoodError) {
-        t.equal(norm(nb.lastKnownGoodError), norm(sub(v.kubelet.lastKnownGoodError)), 'last-known-good error text');
+        t.equal(nb.lastKnownGoodError, sub(v.kubelet.lastKnownGoodError), 'last-known-good error text');
       }
     });
   }

@@ -110,6 +110,21 @@ t.test('a dangling meta symlink: the kubelet cannot read it', async (t) => {
   t.same(codes(r), ['META_NOT_REGULAR', 'NEXT_BOOT_FAILS']);
 });
 
+t.test('STARTUP_FAILS: the kubelet exits before it reads the store', async (t) => {
+  const dir = t.testdir();
+  writeTree(dir, base({}));
+  const snap = takeSnapshot(dir);
+  const startup = { ok: false, stage: 'flag-validate' as const, error: 'the DynamicKubeletConfig feature gate must be enabled in order to use the --dynamic-config-dir flag', subject: '--dynamic-config-dir', fix: 'add DynamicKubeletConfig=true to --feature-gates', unchecked: [] };
+  const r = verifyStore(snap, { reader: fsPayloadReader(snap), judge, local: { path: null, judgement: null, startup } });
+  t.same(r.findings, [{
+    severity: 'error', code: 'STARTUP_FAILS', path: null, ref: null,
+    message: 'the kubelet will not start: --dynamic-config-dir: the DynamicKubeletConfig feature gate must be enabled in order to use the --dynamic-config-dir flag: the kubelet exits before it reads the store (add DynamicKubeletConfig=true to --feature-gates)',
+  }], 'one error, and no NEXT_BOOT_FAILS for a store the kubelet never reads');
+  t.equal(r.ok, false);
+  const ok = verifyStore(snap, { reader: fsPayloadReader(snap), judge, local: { path: null, judgement: null, startup: { ...startup, ok: true, stage: null, error: null } } });
+  t.same(ok.findings, []);
+});
+
 t.test('PAYLOAD_INVALID names the JSON field where the kubelet uses Go names, with the real judge', async (t) => {
   const { judgeConfig } = await import('../../../lib/integrity/pipeline.js');
   const dir = t.testdir();

@@ -1,0 +1,104 @@
+// What the kubelet checks before it reads the store (cmd/kubelet/app/server.go, Run of
+// NewKubeletCommand, 1.20–1.23), in its order: parse the command line; set the feature
+// gates the flags give; ValidateKubeletFlags (--dynamic-config-dir needs the
+// DynamicKubeletConfig gate, --seccomp-default the SeccompDefault gate); load the local
+// --config file, re-apply the flags, set its gates; validate the result (defaults + flags
+// when there is no --config). Any failure there ends the process before Bootstrap: the
+// store does not matter and no status is reported. Pure: the caller reads the files.
+
+import { parseKubeletFlags } from '../config/flags.js';
+import { gateEnabled, knownGates, newGateState, setFromMap } from '../config/gates.js';
+import type { KubeletVersion } from '../config/version.js';
+import { flagValue } from '../store/proc.js';
+import type { Judgement } from './judge.js';
+import { judgeLocalConfig } from './pipeline.js';
+
+export type StartupStage = 'flags' | 'flag-gates' | 'flag-validate' | 'local-load' | 'local-validate';
+
+export interface StartupCheck {
+  /** true: the kubelet gets past these checks (as far as they could be made); false: it exits. */
+  ok: boolean;
+  /** The step that stops it (the vectors' `stoppedAt`), or null. */
+  stage: StartupStage | null;
+  /** The kubelet's own error text, or null. */
+  error: string | null;
+  /** What the failure is about, for people: the flag, the gate or the file. */
+  subject: string | null;
+  /** Advice on where to fix it, or null. */
+  fix: string | null;
+  /** Checks that could not be made (no command line known), for the reason text. */
+  unchecked: string[];
+}
+
+export interface StartupInput {
+  version: KubeletVersion;
+  /** The kubelet's argv (program name first), or null when the command line is not known. */
+  argv: readonly string[] | null;
+  /** The local --config file: its host path and the kubelet's verdict on it (judgeLocalConfig, or a read error as a load-error). */
+  config: { path: string; judgement: Judgement } | null;
+}
+
+const GATE_TEXT = 'the DynamicKubeletConfig feature gate must be enabled in order to use the --dynamic-config-dir flag';
+const SECCOMP_TEXT = 'the SeccompDefault feature gate must be enabled in order to use the --seccomp-default flag';
+/** A KubeletConfiguration with nothing set: what the kubelet starts from without --config. */
+const EMPTY_CONFIG = Buffer.from('apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n');
+
+function fail(stage: StartupStage, error: string, subject: string, fix: string | null, unchecked: string[] = []): StartupCheck {
+  return { ok: false, stage, error, subject, fix, unchecked };
+}
+
+/** The --feature-gates of the command line, every occurrence merged (later keys win). */
+function flagGates(argv: readonly string[], version: KubeletVersion): Record<string, boolean> {
+  const o = parseKubeletFlags(argv, version).overrides.find((x) => x.path === 'featureGates');
+  return (o?.value ?? {}) as Record<string, boolean>;
+}
+
+function present(argv: readonly string[], name: string): boolean {
+  return argv.slice(1).some((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+}
+
+/** The flag checks (before --config is read); null when they pass. */
+function checkFlags(argv: readonly string[], version: KubeletVersion): StartupCheck | null {
+  const parsed = parseKubeletFlags(argv, version);
+  if (parsed.errors.length) return fail('flags', parsed.errors[0]!, 'the kubelet command line', 'fix the flag in the kubelet unit or its env file');
+  const gates = flagGates(argv, version);
+  const set = setFromMap(newGateState(version), gates);
+  if (set.error) return fail('flag-gates', set.error, '--feature-gates', 'fix --feature-gates in the kubelet unit or its env file');
+  const dir = flagValue(argv, 'dynamic-config-dir');
+  if (dir !== null && dir !== '' && !gateEnabled(set.state, 'DynamicKubeletConfig')) {
+    return fail('flag-validate', GATE_TEXT, `--dynamic-config-dir (DynamicKubeletConfig is off by default on ${version})`,
+      'add DynamicKubeletConfig=true to --feature-gates on the kubelet command line (the unit\'s ExecStart or its env file); featureGates in the --config file is read too late to count');
+  }
+  if (knownGates(version).has('SeccompDefault') && present(argv, 'seccomp-default') && flagValue(argv, 'seccomp-default') !== 'false' && !gateEnabled(set.state, 'SeccompDefault')) {
+    return fail('flag-validate', SECCOMP_TEXT, '--seccomp-default', 'add SeccompDefault=true to --feature-gates on the kubelet command line');
+  }
+  return null;
+}
+
+function fromJudgement(j: Judgement, subject: string, unchecked: string[]): StartupCheck {
+  if (j.stage === 'ok') return { ok: true, stage: null, error: null, subject: null, fix: null, unchecked };
+  const stage = j.stage === 'load-error' ? 'local-load' : 'local-validate';
+  return fail(stage, j.error ?? j.stage, subject, null, unchecked);
+}
+
+/** Replay the kubelet's start-up checks. */
+export function checkStartup(input: StartupInput): StartupCheck {
+  const { version } = input;
+  const unchecked = input.argv === null ? ['the kubelet command line is not known: its flags, flag feature gates and the DynamicKubeletConfig gate were not checked'] : [];
+  if (input.argv !== null) {
+    const bad = checkFlags(input.argv, version);
+    if (bad) return bad;
+  }
+  const argv = input.argv ?? [];
+  const c = input.config;
+  if (c) return fromJudgement(c.judgement, `the local config ${c.path}`, unchecked);
+  if (input.argv === null) return { ok: true, stage: null, error: null, subject: null, fix: null, unchecked };
+  // No --config: the built-in defaults with the flags applied are validated.
+  return fromJudgement(judgeLocalConfig(EMPTY_CONFIG, '/', { version, argv }), 'the kubelet flags (no --config file)', unchecked);
+}
+
+/** One sentence for status and verify. */
+export function startupReason(s: StartupCheck): string {
+  const fix = s.fix ? ` (${s.fix})` : '';
+  return `${s.subject}: ${s.error}: the kubelet exits before it reads the store${fix}`;
+}

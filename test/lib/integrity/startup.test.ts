@@ -1,0 +1,82 @@
+// The kubelet's start-up checks before it reads the store (server.go), as a table:
+// command line (+ local config) → the step that stops it and the kubelet's text.
+import t from 'tap';
+import { checkStartup, startupReason } from '../../../lib/integrity/startup.js';
+import { judgeLocalConfig } from '../../../lib/integrity/pipeline.js';
+import type { KubeletVersion } from '../../../lib/config/version.js';
+
+const DIR = '--dynamic-config-dir=/var/lib/kubelet/dynamic-config';
+const GATE = '--feature-gates=DynamicKubeletConfig=true';
+const GATE_TEXT = 'the DynamicKubeletConfig feature gate must be enabled in order to use the --dynamic-config-dir flag';
+const MINIMAL = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
+
+function run(argv: string[] | null, opts: { version?: KubeletVersion; local?: string } = {}) {
+  const version = opts.version ?? '1.23';
+  const full = argv === null ? null : ['/usr/bin/kubelet', ...argv];
+  const config = opts.local === undefined ? null : { path: '/etc/kubelet.yaml', judgement: judgeLocalConfig(Buffer.from(opts.local), '/etc/kubelet.yaml', { version, argv: full ?? [] }) };
+  return checkStartup({ version, argv: full, config });
+}
+
+t.test('flags with no --config file: defaults + flags are validated', async (t) => {
+  const table: [string[], string | null, string | null][] = [
+    [[DIR, GATE], null, null],
+    [[DIR, GATE, '--max-pods=-3'], 'local-validate', 'invalid configuration: maxPods (--max-pods) -3 must not be a negative number'],
+    [[DIR, GATE, '--healthz-port=70000'], 'local-validate', 'invalid configuration: healthzPort (--healthz-port) 70000 must be between 1 and 65535, inclusive'],
+    [[DIR, GATE, '--healthz-port=70000', '--max-pods=-3'], 'local-validate', '[invalid configuration: healthzPort (--healthz-port) 70000 must be between 1 and 65535, inclusive, invalid configuration: maxPods (--max-pods) -3 must not be a negative number]'],
+    [[DIR, GATE, '--cpu-cfs-quota-period=50ms'], 'local-validate', 'invalid configuration: cpuCFSQuotaPeriod {50ms} requires feature gate CustomCPUCFSQuotaPeriod'],
+    [[DIR, GATE, '--cpu-cfs-quota-period=50ms', '--feature-gates=CustomCPUCFSQuotaPeriod=true'], null, null],
+    [[DIR, GATE, '--feature-gates=BogusGate=true'], 'flag-gates', 'unrecognized feature gate: BogusGate'],
+    [[DIR, '--feature-gates=DynamicKubeletConfig=true,BogusGate=false'], 'flag-gates', 'unrecognized feature gate: BogusGate'],
+    [[DIR, GATE, '--max-pods=many'], 'flags', 'invalid argument "many" for "--max-pods" flag: strconv.ParseInt: parsing "many": invalid syntax'],
+    [[DIR], 'flag-validate', GATE_TEXT],
+    [[DIR, '--feature-gates=DynamicKubeletConfig=false'], 'flag-validate', GATE_TEXT],
+    // AllAlpha sets Alpha gates only: on 1.23 DynamicKubeletConfig is Deprecated.
+    [[DIR, '--feature-gates=AllAlpha=true'], 'flag-validate', GATE_TEXT],
+    [['--max-pods=-3'], 'local-validate', 'invalid configuration: maxPods (--max-pods) -3 must not be a negative number'],
+    [[], null, null],
+  ];
+  for (const [argv, stage, error] of table) {
+    const s = run(argv);
+    t.same({ ok: s.ok, stage: s.stage, error: s.error }, { ok: stage === null, stage, error }, argv.join(' ') || '(no flags)');
+  }
+});
+
+t.test('the DynamicKubeletConfig gate: off by default on 1.22 and 1.23, on before', async (t) => {
+  for (const version of ['1.20', '1.21'] as const) t.equal(run([DIR], { version }).ok, true, `${version}: on by default`);
+  for (const version of ['1.22', '1.23'] as const) {
+    const s = run([DIR], { version });
+    t.equal(s.error, GATE_TEXT, `${version}: off by default`);
+    t.match(startupReason(s), /--feature-gates on the kubelet command line/, 'the reason says where to set it');
+    t.match(startupReason(s), new RegExp(`off by default on ${version.replace('.', '\\.')}`));
+  }
+  // ValidateKubeletFlags runs before --config is read: a gate only in featureGates does not help.
+  const s = run([DIR, '--config=/etc/kubelet.yaml'], { local: MINIMAL + 'featureGates:\n  DynamicKubeletConfig: true\n' });
+  t.equal(s.error, GATE_TEXT, 'a gate in the local config comes too late');
+  t.equal(run([DIR, GATE, '--config=/etc/kubelet.yaml'], { local: MINIMAL }).ok, true);
+  t.equal(run(['--config=/etc/kubelet.yaml'], { local: MINIMAL }).ok, true, 'no --dynamic-config-dir, no gate needed');
+});
+
+t.test('--seccomp-default needs its gate on releases that have it', async (t) => {
+  t.equal(run([DIR, GATE, '--seccomp-default']).error, 'the SeccompDefault feature gate must be enabled in order to use the --seccomp-default flag');
+  t.equal(run([DIR, GATE, '--seccomp-default', '--feature-gates=SeccompDefault=true']).ok, true);
+  t.equal(run([DIR, '--seccomp-default'], { version: '1.21' }).ok, true, '1.21 has no such gate');
+});
+
+t.test('the local --config file, with the flags over it', async (t) => {
+  t.same(run([DIR, GATE, '--config=/etc/kubelet.yaml'], { local: '' }), {
+    ok: false, stage: 'local-load', error: 'failed to load Kubelet config file /etc/kubelet.yaml, error kubelet config file "/etc/kubelet.yaml" was empty',
+    subject: 'the local config /etc/kubelet.yaml', fix: null, unchecked: [],
+  });
+  t.equal(run([DIR, GATE, '--config=/etc/kubelet.yaml'], { local: MINIMAL + 'maxPods: -1\n' }).stage, 'local-validate');
+  t.equal(run([DIR, GATE, '--config=/etc/kubelet.yaml', '--max-pods=10'], { local: MINIMAL + 'maxPods: -1\n' }).ok, true, 'a flag overrides the bad field');
+  t.equal(run([DIR, '--feature-gates=Bogus=true', '--config=/etc/kubelet.yaml'], { local: '' }).stage, 'flag-gates', 'flag gates are set before the file is read');
+});
+
+t.test('command line unknown: only the local file is checked, and that is said', async (t) => {
+  const s = run(null);
+  t.equal(s.ok, true);
+  t.match(s.unchecked, [/command line is not known/]);
+  const l = run(null, { local: MINIMAL + 'maxPods: -1\n' });
+  t.same([l.ok, l.stage], [false, 'local-validate']);
+  t.match(l.unchecked, [/not checked/]);
+});
