@@ -5,7 +5,10 @@ import type { Argv } from 'yargs';
 import { openSession, type Session } from '../lib/session.js';
 import { resolveKubeletVersion } from '../lib/kubelet-version.js';
 import { print, type Format, type TextRenderer } from '../lib/output/print.js';
+import type { Kind } from '../lib/output/document.js';
 import { colorEnabled, type Streams } from '../lib/output/streams.js';
+import { UsageError } from '../lib/errors.js';
+import { printable } from '../lib/output/sanitize.js';
 
 export interface GlobalArgs {
   dir?: string;
@@ -44,19 +47,25 @@ export function processStreams(args: Pick<GlobalArgs, 'color'>): Streams {
   };
 }
 
+/** A `warning:` (or other prefixed) line on stderr; its text may come from disk, so it is made printable. */
+export function warn(streams: Pick<Streams, 'stderr'>, text: string, prefix = 'warning'): void {
+  streams.stderr.write(`${prefix}: ${printable(text)}\n`);
+}
+
 /** Open the store the global options name; discovery steps go to stderr with -v. */
 export function session(args: GlobalArgs, streams: Streams): Session {
   const v = resolveKubeletVersion(args['kubelet-version']);
-  if (v.note && !args.quiet) streams.stderr.write(`warning: ${v.note}\n`);
+  if (v.note && !args.quiet) warn(streams, v.note);
   const s = openSession({ dir: args.dir, root: args.root, kubeletConfig: args['kubelet-config'], kubeletVersion: v.version });
   if (args.verbose) {
-    for (const step of s.discovery.steps) streams.stderr.write(`discover: ${step}\n`);
+    for (const step of s.discovery.steps) warn(streams, step, 'discover');
   }
   return s;
 }
 
-export function output<T>(result: T, text: TextRenderer<T>, args: GlobalArgs, streams: Streams): void {
-  print(result, text, streams, { format: args.output, verbose: args.verbose, quiet: args.quiet });
+/** Print a result: text through its renderer, or a JSON/YAML document of the given kind. */
+export function output<T>(result: T, text: TextRenderer<T>, args: GlobalArgs, streams: Streams, kind: Kind): void {
+  print(result, text, streams, { format: args.output, verbose: args.verbose, quiet: args.quiet, kind });
 }
 
 /** Handlers return their exit code; main sets it. */
@@ -66,4 +75,21 @@ export let setExit: ExitSetter = (code) => {
 };
 export function overrideExitSetter(f: ExitSetter): void {
   setExit = f;
+}
+
+/**
+ * A whole-number option read as typed (yargs would turn `abc` into NaN and lose it): as a
+ * yargs `coerce`, so a bad value is a usage error naming what was given (yargs passes the
+ * message on as its own; cmd/usage.ts adds the command's --help as the hint).
+ */
+export function wholeNumber(flag: string, max = Number.MAX_SAFE_INTEGER): (v: unknown) => number | undefined {
+  return (v) => {
+    if (v === undefined) return undefined;
+    const raw = Array.isArray(v) ? v[v.length - 1] : v;
+    const s = String(raw).trim();
+    if (!/^[0-9]+$/.test(s)) throw new UsageError(`${flag} ${JSON.stringify(String(raw))}: ${/^-?[0-9.e+]+$/i.test(s) && s !== '' ? 'not a whole number ≥ 0' : 'not a number'}`, null, 'INVALID_VALUE');
+    const n = Number(s);
+    if (n > max) throw new UsageError(`${flag} ${s}: at most ${max}`, null, 'INVALID_VALUE');
+    return n;
+  };
 }

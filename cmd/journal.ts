@@ -1,5 +1,5 @@
 import type { Argv } from 'yargs';
-import { output, processStreams, setExit, type GlobalArgs } from './common.js';
+import { output, processStreams, setExit, warn, type GlobalArgs } from './common.js';
 import { journalSourceOptions, type JournalSourceArgs } from './shared.js';
 
 export const command = 'journal';
@@ -47,10 +47,10 @@ export async function handler(args: Args): Promise<void> {
     progress?.update,
   );
   progress?.done();
-  for (const w of stats.warnings) streams.stderr.write(`warning: ${w}\n`);
+  for (const w of stats.warnings) warn(streams, w);
   if (stats.omitted) streams.stderr.write(`warning: kept the newest ${result.events.length} events; ${stats.omitted} older ones were dropped (narrow with --since/--uid)\n`);
   if (args.verbose) streams.stderr.write(`journal: read ${stats.bytes} bytes from ${stats.source}; ${result.events.length} events, ${result.skipped} lines skipped\n`);
-  output(result, (r) => render.renderJournalText(r, { color: streams.color, width: streams.isTTY ? streams.width : 0 }), args, streams);
+  output(result, (r) => render.renderJournalText(r, { color: streams.color, width: streams.isTTY ? streams.width : 0 }), args, streams, 'JournalReport');
   setExit(0);
 }
 

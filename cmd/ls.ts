@@ -23,6 +23,6 @@ export async function handler(args: Args): Promise<void> {
   const streams = processStreams(args);
   const s = session(args, streams);
   const { report, reader } = await verifyParallel(s, workerJudgePool(s.judgeOptions));
-  output(buildList(s.snap, reader, { uid: args.uid, verify: verifyStates(report.findings) }), renderList, args, streams);
+  output(buildList(s.snap, reader, { uid: args.uid, verify: verifyStates(report.findings) }), renderList, args, streams, 'CheckpointList');
   setExit(0);
 }

@@ -9,7 +9,7 @@ import { RefusedError, UsageError } from '../lib/errors.js';
 import type { MetaPlan, RecoveryContext, RecoveryResult } from '../lib/recovery/index.js';
 import type { Session } from '../lib/session.js';
 import type { Streams } from '../lib/output/streams.js';
-import { output, processStreams, session, setExit, type GlobalArgs } from './common.js';
+import { output, processStreams, session, setExit, warn, type GlobalArgs } from './common.js';
 
 import type { Judgement } from '../lib/integrity/judge.js';
 import type { JudgeOptions } from '../lib/integrity/pipeline.js';
@@ -172,16 +172,17 @@ export async function ask(question: string): Promise<boolean> {
 export async function confirm(preview: RecoveryResult, question: string, nothing: string, args: RecoveryArgs, streams: Streams): Promise<void> {
   const { renderConfirm } = await import('../lib/output/recovery.js');
   const { palette } = await import('../lib/output/streams.js');
-  streams.stderr.write(`${renderConfirm(preview, { p: palette(streams.color), width: streams.width, verbose: args.verbose, quiet: args.quiet })}\n`);
-  for (const w of preview.warnings) streams.stderr.write(`warning: ${w}\n`);
+  const { sanitizeDeep } = await import('../lib/output/sanitize.js');
+  streams.stderr.write(`${renderConfirm(sanitizeDeep(preview), { p: palette(streams.color), width: streams.width, verbose: args.verbose, quiet: args.quiet })}\n`);
+  for (const w of preview.warnings) warn(streams, w);
   if (!(await ask(question))) throw new RefusedError(`not confirmed: ${nothing}`, null, 'DECLINED');
 }
 
 /** Print a result; in text mode its warnings go to stderr (except those already shown before a question). */
 export async function printResult(r: RecoveryResult, args: RecoveryArgs, streams: Streams, shown: readonly string[] = []): Promise<void> {
   const { renderRecovery } = await import('../lib/output/recovery.js');
-  output(r, renderRecovery, args, streams);
-  if (args.output === 'text' && !args.quiet) for (const w of r.warnings) if (!shown.includes(w)) streams.stderr.write(`warning: ${w}\n`);
+  output(r, renderRecovery, args, streams, 'RecoveryResult');
+  if (args.output === 'text' && !args.quiet) for (const w of r.warnings) if (!shown.includes(w)) warn(streams, w);
 }
 
 /** plan → (dry run | confirm) → apply, for the commands that rewrite meta files. */
@@ -194,6 +195,8 @@ export async function runMetaCommand(args: RecoveryArgs, words: string[], plan: 
   const p = await plan(ctx);
   if (mode === 'dry-run') {
     await printResult(rec.previewMeta(p), args, streams);
+    // The plan is shown; the real run would refuse, so the dry run exits as it would (4).
+    rec.assertAllowed(p);
     return setExit(0);
   }
   rec.assertAllowed(p);

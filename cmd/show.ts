@@ -26,6 +26,6 @@ export async function handler(args: Args): Promise<void> {
   const s = session(args, streams);
   const report = buildShow(s.snap, s.reader, args.ref, { key: args.key ?? null, localConfig: s.local.path });
   if (args.raw && args.output === 'text') streams.stdout.write(report.bytes);
-  else output(report, renderShow, args, streams);
+  else output(report, renderShow, args, streams, 'ShowResult');
   setExit(0);
 }

@@ -26,7 +26,7 @@ export async function handler(args: Args): Promise<void> {
   const s = session(args, streams);
   const report = buildStatus(s, problemsOf(s));
   if (args.journal) report.journal = await journalEvidence(args, s);
-  output(report, renderStatus, args, streams);
+  output(report, renderStatus, args, streams, 'StatusReport');
   setExit(statusDegraded(report) ? 1 : 0);
 }
 

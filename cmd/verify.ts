@@ -22,6 +22,6 @@ export async function handler(args: Args): Promise<void> {
   const streams = processStreams(args);
   const s = session(args, streams);
   const report = args.refs?.length ? verifySession(s, args.refs) : await verifySessionParallel(s, workerJudgePool(s.judgeOptions));
-  output(report, renderVerify, args, streams);
+  output(report, renderVerify, args, streams, 'VerifyReport');
   setExit(report.ok ? 0 : 1);
 }

@@ -2,6 +2,8 @@
 
 import * as yaml from 'js-yaml';
 import { palette, type Palette, type Streams } from './streams.js';
+import { sanitizeDeep } from './sanitize.js';
+import { documentOf, type Kind } from './document.js';
 
 export type Format = 'text' | 'json' | 'yaml';
 export const FORMATS: readonly Format[] = ['text', 'json', 'yaml'];
@@ -30,17 +32,25 @@ export function toYaml(result: unknown): string {
   return yaml.dump(plainData, { noRefs: true, lineWidth: -1, sortKeys: false });
 }
 
+/** Fields holding text of several lines (a payload, a meta file's bytes before and after a change). */
+const BLOCK_KEYS = ['text', 'before', 'after'];
+
 export interface PrintOptions {
   format: Format;
+  /** The document's kind under json/yaml (lib/output/document.ts). */
+  kind: Kind | string;
   verbose?: boolean;
   quiet?: boolean;
 }
 
 export function print<T>(result: T, text: TextRenderer<T>, streams: Streams, opts: PrintOptions): void {
-  if (opts.format === 'json') streams.stdout.write(toJson(result));
-  else if (opts.format === 'yaml') streams.stdout.write(toYaml(result));
+  if (opts.format === 'json') streams.stdout.write(toJson(documentOf(result as object, opts.kind)));
+  else if (opts.format === 'yaml') streams.stdout.write(toYaml(documentOf(result as object, opts.kind)));
   else {
-    const out = text(result, { p: palette(streams.color), width: streams.width, verbose: !!opts.verbose, quiet: !!opts.quiet });
+    // Every string a renderer sees is already safe for a terminal (lib/output/sanitize.ts);
+    // a unified diff's lines are the diff renderer's to sanitize (exact when piped into a patch).
+    const safe = sanitizeDeep(result, { block: BLOCK_KEYS, exact: ['unified', 'bytes'] });
+    const out = text(safe, { p: palette(streams.color), width: streams.width, verbose: !!opts.verbose, quiet: !!opts.quiet });
     if (out) streams.stdout.write(out.endsWith('\n') ? out : `${out}\n`);
   }
 }

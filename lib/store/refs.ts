@@ -4,6 +4,7 @@ import path from 'node:path';
 import { EnvError, RefusedError, UsageError } from '../errors.js';
 import { decodeMetaState } from './meta.js';
 import { orderRVs } from './order.js';
+import { closest } from '../suggest.js';
 import { unsafeNameReason } from './safepath.js';
 import type { Checkpoint, Snapshot } from './snapshot.js';
 import type { ConfigMapSource, MetaName } from './types.js';
@@ -64,6 +65,9 @@ export function resolveUid(snap: Snapshot, uid: string): { uid: string; checkpoi
     throw new UsageError(`UID prefix "${uid}" is ambiguous: it matches ${hits.map((h) => h.uid).join(', ')}`, 'give more characters of the UID', 'AMBIGUOUS_REF');
   }
   const hint = uid.length < MIN_PREFIX && snap.uids.some((u) => u.uid.startsWith(uid)) ? `a UID prefix needs at least ${MIN_PREFIX} characters` : 'run `kubelet-ckpt ls` to see the checkpoints';
+  // A typo of a named ref (`lkgg`, `asigned`) says which was meant.
+  const guess = closest(uid, NAMED_REFS);
+  if (guess) throw new UsageError(`unknown ref "${uid}"; did you mean ${guess}?`, hint, 'UNKNOWN_REF');
   throw new UsageError(`unknown ref "${uid}": no checkpoint UID ${uid.length < 36 ? 'starts with' : 'is'} "${uid}"`, hint, 'UNKNOWN_REF');
 }
 
@@ -122,6 +126,10 @@ export function resolveRef(snap: Snapshot, ref: string, opts: ResolveOptions = {
   if (ref.startsWith('/') || ref.startsWith('./') || ref.startsWith('../')) {
     return { kind: 'file', ref, path: path.resolve(opts.cwd ?? process.cwd(), ref) };
   }
+  if (ref.startsWith('meta/')) {
+    const guess = closest(ref, NAMED_REFS.filter((n) => n.startsWith('meta/')));
+    throw new UsageError(`unknown ref "${ref}"${guess ? `; did you mean ${guess}?` : ''}`, 'the meta files are meta/assigned and meta/last-known-good', 'UNKNOWN_REF');
+  }
   const parts = ref.split('/');
   if (parts.length > 2) throw new UsageError(`bad ref "${ref}": expected UID/RV`, 'a file path must start with /, ./ or ../', 'UNKNOWN_REF');
   for (const p of parts) {
@@ -130,3 +138,7 @@ export function resolveRef(snap: Snapshot, ref: string, opts: ResolveOptions = {
   }
   return checkpointOf(snap, ref, parts[0]!, parts[1] ?? null, opts);
 }
+
+const NAMED_REFS = ['assigned', 'last-known-good', 'lkg', 'local', 'meta/assigned', 'meta/last-known-good'];
+
+
