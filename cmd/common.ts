@@ -2,13 +2,13 @@
 // opening a session, printing. No logic about the store lives here.
 
 import type { Argv } from 'yargs';
-import { openSession, type Session } from '../lib/session.js';
+import { openJudgeContext, openSession, type GlobalOptions, type JudgeContext, type Session } from '../lib/session.js';
 import { resolveKubeletVersion } from '../lib/kubelet-version.js';
 import { print, type Format, type TextRenderer } from '../lib/output/print.js';
 import type { Kind } from '../lib/output/document.js';
 import { colorEnabled, type Streams } from '../lib/output/streams.js';
 import { UsageError } from '../lib/errors.js';
-import { printable } from '../lib/output/sanitize.js';
+import { printableMessage } from '../lib/output/sanitize.js';
 
 export interface GlobalArgs {
   dir?: string;
@@ -49,14 +49,23 @@ export function processStreams(args: Pick<GlobalArgs, 'color'>): Streams {
 
 /** A `warning:` (or other prefixed) line on stderr; its text may come from disk, so it is made printable. */
 export function warn(streams: Pick<Streams, 'stderr'>, text: string, prefix = 'warning'): void {
-  streams.stderr.write(`${prefix}: ${printable(text)}\n`);
+  streams.stderr.write(`${prefix}: ${printableMessage(text)}\n`);
 }
 
 /** Open the store the global options name; discovery steps go to stderr with -v. */
 export function session(args: GlobalArgs, streams: Streams): Session {
+  return opened(args, streams, openSession);
+}
+
+/** The node's flags and local config for judging files, without reading (or needing) a store. */
+export function judgeContext(args: GlobalArgs, streams: Streams): JudgeContext {
+  return opened(args, streams, openJudgeContext);
+}
+
+function opened<T extends JudgeContext>(args: GlobalArgs, streams: Streams, open: (o: GlobalOptions) => T): T {
   const v = resolveKubeletVersion(args['kubelet-version']);
   if (v.note && !args.quiet) warn(streams, v.note);
-  const s = openSession({ dir: args.dir, root: args.root, kubeletConfig: args['kubelet-config'], kubeletVersion: v.version });
+  const s = open({ dir: args.dir, root: args.root, kubeletConfig: args['kubelet-config'], kubeletVersion: v.version });
   if (args.verbose) {
     for (const step of s.discovery.steps) warn(streams, step, 'discover');
   }

@@ -4,10 +4,10 @@
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { CkptError, asCkptError, EXIT } from '../lib/errors.js';
-import { usageErrorFor, type CommandModule } from './usage.js';
+import { keepStdinRef, usageErrorFor, type CommandModule } from './usage.js';
 import { errorDocument } from '../lib/output/document.js';
 import { toYaml } from '../lib/output/print.js';
-import { printable, printableBlock } from '../lib/output/sanitize.js';
+import { printableBlock, printableMessage } from '../lib/output/sanitize.js';
 import { withGlobals } from './common.js';
 import * as status from './status.js';
 import * as ls from './ls.js';
@@ -43,8 +43,8 @@ export function reportError(err: unknown, argv: readonly string[], verbose: bool
     const doc = errorDocument(e);
     process.stderr.write(format === 'json' ? `${JSON.stringify(doc)}\n` : toYaml(doc));
   } else {
-    process.stderr.write(`error: ${printable(e.message)}\n`);
-    if (e.hint) process.stderr.write(`hint: ${printable(e.hint)}\n`);
+    process.stderr.write(`error: ${printableMessage(e.message)}\n`);
+    if (e.hint) process.stderr.write(`hint: ${printableMessage(e.hint)}\n`);
     if (verbose && e.exitCode === EXIT.INTERNAL && e.stack) process.stderr.write(`${printableBlock(e.stack)}\n`);
   }
   return e.exitCode;
@@ -89,7 +89,7 @@ export function buildCli(argv: string[]) {
 export async function main(argv: string[] = hideBin(process.argv)): Promise<void> {
   const verbose = argv.includes('-v') || argv.includes('--verbose');
   try {
-    await buildCli(argv).parseAsync();
+    await buildCli(keepStdinRef(argv)).parseAsync();
   } catch (err) {
     process.exitCode = reportError(err, argv, verbose);
   }

@@ -31,6 +31,15 @@ export function commandWord(argv: readonly string[]): string | null {
   return null;
 }
 
+/** How a bare `-` (stdin) reaches a command: yargs drops it from positionals. */
+export const STDIN_REF = '<stdin>';
+
+/** `verify -`: keep a bare `-` that is not a global option's value, as STDIN_REF. */
+export function keepStdinRef(argv: readonly string[]): string[] {
+  if (commandWord(argv) !== 'verify') return [...argv];
+  return argv.map((a, i) => (a === '-' && !VALUED.has(argv[i - 1] ?? '') ? STDIN_REF : a));
+}
+
 /** Every option a command accepts (with the globals), as typed on the command line. */
 export function optionsOf(cmd: CommandModule | null): string[] {
   let y = withGlobals(yargs([]));

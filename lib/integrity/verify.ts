@@ -31,6 +31,8 @@ export interface VerifyOptions {
 export interface VerifyReport {
   ok: boolean;
   findings: Finding[];
+  /** What was judged when refs were given (as given: `assigned`, `./new.yaml`, `-`); absent for the whole store. */
+  checked?: string[];
 }
 
 const CONFIGMAP_KEY = /^[-._a-zA-Z0-9]+$/;
@@ -188,7 +190,7 @@ function isUtf8(b: Buffer): boolean {
   }
 }
 
-function judgementFindings(j: Judgement, path: string, ref: string): Finding[] {
+export function judgementFindings(j: Judgement, path: string, ref: string): Finding[] {
   const out: Finding[] = [];
   if (j.stage === 'load-error') out.push(f('error', 'PAYLOAD_DECODE', `the kubelet cannot load this config ("failed to load config"): ${j.error}`, path, ref));
   if (j.stage === 'validate-error') {

@@ -25,6 +25,18 @@ export function printableBlock(s: string): string {
   return s.replace(BLOCK_UNSAFE, escapeChar);
 }
 
+/**
+ * A message of our own that may hold text from disk (an error, a warning): made printable
+ * line by line, and every line after the first indented, so nothing in it can pose as a
+ * line of its own (`error: …` then a fake `ok: no problems found`).
+ */
+export function printableMessage(s: string): string {
+  return s
+    .split('\n')
+    .map((l, i) => (i === 0 || /^\s/.test(l) ? printable(l) : `  ${printable(l)}`))
+    .join('\n');
+}
+
 /** Whether `s` holds anything `printable` would change (fast path for the common case). */
 export function isPrintable(s: string): boolean {
   LINE_UNSAFE.lastIndex = 0;

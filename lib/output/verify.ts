@@ -7,7 +7,10 @@ import { clip } from './time.js';
 
 const RANK: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
 
+const refLabel = (ref: string) => (ref === '-' ? '- (stdin)' : ref);
+
 function groupOf(x: Finding): string {
+  if (x.ref === '-' || x.ref === 'local') return refLabel(x.ref);
   if (x.ref && /\//.test(x.ref)) return x.ref;
   if (x.path?.startsWith('meta/')) return x.path;
   if (x.ref === 'assigned' || x.ref === 'last-known-good') return `meta/${x.ref}`;
@@ -35,6 +38,7 @@ export function renderVerify(r: VerifyReport, ctx: TextContext): string {
   }
   const c = countBySeverity(r.findings);
   const summary = r.findings.length === 0 ? p.green('ok: no problems found') : `${r.ok ? p.green('ok') : p.red('FAILED')}: ${c.error} error${c.error === 1 ? '' : 's'}, ${c.warning} warning${c.warning === 1 ? '' : 's'}, ${c.info} info`;
-  lines.push(summary);
+  // Say what was judged, so an "ok" is never read as covering more than it did.
+  lines.push(r.checked ? `${summary} (checked: ${r.checked.map(refLabel).join(', ')})` : summary);
   return lines.join('\n');
 }

@@ -8,7 +8,7 @@ import type { Session } from '../session.js';
 import { encodeEmptyMeta, encodeMeta } from '../store/encode.js';
 import { decodeMeta, decodeMetaState, type MetaDecode } from '../store/meta.js';
 import { flagValue } from '../store/proc.js';
-import { payloadKey, resolveRef } from '../store/refs.js';
+import { payloadKey, resolveRef, unlistable, unlistableError } from '../store/refs.js';
 import type { Checkpoint } from '../store/snapshot.js';
 import { META_NAMES, type ConfigMapSource, type MetaName } from '../store/types.js';
 import { trialOf } from '../integrity/nextboot.js';
@@ -275,7 +275,12 @@ export function targetProblems(s: Session, t: Target): string[] {
   const src = t.source;
   const ref = `${src.uid}/${src.resourceVersion}`;
   const cp = t.checkpoint;
-  if (!cp) return [`checkpoint ${ref} is not on disk`];
+  if (!cp) {
+    // Not found because it could not be looked for: an environment error, not a missing target.
+    const why = unlistable(s.snap, src.uid);
+    if (why) throw unlistableError(why);
+    return [`checkpoint ${ref} is not on disk`];
+  }
   if (cp.entry.kind !== 'dir') return [`checkpoint ${ref} is not a directory (${cp.entry.kind})`];
   const out: string[] = [];
   if (!cp.files.some((f) => f.name === src.kubeletConfigKey)) {

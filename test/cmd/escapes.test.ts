@@ -70,8 +70,8 @@ t.test('escape bytes in names and meta fields: every text command escapes them',
     t.notMatch(r.stdout, /^[^ \n]*pwned/m, `${name}: no line starts with the hostile text`);
   }
   const ls = runCli(['--dir', dir, 'ls']);
-  t.match(ls.stdout, ` L ${UID} 1\\x0aok: no problems found `);
-  t.match(ls.stdout, `A  ${UID} 2\\x1b]0;pwned\\x07\\x1b[31m\\u202e `);
+  t.match(ls.stdout, ` L  ${UID} 1\\x0aok: no problems found `);
+  t.match(ls.stdout, `A B ${UID} 2\\x1b]0;pwned\\x07\\x1b[31m\\u202e `);
 });
 
 t.test('JSON keeps the names exactly', async (t) => {
