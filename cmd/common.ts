@@ -9,6 +9,7 @@ import type { Kind } from '../lib/output/document.js';
 import { colorEnabled, type Streams } from '../lib/output/streams.js';
 import { UsageError } from '../lib/errors.js';
 import { printableMessage } from '../lib/output/sanitize.js';
+import { shellWord } from '../lib/integrity/next-steps.js';
 
 export interface GlobalArgs {
   dir?: string;
@@ -75,6 +76,16 @@ function opened<T extends JudgeContext>(args: GlobalArgs, streams: Streams, open
 /** Print a result: text through its renderer, or a JSON/YAML document of the given kind. */
 export function output<T>(result: T, text: TextRenderer<T>, args: GlobalArgs, streams: Streams, kind: Kind): void {
   print(result, text, streams, { format: args.output, verbose: args.verbose, quiet: args.quiet, kind });
+}
+
+/** `kubelet-ckpt` with the options that chose the store, for the next steps a command prints. */
+export function commandPrefix(args: GlobalArgs): string {
+  const words = ['kubelet-ckpt'];
+  if (args.root) words.push('--root', args.root);
+  if (args.dir) words.push('--dir', args.dir);
+  if (args['kubelet-config']) words.push('--kubelet-config', args['kubelet-config']);
+  if (args['kubelet-version']) words.push('--kubelet-version', args['kubelet-version']);
+  return words.map(shellWord).join(' ');
 }
 
 /** Handlers return their exit code; main sets it. */

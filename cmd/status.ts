@@ -2,7 +2,8 @@ import type { Argv } from 'yargs';
 import { buildStatus, statusDegraded, type StatusReport } from '../lib/integrity/status.js';
 import type { Session } from '../lib/session.js';
 import { renderStatus } from '../lib/output/status.js';
-import { output, processStreams, session, setExit, type GlobalArgs } from './common.js';
+import { commandPrefix, output, processStreams, session, setExit, type GlobalArgs } from './common.js';
+import { nextSteps } from '../lib/integrity/next-steps.js';
 import { verifySession } from '../lib/integrity/run.js';
 import type { Finding } from '../lib/integrity/findings.js';
 
@@ -26,6 +27,7 @@ export async function handler(args: Args): Promise<void> {
   const s = session(args, streams);
   const report = buildStatus(s, problemsOf(s));
   if (args.journal) report.journal = await journalEvidence(args, s);
+  report.nextSteps = nextSteps(commandPrefix(args), { nextBoot: report.nextBoot, findings: report.problems, crashLoop: report.journal?.crashLoop, from: 'status' });
   output(report, renderStatus, args, streams, 'StatusReport');
   setExit(statusDegraded(report) ? 1 : 0);
 }

@@ -1,6 +1,7 @@
 import type { Argv } from 'yargs';
 import { renderVerify } from '../lib/output/verify.js';
-import { judgeContext, output, processStreams, session, setExit, type GlobalArgs } from './common.js';
+import { commandPrefix, judgeContext, output, processStreams, session, setExit, type GlobalArgs } from './common.js';
+import { nextSteps } from '../lib/integrity/next-steps.js';
 import { isFileRef, readFileRef, verifyRefs, verifySessionParallel, type FileInput } from '../lib/integrity/run.js';
 import { PAYLOAD_CAP } from '../lib/store/snapshot.js';
 import { EnvError } from '../lib/errors.js';
@@ -41,6 +42,7 @@ export async function handler(args: Args): Promise<void> {
   if (!refs.length) {
     const s = session(args, streams);
     const report = await verifySessionParallel(s, workerJudgePool(s.judgeOptions));
+    report.nextSteps = nextSteps(commandPrefix(args), { nextBoot: report.nextBoot, findings: report.findings, from: 'verify' });
     output(report, renderVerify, args, streams, 'VerifyReport');
     return setExit(report.ok ? 0 : 1);
   }
@@ -50,6 +52,7 @@ export async function handler(args: Args): Promise<void> {
   const files: FileInput[] = [];
   for (const ref of refs.filter(isFileRef)) files.push(ref === '-' ? await readStdin() : readFileRef(ref, ctx.local.path));
   const report = verifyRefs(s, ctx.judge, refs, files);
+  if (s) report.nextSteps = nextSteps(commandPrefix(args), { nextBoot: report.nextBoot, findings: report.findings, from: 'verify' });
   output(report, renderVerify, args, streams, 'VerifyReport');
   setExit(report.ok ? 0 : 1);
 }

@@ -163,7 +163,8 @@ export function verifyFiles(judge: ConfigJudge, files: readonly FileInput[]): Fi
 /** verify with refs: store refs through verifySession, files judged on their own; one report. */
 export function verifyRefs(s: Session | null, judge: ConfigJudge, refs: readonly string[], files: readonly FileInput[]): VerifyReport {
   const storeRefs = refs.filter((r) => !isFileRef(r));
-  const findings = [...(s && storeRefs.length ? verifySession(s, storeRefs).findings : []), ...verifyFiles(judge, files)];
+  const store = s && storeRefs.length ? verifySession(s, storeRefs) : null;
+  const findings = [...(store?.findings ?? []), ...verifyFiles(judge, files)];
   findings.sort(bySeverity);
-  return { ok: !findings.some((x) => x.severity === 'error'), findings, checked: [...refs] };
+  return { ok: !findings.some((x) => x.severity === 'error'), findings, checked: [...refs], ...(store?.nextBoot ? { nextBoot: store.nextBoot } : {}) };
 }

@@ -10,7 +10,8 @@ import { META_NAMES, type ConfigMapSource, type MetaName } from '../store/types.
 import { bySeverity, type Finding, type Severity } from './findings.js';
 import { checkCheckpointHash } from './hash.js';
 import type { ConfigJudge, Judgement } from './judge.js';
-import { predictNextBoot, type LocalConfig } from './nextboot.js';
+import { predictNextBoot, type LocalConfig, type NextBoot } from './nextboot.js';
+import type { NextStep } from './next-steps.js';
 
 export interface VerifyOptions {
   reader: PayloadReader;
@@ -33,6 +34,10 @@ export interface VerifyReport {
   findings: Finding[];
   /** What was judged when refs were given (as given: `assigned`, `./new.yaml`, `-`); absent for the whole store. */
   checked?: string[];
+  /** The next boot as predicted over the store (absent when only files were judged). */
+  nextBoot?: Pick<NextBoot, 'source' | 'willStart' | 'statusError'>;
+  /** The commands to run about what was found (added by the command, which knows its options). */
+  nextSteps?: NextStep[];
 }
 
 const CONFIGMAP_KEY = /^[-._a-zA-Z0-9]+$/;
@@ -297,5 +302,5 @@ export function verifyStore(snap: Snapshot, opts: VerifyOptions): VerifyReport {
   const nb = predictNextBoot(snap, { reader: opts.reader, judge: opts.judge, local: opts.local });
   if (nb.willStart === false) findings.push(f('error', 'NEXT_BOOT_FAILS', `the kubelet will not start: ${nb.reason}`, null, 'assigned'));
   findings.sort(bySeverity);
-  return { ok: !findings.some((x) => x.severity === 'error'), findings };
+  return { ok: !findings.some((x) => x.severity === 'error'), findings, nextBoot: { source: nb.source, willStart: nb.willStart, statusError: nb.statusError } };
 }

@@ -13,6 +13,8 @@ export interface TextContext {
   width: number;
   verbose: boolean;
   quiet: boolean;
+  /** stdout is a terminal: long lines are folded to `width`; off a terminal they stay whole. */
+  tty?: boolean;
 }
 
 export type TextRenderer<T> = (result: T, ctx: TextContext) => string;
@@ -50,7 +52,7 @@ export function print<T>(result: T, text: TextRenderer<T>, streams: Streams, opt
     // Every string a renderer sees is already safe for a terminal (lib/output/sanitize.ts);
     // a unified diff's lines are the diff renderer's to sanitize (exact when piped into a patch).
     const safe = sanitizeDeep(result, { block: BLOCK_KEYS, exact: ['unified', 'bytes'] });
-    const out = text(safe, { p: palette(streams.color), width: streams.width, verbose: !!opts.verbose, quiet: !!opts.quiet });
+    const out = text(safe, { p: palette(streams.color), width: streams.width, verbose: !!opts.verbose, quiet: !!opts.quiet, tty: streams.isTTY });
     if (out) streams.stdout.write(out.endsWith('\n') ? out : `${out}\n`);
   }
 }
