@@ -31,10 +31,12 @@ export interface Header {
 
 /**
  * The document for a result: `apiVersion` and `kind` first, then the result's own fields. A
- * result that already names its own kind (a shape added later) keeps it.
+ * result that already carries this apiVersion (a shape that names itself) keeps its kind; any
+ * other `kind` field of a result is the header's.
  */
 export function documentOf<T extends object>(result: T, kind: Kind | string): Header & T {
-  return { apiVersion: API_VERSION, kind, ...result };
+  const own = (result as Partial<Header>).apiVersion === API_VERSION && typeof (result as Partial<Header>).kind === 'string';
+  return { apiVersion: API_VERSION, kind, ...result, ...(own ? {} : { kind }) } as Header & T;
 }
 
 export interface ErrorDocument extends Header {

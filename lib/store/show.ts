@@ -9,7 +9,8 @@ import { resolveRef, type Resolved, type ResolveOptions } from './refs.js';
 
 export interface ShowReport {
   ref: string;
-  kind: Resolved['kind'];
+  /** What the ref named: a checkpoint, a meta file, the local config or a file (`kind` is the document's). */
+  refKind: Resolved['kind'];
   uid: string | null;
   resourceVersion: string | null;
   key: string | null;
@@ -86,7 +87,7 @@ export function buildShow(snap: Snapshot, reader: PayloadReader, ref: string, op
   const b = refBytes(snap, reader, r);
   return {
     ref,
-    kind: r.kind,
+    refKind: r.kind,
     uid: r.kind === 'checkpoint' ? r.checkpoint.uid : null,
     resourceVersion: r.kind === 'checkpoint' ? r.checkpoint.rv : null,
     key: b.key,

@@ -77,9 +77,9 @@ t.test('show: payloads, meta files, raw bytes, refs', async (t) => {
   t.equal(js.code, 0);
   t.match(js.stdout, /^\{\n {2}"kind": "KubeletConfiguration"/, 'JSON payload pretty-printed');
   const lkg = runCli(['--dir', DEMO, 'show', 'lkg', '-o', 'json']);
-  t.match(json(lkg), { kind: 'checkpoint', uid: UID, resourceVersion: '41877', key: 'kubelet', path: `checkpoints/${UID}/41877/kubelet` });
+  t.match(json(lkg), { apiVersion: 'kubelet-ckpt/v1', kind: 'ShowResult', refKind: 'checkpoint', uid: UID, resourceVersion: '41877', key: 'kubelet', path: `checkpoints/${UID}/41877/kubelet` });
   const local = runCli(['--root', DEMO_ROOT, 'show', 'local', '-o', 'json']);
-  t.match(json(local), { kind: 'local', path: path.join(DEMO_ROOT, 'var/lib/kubelet/config.yaml') });
+  t.match(json(local), { kind: 'ShowResult', refKind: 'local', path: path.join(DEMO_ROOT, 'var/lib/kubelet/config.yaml') });
 });
 
 t.test('usage errors exit 2 and name the way out', async (t) => {
