@@ -94,7 +94,7 @@ function referencedFindings(snap: Snapshot, name: MetaName, d: MetaDecode): Find
   if (cp.entry.kind !== 'dir' || !s.kubeletConfigKey) return [];
   if (!cp.files.some((x) => x.name === s.kubeletConfigKey)) {
     const other = cp.others.find((o) => o.name === s.kubeletConfigKey);
-    return [f('error', 'PAYLOAD_KEY_MISSING', `checkpoint ${ref} has no file "${s.kubeletConfigKey}" (meta/${name}'s kubeletConfigKey)${other ? `: it is ${entryKindText(other)}` : `; it has ${cp.files.map((x) => x.name).join(', ') || 'no files'}`}`, `${cp.rel}/${s.kubeletConfigKey}`, name)];
+    return [f('error', 'PAYLOAD_KEY_MISSING', `checkpoint ${ref} has no file "${s.kubeletConfigKey}" (meta/${name}'s kubeletConfigKey)${other ? `: it is ${entryKindText(other)}` : `; it has ${cp.files.map((x) => JSON.stringify(x.name)).join(', ') || 'no files'}`}`, `${cp.rel}/${s.kubeletConfigKey}`, name)];
   }
   return [];
 }

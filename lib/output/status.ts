@@ -69,6 +69,8 @@ export function renderStatus(r: StatusReport, ctx: TextContext): string {
   const target = nextBootTarget(nb);
   lines.push(row('Next boot', target ? `${p.bold(target)}: ${verdict}` : verdict));
   lines.push(...long(nb.reason));
+  // "starts" as the kubelet decides it at its config bootstrap; what fails later is not foreseen.
+  if (nb.willStart === true && !ctx.quiet) lines.push(more(p.dim('(from the files: errors at run time, e.g. a cgroupDriver the runtime rejects, are not predicted)')));
   if (nb.statusError) lines.push(more(`Node.Status.Config.Error: ${JSON.stringify(nb.statusError)}`));
   const promotion = promotionText(r);
   if (promotion) lines.push(...long(promotion));

@@ -284,7 +284,7 @@ export function targetProblems(s: Session, t: Target): string[] {
   if (cp.entry.kind !== 'dir') return [`checkpoint ${ref} is not a directory (${cp.entry.kind})`];
   const out: string[] = [];
   if (!cp.files.some((f) => f.name === src.kubeletConfigKey)) {
-    out.push(`checkpoint ${ref} has no file "${src.kubeletConfigKey}" (it has ${cp.files.map((f) => f.name).join(', ') || 'no files'})`);
+    out.push(`checkpoint ${ref} has no file "${src.kubeletConfigKey}" (it has ${cp.files.map((f) => JSON.stringify(f.name)).join(', ') || 'no files'})`);
   }
   const report = verifyStore(s.snap, { reader: s.reader, judge: s.judge, local: s.local, only: new Set([ref]) });
   for (const f of report.findings) if (f.severity === 'error' && f.ref === ref) out.push(`${f.code}: ${f.message}`);

@@ -66,14 +66,14 @@ export function refBytes(snap: Snapshot, reader: PayloadReader, r: Resolved): { 
       const cp = r.checkpoint;
       if (!r.key) {
         throw new UsageError(
-          `checkpoint ${cp.uid}/${cp.rv} has ${cp.files.length} files and none is named "kubelet": ${cp.files.map((f) => f.name).join(', ')}`,
+          `checkpoint ${cp.uid}/${cp.rv} has ${cp.files.length} files and none is named "kubelet": ${cp.files.map((f) => JSON.stringify(f.name)).join(', ')}`,
           'choose one with --key KEY',
           'KEY_REQUIRED',
         );
       }
       const c = reader.read(cp, r.key);
       if (!c.ok) {
-        if (c.code === 'missing') throw new UsageError(`checkpoint ${cp.uid}/${cp.rv} has no file "${r.key}" (it has ${cp.files.map((f) => f.name).join(', ') || 'none'})`, null, 'KEY_MISSING');
+        if (c.code === 'missing') throw new UsageError(`checkpoint ${cp.uid}/${cp.rv} has no file "${r.key}" (it has ${cp.files.map((f) => JSON.stringify(f.name)).join(', ') || 'none'})`, null, 'KEY_MISSING');
         throw new EnvError(`cannot read ${cp.rel}/${r.key}: ${c.error}`, null, 'UNREADABLE_INPUT');
       }
       if (c.truncated) throw new EnvError(`${cp.rel}/${r.key} is larger than 1 MiB (the ConfigMap limit); refusing to read it whole`, 'inspect it with other tools; `kubelet-ckpt verify` reports it', 'TOO_LARGE');

@@ -84,3 +84,20 @@ t.test('on a terminal, long reasons fold at spaces, never inside a UID', async (
   t.equal(text, `${uid}\n  error   PAYLOAD_INVALID\n          the kubelet rejects\n          ${uid}:\n          maxPods -1 must not be a negative number\nFAILED: 1 error, 0 warnings, 0 info`);
   t.notMatch(text, /…/);
 });
+
+t.test('FLAG_OVERRIDE only when the flag changes what the payload says; file names quoted', async (t) => {
+  const root = copyFixture('demo');
+  const env = path.join(root, 'var/lib/kubelet/kubeadm-flags.env');
+  fs.writeFileSync(env, fs.readFileSync(env, 'utf8').replace('--resolv-conf', '--max-pods=110 --resolv-conf'));
+  const v = json<{ findings: { code: string; ref: string; message: string }[] }>(runCli(['--root', root, 'verify', '-o', 'json']));
+  const overrides = v.findings.filter((f) => f.code === 'FLAG_OVERRIDE');
+  t.strictSame(overrides.map((f) => [f.ref, f.message]), [['5808539f-48e3-4e47-8ce6-c261c48fa1d9/42315', 'maxPods is 150 here, but the kubelet\'s --max-pods flag sets 110: the flag wins']], 'lkg and 41230 set maxPods: 110 too: no finding for them');
+  const corrupt = runCli(['--dir', path.join(STORES, 'corrupt'), 'verify']);
+  t.match(corrupt.stdout, `checkpoint ${X}/120250 has no file "kubelet" (meta/last-known-good's kubeletConfigKey); it has "other"`);
+});
+
+t.test('a prediction of "starts" says what it does not cover', async (t) => {
+  const r = runCli(['--dir', path.join(STORES, 'healthy'), 'status', '--no-journal']);
+  t.match(r.stdout, '\n                 (from the files: errors at run time, e.g. a cgroupDriver the runtime rejects, are not predicted)\n');
+  t.notMatch(runCli(['--dir', path.join(STORES, 'corrupt'), 'status', '--no-journal']).stdout, /not predicted/);
+});
