@@ -15,6 +15,7 @@ export interface GlobalArgs {
   dir?: string;
   root?: string;
   'kubelet-config'?: string;
+  'kubelet-flags'?: string;
   output: Format;
   color: boolean;
   'kubelet-version'?: string;
@@ -25,6 +26,7 @@ export interface GlobalArgs {
 export const GLOBAL_OPTIONS = {
   dir: { type: 'string', describe: "the kubelet's --dynamic-config-dir (the store is DIR/store; the store itself is accepted too)", requiresArg: true },
   root: { type: 'string', describe: "treat PATH as the node's / (a mounted node disk): discovery and default paths resolve under it", requiresArg: true },
+  'kubelet-flags': { type: 'string', describe: "the kubelet's command-line flags as one string, when they cannot be discovered (--dir on another machine): their overrides and --config apply", requiresArg: true },
   'kubelet-config': { type: 'string', describe: "the node's local --config file (for `local` refs and flag analysis); discovered when absent", requiresArg: true },
   output: { alias: 'o', choices: ['text', 'json', 'yaml'] as const, default: 'text' as const, describe: 'output format: text for people, json/yaml for scripts' },
   color: { type: 'boolean', default: true, describe: 'colour on a terminal (--no-color, NO_COLOR or a non-TTY stdout turn it off)' },
@@ -66,7 +68,7 @@ export function judgeContext(args: GlobalArgs, streams: Streams): JudgeContext {
 function opened<T extends JudgeContext>(args: GlobalArgs, streams: Streams, open: (o: GlobalOptions) => T): T {
   const v = resolveKubeletVersion(args['kubelet-version']);
   if (v.note && !args.quiet) warn(streams, v.note);
-  const s = open({ dir: args.dir, root: args.root, kubeletConfig: args['kubelet-config'], kubeletVersion: v.version });
+  const s = open({ dir: args.dir, root: args.root, kubeletConfig: args['kubelet-config'], kubeletFlags: args['kubelet-flags'], kubeletVersion: v.version });
   if (args.verbose) {
     for (const step of s.discovery.steps) warn(streams, step, 'discover');
   }
@@ -84,6 +86,7 @@ export function commandPrefix(args: GlobalArgs): string {
   if (args.root) words.push('--root', args.root);
   if (args.dir) words.push('--dir', args.dir);
   if (args['kubelet-config']) words.push('--kubelet-config', args['kubelet-config']);
+  if (args['kubelet-flags'] !== undefined) words.push('--kubelet-flags', args['kubelet-flags']);
   if (args['kubelet-version']) words.push('--kubelet-version', args['kubelet-version']);
   return words.map(shellWord).join(' ');
 }

@@ -15,6 +15,8 @@ export interface GlobalOptions {
   dir?: string | undefined;
   root?: string | undefined;
   kubeletConfig?: string | undefined;
+  /** --kubelet-flags: the kubelet's flags, when they cannot be discovered. */
+  kubeletFlags?: string | undefined;
   /** Already resolved from `auto` by the caller. */
   kubeletVersion: KubeletVersion;
   now?: Date | undefined;
@@ -94,13 +96,13 @@ function judgeContext(opts: GlobalOptions, discovery: Discovery): JudgeContext {
 /** For judging files (`verify ./new.yaml`) where no store is found: the node's flags, if any, still apply. */
 export function openJudgeContext(opts: GlobalOptions): JudgeContext {
   const root = opts.root ? checkRoot(opts.root) : '/';
-  return judgeContext(opts, discover({ root, dir: opts.dir }));
+  return judgeContext(opts, discover({ root, dir: opts.dir, flags: opts.kubeletFlags }));
 }
 
 /** Resolve the store and read it. Throws EnvError (exit 3) when it cannot be found or read. */
 export function openSession(opts: GlobalOptions): Session {
   const root = opts.root ? checkRoot(opts.root) : '/';
-  const discovery = discover({ root, dir: opts.dir });
+  const discovery = discover({ root, dir: opts.dir, flags: opts.kubeletFlags });
   const dir = requireStoreDir(discovery);
   const snap = takeSnapshot(dir, { now: opts.now });
   return { snap, reader: fsPayloadReader(snap), ...judgeContext(opts, discovery) };

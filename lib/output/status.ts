@@ -76,7 +76,7 @@ export function renderStatus(r: StatusReport, ctx: TextContext): string {
   if (promotion) lines.push(...long(promotion));
   if (!r.kubeletCommandLine) {
     lines.push(row('Flags', p.yellow('not applied')));
-    lines.push(...long("the kubelet's command line was not found (no running kubelet, no unit naming this store), so no flag overrides were checked; run on the node, or give --root for its mounted disk"));
+    lines.push(...long("the kubelet's command line was not found (no running kubelet, no unit naming this store), so no flag overrides were checked; run on the node, give --root for its mounted disk, or give them with --kubelet-flags='--max-pods=110 …'"));
   }
   lines.push(row('Checkpoints', String(r.checkpoints)));
   const c = countBySeverity(r.problems);

@@ -21,7 +21,7 @@ t.test('status: fell back → diff lkg, rollback --dry-run, verify', async (t) =
     tail,
     [
       'Flags            not applied',
-      "                 the kubelet's command line was not found (no running kubelet, no unit naming this store), so no flag overrides were checked; run on the node, or give --root for its mounted disk",
+      "                 the kubelet's command line was not found (no running kubelet, no unit naming this store), so no flag overrides were checked; run on the node, give --root for its mounted disk, or give them with --kubelet-flags='--max-pods=110 …'",
       'Checkpoints      2',
       'Problems         1 error (see `kubelet-ckpt verify`)',
       '',
@@ -94,6 +94,16 @@ t.test('FLAG_OVERRIDE only when the flag changes what the payload says; file nam
   t.strictSame(overrides.map((f) => [f.ref, f.message]), [['5808539f-48e3-4e47-8ce6-c261c48fa1d9/42315', 'maxPods is 150 here, but the kubelet\'s --max-pods flag sets 110: the flag wins']], 'lkg and 41230 set maxPods: 110 too: no finding for them');
   const corrupt = runCli(['--dir', path.join(STORES, 'corrupt'), 'verify']);
   t.match(corrupt.stdout, `checkpoint ${X}/120250 has no file "kubelet" (meta/last-known-good's kubeletConfigKey); it has "other"`);
+});
+
+t.test('--kubelet-flags: the flags given apply when none can be discovered', async (t) => {
+  const dir = path.join(repoRoot, 'fixtures/demo/var/lib/kubelet/dynamic-config');
+  const v = runCli(['--dir', dir, '--kubelet-flags=--max-pods=110 --feature-gates=DynamicKubeletConfig=true', 'verify']);
+  t.equal(v.stdout, "5808539f-48e3-4e47-8ce6-c261c48fa1d9/42315\n  info    FLAG_OVERRIDE\n          maxPods is 150 here, but the kubelet's --max-pods flag sets 110: the flag wins\nok: 0 errors, 0 warnings, 1 info\n");
+  t.equal(v.code, 0);
+  const s = runCli(['--dir', dir, '--kubelet-flags=--max-pods=110', 'status', '--no-journal']);
+  t.notMatch(s.stdout, /Flags/);
+  t.equal(json<{ kubeletCommandLine: string }>(runCli(['--dir', dir, '--kubelet-flags=--max-pods=110', 'status', '--no-journal', '-o', 'json'])).kubeletCommandLine, '--kubelet-flags');
 });
 
 t.test('a prediction of "starts" says what it does not cover', async (t) => {
