@@ -75,9 +75,9 @@ function opened<T extends JudgeContext>(args: GlobalArgs, streams: Streams, open
   return s;
 }
 
-/** Print a result: text through its renderer, or a JSON/YAML document of the given kind. */
-export function output<T>(result: T, text: TextRenderer<T>, args: GlobalArgs, streams: Streams, kind: Kind): void {
-  print(result, text, streams, { format: args.output, verbose: args.verbose, quiet: args.quiet, kind });
+/** Print a result: text through its renderer, or a JSON/YAML document of the given kind (`compact`: JSON on one line). */
+export function output<T>(result: T, text: TextRenderer<T>, args: GlobalArgs, streams: Streams, kind: Kind, compact = false): void {
+  print(result, text, streams, { format: args.output, verbose: args.verbose, quiet: args.quiet, kind, compact });
 }
 
 /** `kubelet-ckpt` with the options that chose the store, for the next steps a command prints. */

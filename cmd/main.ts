@@ -18,11 +18,12 @@ import * as reset from './reset.js';
 import * as rollback from './rollback.js';
 import * as undo from './undo.js';
 import * as prune from './prune.js';
+import * as clean from './clean.js';
 import * as journal from './journal.js';
 import * as tui from './tui.js';
-import { install as installCompletion } from './completion.js';
+import * as completion from './completion.js';
 
-export const COMMANDS = [status, ls, show, verify, diff, journal, reset, rollback, undo, prune, tui];
+export const COMMANDS = [status, ls, show, verify, diff, journal, reset, rollback, undo, prune, clean, tui, completion];
 
 /** The output format, read from raw argv so that even a parse failure honours -o json. */
 export function rawFormat(argv: readonly string[]): string {
@@ -83,7 +84,7 @@ export function buildCli(argv: string[]) {
     });
   for (const c of COMMANDS) cli = cli.command(c as never);
   skipHelpCache(cli);
-  return installCompletion(cli);
+  return completion.install(cli, argv);
 }
 
 export async function main(argv: string[] = hideBin(process.argv)): Promise<void> {

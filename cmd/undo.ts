@@ -1,9 +1,9 @@
 import type { Argv } from 'yargs';
 import { output, processStreams, session, setExit, type GlobalArgs } from './common.js';
-import { recoveryOptions, runMetaCommand, type RecoveryArgs } from './shared.js';
+import { commandLineOf, confirm, modeOf, printResult, recoveryContext, recoveryOptions, runMetaCommand, type RecoveryArgs } from './shared.js';
 
 export const command = 'undo [id]';
-export const describe = 'restore the meta files from the latest backup (or backup ID) made by reset, rollback or undo; --list shows them';
+export const describe = 'restore the meta files from the latest backup (or backup ID) made by reset, rollback or undo, or put back the leftovers clean moved away; --list shows them';
 
 interface Args extends RecoveryArgs {
   id?: string;
@@ -30,6 +30,30 @@ export async function handler(args: Args): Promise<void> {
     output({ backups }, renderBackups, args, streams, 'BackupList');
     return setExit(0);
   }
+  if (await undoClean(args)) return;
   const { planUndo } = await import('../lib/recovery/index.js');
   await runMetaCommand(args, ['undo', args.id ?? ''], (ctx) => planUndo(ctx, { id: args.id ?? null, force: args.force, restartKubelet: args['restart-kubelet'] }));
+}
+
+/** A backup made by `clean` holds leftovers, not meta files: move them back. False for other backups. */
+async function undoClean(args: Args): Promise<boolean> {
+  const mode = modeOf(args);
+  const streams = processStreams(args);
+  const s = session(args, streams);
+  const rec = await import('../lib/recovery/index.js');
+  const b = rec.loadBackup(s.snap.dynamicConfigDir, args.id ?? null);
+  const moved = rec.movedOf(b.manifest);
+  if (!moved) return false;
+  const ctx = await recoveryContext(args, s, commandLineOf(['undo', b.manifest.id], args));
+  const plan = rec.planUnclean(ctx, { id: b.manifest.id, path: b.path }, moved, { force: args.force, restartKubelet: args['restart-kubelet'] });
+  if (mode === 'dry-run') {
+    await printResult(rec.previewUnclean(plan), args, streams);
+    setExit(plan.refusals.length ? 4 : 0);
+    return true;
+  }
+  if (plan.refusals.length) throw plan.refusals[0];
+  if (mode === 'ask' && plan.moves.length) await confirm(rec.previewUnclean(plan), 'Put these back? [y/N] ', 'nothing was moved', args, streams);
+  await printResult(await rec.applyUnclean(ctx, plan), args, streams);
+  setExit(0);
+  return true;
 }

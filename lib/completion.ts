@@ -1,23 +1,136 @@
-// Ref candidates for shell completion, read from the store without failing:
-// a completion must never print an error into the user's command line.
+// Shell completion: the scripts for bash, zsh and fish, and the candidates for the word
+// being typed. The scripts ask the tool itself (yargs' --get-yargs-completions) and read a
+// first line of `:files` or `:dirs` as "let the shell complete a path"; everything else is a
+// list of words. Candidates are read from the store without failing: a completion must
+// never print an error into the user's command line.
 
 import { discover } from './store/discover.js';
 import { takeSnapshot } from './store/snapshot.js';
 
+export const SHELLS = ['bash', 'zsh', 'fish'] as const;
+export type Shell = (typeof SHELLS)[number];
+
 export const FIXED_REFS = ['assigned', 'last-known-good', 'lkg', 'local', 'meta/assigned', 'meta/last-known-good'];
 
-export function refCandidates(opts: { dir?: string | undefined; root?: string | undefined }): string[] {
+/** Commands whose positional arguments are refs. */
+const REF_COMMANDS = new Set(['show', 'diff', 'verify', 'export', 'migrate']);
+/** Options whose value is a ref, a file, a directory or a UID. */
+const REF_OPTIONS = new Set(['--to']);
+const FILE_OPTIONS = new Set(['--file', '--kubelet-config', '--kubeconfig', '--out', '--kubeadm-config', '--journal']);
+const DIR_OPTIONS = new Set(['--root', '--dir', '--journal-dir', '--textfile-dir']);
+const UID_OPTIONS = new Set(['--uid']);
+
+export const FILES_DIRECTIVE = ':files';
+export const DIRS_DIRECTIVE = ':dirs';
+
+interface StoreWhere {
+  dir?: string | undefined;
+  root?: string | undefined;
+}
+
+/** UIDs and UID/RVs of the store the typed --dir/--root (or discovery) names; [] on any failure. */
+function storeNames(where: StoreWhere): { uids: string[]; checkpoints: string[] } {
   try {
-    const dir = opts.dir ?? discover({ root: opts.root ?? '/' }).dir;
-    if (!dir) return FIXED_REFS;
+    const dir = where.dir ?? discover({ root: where.root ?? '/' }).dir;
+    if (!dir) return { uids: [], checkpoints: [] };
     const snap = takeSnapshot(dir);
-    const refs = [...FIXED_REFS];
-    for (const u of snap.uids) {
-      refs.push(u.uid);
-      for (const c of u.checkpoints) refs.push(`${u.uid}/${c.rv}`);
-    }
-    return refs;
+    return { uids: snap.uids.map((u) => u.uid), checkpoints: snap.uids.flatMap((u) => u.checkpoints.map((c) => `${u.uid}/${c.rv}`)) };
   } catch {
-    return FIXED_REFS;
+    return { uids: [], checkpoints: [] };
   }
+}
+
+export function refCandidates(where: StoreWhere): string[] {
+  const { uids, checkpoints } = storeNames(where);
+  return [...FIXED_REFS, ...uids, ...checkpoints];
+}
+
+export interface CompletionRequest {
+  /** The words typed so far, the program name first and the word being completed last. */
+  words: readonly string[];
+  /** yargs' own candidates (commands, options, choices). */
+  defaults: readonly string[];
+  where: StoreWhere;
+}
+
+/** What to offer for the last word: a list of words, or a directive for the shell. */
+export function completeWords(req: CompletionRequest): string[] {
+  const words = req.words;
+  const current = words[words.length - 1] ?? '';
+  const prev = words[words.length - 2] ?? '';
+  if (FILE_OPTIONS.has(prev)) return [FILES_DIRECTIVE];
+  if (DIR_OPTIONS.has(prev)) return [DIRS_DIRECTIVE];
+  const starts = (s: string) => s.startsWith(current);
+  if (UID_OPTIONS.has(prev)) return storeNames(req.where).uids.filter(starts);
+  if (REF_OPTIONS.has(prev)) return refCandidates(req.where).filter(starts);
+  const refCommand = words.slice(1, -1).some((w) => REF_COMMANDS.has(w));
+  if (refCommand && !current.startsWith('-')) {
+    return [...req.defaults, ...refCandidates(req.where).filter(starts)];
+  }
+  return [...req.defaults];
+}
+
+/** The script a shell sources; `program` is the name the user types. */
+export function completionScript(shell: Shell, program = 'kubelet-ckpt'): string {
+  const fn = `_${program.replace(/[^A-Za-z0-9_]/g, '_')}_complete`;
+  // SHELL=bash makes yargs print bare words (no zsh/fish descriptions) for every shell.
+  const ask = 'SHELL=/bin/bash';
+  switch (shell) {
+    case 'bash':
+      return `# ${program} completion for bash: source <(${program} completion bash)
+${fn}() {
+  local cur=\${COMP_WORDS[COMP_CWORD]} out
+  local IFS=$'\\n'
+  out=$(${ask} "\${COMP_WORDS[0]}" --get-yargs-completions "\${COMP_WORDS[@]:0:COMP_CWORD+1}" 2>/dev/null)
+  case $out in
+    ${FILES_DIRECTIVE}) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
+    ${DIRS_DIRECTIVE}) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- "$cur")) ;;
+    *) COMPREPLY=($(compgen -W "$out" -- "$cur")) ;;
+  esac
+}
+complete -F ${fn} ${program}
+`;
+    case 'zsh':
+      return `#compdef ${program}
+# ${program} completion for zsh: source <(${program} completion zsh) after compinit,
+# or save it as _${program} in a directory of $fpath.
+${fn}() {
+  local -a reply
+  local IFS=$'\\n'
+  reply=($(${ask} \${words[1]} --get-yargs-completions "\${(@)words[1,CURRENT]}" 2>/dev/null))
+  case \${reply[1]} in
+    ${FILES_DIRECTIVE}) _files ;;
+    ${DIRS_DIRECTIVE}) _files -/ ;;
+    *) compadd -a reply ;;
+  esac
+}
+if [[ "\${zsh_eval_context[-1]}" == loadautofunc ]]; then
+  ${fn} "$@"
+else
+  compdef ${fn} ${program}
+fi
+`;
+    case 'fish':
+      return `# ${program} completion for fish: ${program} completion fish > ~/.config/fish/completions/${program}.fish
+function __${fn}
+    set -l words (commandline -opc) (commandline -ct)
+    set -l out (env ${ask} $words[1] --get-yargs-completions $words 2>/dev/null)
+    switch "$out[1]"
+        case ${FILES_DIRECTIVE}
+            __fish_complete_path (commandline -ct)
+        case ${DIRS_DIRECTIVE}
+            __fish_complete_directories (commandline -ct)
+        case '*'
+            printf '%s\\n' $out
+    end
+end
+complete -c ${program} -f -a '(__${fn})'
+`;
+  }
+}
+
+/** The shell $SHELL names, else bash. */
+export function shellFromEnv(envShell: string | undefined): Shell {
+  const base = (envShell ?? '').split('/').pop() ?? '';
+  return (SHELLS as readonly string[]).includes(base) ? (base as Shell) : 'bash';
 }

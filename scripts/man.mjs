@@ -27,4 +27,14 @@ for (const md of fs.readdirSync(manDir).filter((f) => f.endsWith('.md')).sort())
     }
   } else fs.writeFileSync(out, roff);
 }
+// package.json's "man" lists every page, so `man kubelet-ckpt` works after a global install.
+const pages = fs.readdirSync(manDir).filter((f) => /\.\d$/.test(f)).sort().map((f) => `man/${f}`);
+if (JSON.stringify(pkg.man) !== JSON.stringify(pages)) {
+  if (check) {
+    console.error('out of date: the "man" field of package.json (run npm run man)');
+    stale++;
+  } else {
+    fs.writeFileSync(path.join(root, 'package.json'), `${JSON.stringify({ ...pkg, man: pages }, null, 2)}\n`);
+  }
+}
 process.exitCode = stale ? 1 : 0;

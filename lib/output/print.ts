@@ -25,8 +25,8 @@ function jsonReplacer(_key: string, value: unknown): unknown {
   return value;
 }
 
-export function toJson(result: unknown): string {
-  return `${JSON.stringify(result, jsonReplacer, 2)}\n`;
+export function toJson(result: unknown, compact = false): string {
+  return `${JSON.stringify(result, jsonReplacer, compact ? undefined : 2)}\n`;
 }
 
 export function toYaml(result: unknown): string {
@@ -43,10 +43,12 @@ export interface PrintOptions {
   kind: Kind | string;
   verbose?: boolean;
   quiet?: boolean;
+  /** JSON on one line (a stream of documents, e.g. `status --watch -o json`). */
+  compact?: boolean;
 }
 
 export function print<T>(result: T, text: TextRenderer<T>, streams: Streams, opts: PrintOptions): void {
-  if (opts.format === 'json') streams.stdout.write(toJson(documentOf(result as object, opts.kind)));
+  if (opts.format === 'json') streams.stdout.write(toJson(documentOf(result as object, opts.kind), opts.compact));
   else if (opts.format === 'yaml') streams.stdout.write(toYaml(documentOf(result as object, opts.kind)));
   else {
     // Every string a renderer sees is already safe for a terminal (lib/output/sanitize.ts);

@@ -46,45 +46,52 @@ export function renderConfirm(r: RecoveryResult, ctx: TextContext): string {
 }
 
 export function renderRecovery(r: RecoveryResult, ctx: TextContext): string {
-  if (r.freedBytes !== undefined) return renderPrune(r, ctx);
+  if (r.freedBytes !== undefined || (r.changes.length && isPrune(r.changes[0]!))) return renderPrune(r, ctx);
   const { p } = ctx;
   const lines: string[] = [];
   if (!r.changes.length) {
-    lines.push(`${r.command}: nothing to do, the meta files already hold that`);
+    lines.push(`${r.command}: nothing to do, ${r.restored ? `what backup ${r.restored} holds is already in place` : 'the meta files already hold that'}`);
     return lines.join('\n');
   }
   lines.push(r.dryRun ? `${r.command}: ${p.yellow('dry run')}, nothing written` : `${r.command}: ${p.green('done')}`);
   if (r.restored) lines.push(`restoring backup ${r.restored}`);
   lines.push(...metaSummary(r, ctx));
   if (r.dryRun) lines.push(...exactBytes(r), ...refusals(r, ctx));
-  if (r.backup) {
-    // <dynamic-config-dir>/.kubelet-ckpt/backups/<id>
-    const parts = r.backup.split('/');
-    const id = parts[parts.length - 1];
-    lines.push(`backup  ${r.backup}`, `undo    kubelet-ckpt --dir ${parts.slice(0, -3).join('/') || '/'} undo ${id}`);
-  }
-  if (r.kubelet) lines.push(`kubelet ${r.kubelet.stopped ? 'stopped' : 'not stopped'}, ${r.kubelet.started ? 'started' : 'not started'}; systemctl is-active kubelet: ${r.kubelet.active ?? '-'}`);
+  lines.push(...backupLines(r), ...kubeletLine(r));
   return lines.join('\n');
 }
 
+/** Where the backup is and the undo command that restores it. */
+function backupLines(r: RecoveryResult): string[] {
+  if (!r.backup) return [];
+  // <dynamic-config-dir>/.kubelet-ckpt/backups/<id>
+  const parts = r.backup.split('/');
+  const id = parts[parts.length - 1];
+  return [`backup  ${r.backup}`, `undo    kubelet-ckpt --dir ${parts.slice(0, -3).join('/') || '/'} undo ${id}`];
+}
+
+function kubeletLine(r: RecoveryResult): string[] {
+  return r.kubelet ? [`kubelet ${r.kubelet.stopped ? 'stopped' : 'not stopped'}, ${r.kubelet.started ? 'started' : 'not started'}; systemctl is-active kubelet: ${r.kubelet.active ?? '-'}`] : [];
+}
+
+/** prune and clean remove entries; undo of a clean moves them back (`restored`). */
 function renderPrune(r: RecoveryResult, ctx: TextContext): string {
   const { p } = ctx;
   const items = r.changes as PruneChange[];
-  const lines: string[] = [r.dryRun ? `${r.command}: ${p.yellow('dry run')}, nothing removed` : `${r.command}: ${p.green('done')}`];
+  const lines: string[] = [r.dryRun ? `${r.command}: ${p.yellow('dry run')}, nothing ${r.restored ? 'moved' : 'removed'}` : `${r.command}: ${p.green('done')}`];
   if (!items.length) {
-    lines.push('nothing to prune: every checkpoint is referenced or kept');
+    lines.push(r.restored ? `nothing to put back: backup ${r.restored} holds no leftovers any more` : /^clean\b/.test(r.command) ? 'nothing to remove: no leftovers of interrupted writes' : 'nothing to prune: every checkpoint is referenced or kept');
     return lines.join('\n');
   }
-  const verb = r.dryRun ? 'would remove' : 'removed';
+  const verb = r.restored ? (r.dryRun ? 'would put back' : 'put back') : r.dryRun ? 'would remove' : 'removed';
   for (const c of items) {
-    const what = c.kind === 'checkpoint' ? `${c.files.length} file${c.files.length === 1 ? '' : 's'}, ${humanBytes(c.bytes)}` : c.kind === 'leftover' ? 'left over by an interrupted prune' : 'empty UID directory';
+    const what = c.note ?? (c.kind === 'checkpoint' ? `${c.files.length} file${c.files.length === 1 ? '' : 's'}, ${humanBytes(c.bytes)}` : c.kind === 'leftover' ? 'left over by an interrupted prune' : 'empty UID directory');
     lines.push(`${verb} ${c.path}  ${p.dim(`(${what})`)}`);
   }
   const n = items.filter((c) => c.kind === 'checkpoint').length;
-  lines.push(`${r.dryRun ? 'would free' : 'freed'} ${humanBytes(r.freedBytes ?? 0)} (${r.freedBytes} bytes) in ${n} checkpoint${n === 1 ? '' : 's'}`);
-  lines.push(...refusals(r, ctx));
-  if (r.kubelet) lines.push(`kubelet ${r.kubelet.stopped ? 'stopped' : 'not stopped'}, ${r.kubelet.started ? 'started' : 'not started'}; systemctl is-active kubelet: ${r.kubelet.active ?? '-'}`);
-  if (r.dryRun) lines.push('pass --yes to remove them');
+  if (r.freedBytes !== undefined) lines.push(`${r.dryRun ? 'would free' : 'freed'} ${humanBytes(r.freedBytes)} (${r.freedBytes} bytes)${n ? ` in ${n} checkpoint${n === 1 ? '' : 's'}` : ''}`);
+  lines.push(...refusals(r, ctx), ...backupLines(r), ...kubeletLine(r));
+  if (r.dryRun && !r.restored) lines.push('pass --yes to remove them');
   return lines.join('\n');
 }
 

@@ -7,3 +7,5 @@ export { planPrune, applyPrune, previewPrune, type PrunePlan, type PruneRequest 
 export { previewMeta, type RecoveryResult, type MetaChange, type PruneChange } from './result.js';
 export { listBackups, backupId, type BackupSummary } from './backup.js';
 export { faultHook, parseFault, STEPS, type Step, type StepHook } from './steps.js';
+export { planClean, applyClean, previewClean, planUnclean, applyUnclean, previewUnclean, movedOf, type CleanPlan, type UncleanPlan } from './clean.js';
+export { loadBackup } from './backup.js';

@@ -29,6 +29,8 @@ export interface PruneChange {
   kind: 'checkpoint' | 'leftover' | 'uid-dir';
   files: string[];
   bytes: number;
+  /** For people, when the kind alone does not say it (clean: who left the leftover). */
+  note?: string;
 }
 
 export interface RecoveryResult {

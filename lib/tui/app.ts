@@ -10,12 +10,12 @@ import type { Widgets } from 'blessed';
 import { asCkptError } from '../errors.js';
 import type { Session } from '../session.js';
 import { confirmDialog, line, menuDialog, messageDialog, renderDialog, type Dialog, type Line } from './dialog.js';
-import { bindingsFor, helpLines, lookup, normaliseKey, type Binding } from './keys.js';
+import { KEYS, bindingsFor, helpLines, lookup, normaliseKey, type Binding } from './keys.js';
 import { Model, TABS, type JournalSource } from './model.js';
 import { plan, resultLines, type RecoveryEnv, type Request } from './recovery.js';
 import { resolveTerm, type TermEntry } from './terminfo.js';
-import { fit, painter, printable, type Painter } from './text.js';
-import { HEADER_ROWS, MIN_COLS, MIN_ROWS, footerLine, headerLines, listLines, listWidth, paintLines, tabBar, tabContent, tooSmallLines } from './views.js';
+import { fit, painter, printable, untag, type Painter } from './text.js';
+import { MIN_COLS, MIN_ROWS, footerLine, searchFooter, headerLines, listLines, listWidth, paintLines, tabBar, tabContent, tooSmallLines } from './views.js';
 
 export interface TuiOptions {
   session: Session;
@@ -100,6 +100,10 @@ class Ui {
   private small: Widgets.BoxElement;
   private dialog: Dialog | null = null;
   private prompt: string | null = null;
+  /** The search being typed (`/` in a tab); null when not typing. */
+  private searchPrompt: string | null = null;
+  /** Lines of the tab that hold the searched text, and which of them was jumped to. */
+  private matches: { key: string; at: number[]; current: number } | null = null;
   private notice: string | null = null;
   private busy = false;
   private cache: { key: string; lines: string[] } | null = null;
@@ -244,27 +248,31 @@ class Ui {
     }
     this.small.hide();
     const lw = listWidth(cols);
-    const bodyH = rows - HEADER_ROWS - 1;
     const cw = cols - lw - 1;
-    const ch = bodyH - 1;
-    this.contentHeight = ch;
     // The tab first: drawing it may find the selection gone from disk, which the header shows.
     const lines = this.contentLines(cw);
     const now = new Date();
     const header = headerLines(this.m, cols, p, now);
     if (this.notice) header[0] = p.paint(fit(printable(this.notice), cols), 'bold');
-    this.place(this.header, 0, 0, cols, HEADER_ROWS, header);
-    this.place(this.list, HEADER_ROWS, 0, lw, bodyH, listLines(this.m, lw, bodyH, p));
+    const top = header.length;
+    const bodyH = rows - top - 1;
+    const ch = bodyH - 1;
+    this.contentHeight = ch;
+    this.place(this.header, 0, 0, cols, top, header);
+    this.place(this.list, top, 0, lw, bodyH, listLines(this.m, lw, bodyH, p));
     const bar = (this.screen.program as unknown as { tput?: { unicode?: boolean } }).tput?.unicode === false ? '|' : '│';
-    this.place(this.sep, HEADER_ROWS, lw, 1, bodyH, Array.from({ length: bodyH }, () => p.paint(bar, 'dim')));
+    this.place(this.sep, top, lw, 1, bodyH, Array.from({ length: bodyH }, () => p.paint(bar, 'dim')));
     const maxScroll = Math.max(0, lines.length - ch);
     this.m.scroll = Math.max(0, Math.min(this.m.scroll, maxScroll));
+    const found = this.matchesIn(lines);
     const pos = lines.length > ch ? `${this.m.scroll + 1}-${Math.min(lines.length, this.m.scroll + ch)}/${lines.length}${this.m.focus === 'content' ? '' : ' Enter'} ` : '';
-    this.place(this.tabs, HEADER_ROWS, lw + 1, cw, 1, [tabBar(this.m, cw, p, pos)]);
-    const view = lines.slice(this.m.scroll, this.m.scroll + ch);
+    this.place(this.tabs, top, lw + 1, cw, 1, [tabBar(this.m, cw, p, pos)]);
+    const hits = new Set(found?.at ?? []);
+    const view = lines.slice(this.m.scroll, this.m.scroll + ch).map((l, i) => (hits.has(this.m.scroll + i) ? p.paint(untag(l), 'inverse') : l));
     while (view.length < ch) view.push(' '.repeat(cw));
-    this.place(this.content, HEADER_ROWS + 1, lw + 1, cw, ch, view);
-    this.place(this.footer, rows - 1, 0, cols, 1, [footerLine(this.bindings, this.m, cols, p, this.prompt)]);
+    this.place(this.content, top + 1, lw + 1, cw, ch, view);
+    const foot = this.searchPrompt !== null ? searchFooter(this.searchPrompt, found?.at.length ?? 0, cols, p) : footerLine(this.bindings, this.m, cols, p, this.prompt, found && { current: found.current, total: found.at.length });
+    this.place(this.footer, rows - 1, 0, cols, 1, [foot]);
     if (this.dialog) {
       const d = renderDialog(this.dialog, cols, rows, p);
       this.dialogBox.setLabel(` ${printable(this.dialog.title)} `);
@@ -273,11 +281,37 @@ class Ui {
     } else this.dialogBox.hide();
   }
 
+  /** The lines of the tab that hold the searched text (case-insensitive), cached per content and text. */
+  private matchesIn(lines: string[]): { at: number[]; current: number } | null {
+    const text = this.m.search.toLowerCase();
+    if (!text) return null;
+    const key = `${this.cache?.key ?? ''}|${text}`;
+    if (this.matches?.key !== key) {
+      const at: number[] = [];
+      lines.forEach((l, i) => {
+        if (untag(l).toLowerCase().includes(text)) at.push(i);
+      });
+      // The first match at or below the top of the view.
+      const from = at.findIndex((i) => i >= this.m.scroll);
+      this.matches = { key, at, current: Math.max(0, from) };
+    }
+    return this.matches;
+  }
+
+  /** Scroll to the next (1) or previous (-1) line holding the searched text, wrapping around. */
+  private jumpToMatch(dir: 1 | -1 | 0): void {
+    const found = this.matchesIn(this.cache?.lines ?? []);
+    if (!found || !found.at.length) return;
+    found.current = (found.current + dir + found.at.length) % found.at.length;
+    // Two lines of context above the match.
+    this.m.scroll = Math.max(0, found.at[found.current]! - 2);
+  }
+
   private contentLines(cw: number): string[] {
     const m = this.m;
     const sel = m.selected();
     const tab = TABS[m.tab]!;
-    const key = [tab, sel?.id ?? '', m.raw, m.unified, m.mark ?? '', cw, m.generation, tab === 'Timeline' ? m.journalVersion : 0, tab === 'Findings' && sel && !m.verified.has(sel.id) ? m.verifyVersion : 0].join('|');
+    const key = [tab, sel?.id ?? '', m.raw, m.unified, m.storeTimeline, m.mark ?? '', cw, m.generation, tab === 'Timeline' ? m.journalVersion : 0, tab === 'Findings' && sel && !m.verified.has(sel.id) ? m.verifyVersion : 0].join('|');
     if (this.cache?.key === key) return this.cache.lines;
     let lines: string[];
     try {
@@ -315,8 +349,14 @@ class Ui {
     if (this.notice && !this.busy) this.notice = null;
     if (this.dialog) return this.dialogKey(k);
     if (this.prompt !== null) return this.filterKey(k);
+    if (this.searchPrompt !== null) return this.searchKey(k);
     const b = lookup(this.bindings, k, this.m.focus);
-    if (!b) return;
+    if (!b) {
+      // A key read-only mode unbound: say why nothing happens.
+      const off = this.m.readOnly ? lookup(KEYS, k, this.m.focus) : null;
+      if (off?.dangerous) this.notice = `${off.key.split(', ')[0]} (${off.footer ?? off.action}) changes files: not available in read-only mode (--read-only)`;
+      return;
+    }
     this.act(b, k);
   }
 
@@ -349,8 +389,17 @@ class Ui {
         m.focus = 'content';
         return;
       case 'back':
-        if (m.focus === 'content') m.focus = 'list';
+        if (m.search) m.search = '';
+        else if (m.focus === 'content') m.focus = 'list';
         else if (m.filter.source) m.setFilter('');
+        return;
+      case 'search':
+        this.searchPrompt = '';
+        m.search = '';
+        return;
+      case 'search-next':
+        if (!m.search) this.notice = '/ searches this tab first; then n and N move between the lines found';
+        this.jumpToMatch(k === 'N' ? -1 : 1);
         return;
       case 'cycle-tab':
         m.tab = (m.tab + (k === 'S-tab' ? TABS.length - 1 : 1)) % TABS.length;
@@ -371,7 +420,8 @@ class Ui {
       case 'toggle':
         if (TABS[m.tab] === 'Payload') m.raw = !m.raw;
         else if (TABS[m.tab] === 'Diff') m.unified = !m.unified;
-        else this.notice = 't switches the Payload tab (pretty / raw) and the Diff tab (semantic / unified)';
+        else if (TABS[m.tab] === 'Timeline') m.storeTimeline = !m.storeTimeline;
+        else this.notice = 't switches the Payload tab (pretty / raw), the Diff tab (semantic / unified) and the Timeline (selection / whole store)';
         m.scroll = 0;
         return;
       case 'verify':
@@ -393,6 +443,22 @@ class Ui {
         return;
       default:
         return;
+    }
+  }
+
+  private searchKey(k: string): void {
+    const b = lookup(this.bindings, k, 'search');
+    if (b?.action === 'accept') this.searchPrompt = null;
+    else if (b?.action === 'cancel') {
+      this.searchPrompt = null;
+      this.m.search = '';
+    } else if (b?.action === 'erase' || k.length === 1) {
+      this.searchPrompt = b?.action === 'erase' ? this.searchPrompt!.slice(0, -1) : this.searchPrompt + k;
+      this.m.search = this.searchPrompt;
+      // Incremental: from the top of the tab to the first line holding what is typed so far.
+      this.m.scroll = 0;
+      this.matches = null;
+      this.jumpToMatch(0);
     }
   }
 
@@ -507,6 +573,7 @@ class Ui {
     ];
     if (sel) {
       items.push({ label: `assigned := ${printable(sel.id)}`, value: `assigned|${sel.id}` });
+      items.push({ label: `last-known-good := ${printable(sel.id)}`, value: `last-known-good|${sel.id}` });
       items.push({ label: `all := ${printable(sel.id)}`, value: `all|${sel.id}` });
     }
     return menuDialog('reset', [line('Rewrite which meta file(s), to what? A confirmation with the exact bytes follows.')], items, (value) => {
@@ -520,35 +587,41 @@ class Ui {
     this.busy = true;
     this.notice = `${req.kind}: reading the store and making the plan…`;
     this.render();
-    void (async () => {
-      try {
-        // Plan from the store as it is now, not as it was when last read.
-        this.reload(false);
-        const env: RecoveryEnv = { session: this.m.session, root: this.o.root };
-        if (this.o.apiTimeoutMs !== undefined) env.apiTimeoutMs = this.o.apiTimeoutMs;
-        const names = this.m.journal.names;
-        if (names.size) env.journalNames = async () => names;
-        const planned = await plan(env, req);
-        if (planned.confirm) {
-          this.dialog = confirmDialog(planned.title, planned.lines, planned.confirm, async () => {
-            try {
-              const result = await planned.apply();
-              this.reload(false);
-              this.dialog = messageDialog(`${planned.title}: done`, resultLines(result));
-            } catch (err) {
-              this.reload(false);
-              this.dialog = messageDialog(`${planned.title}: failed`, errorLines(err));
-            }
-          });
-        } else this.dialog = messageDialog(planned.title, planned.lines);
-      } catch (err) {
-        this.dialog = messageDialog(`${req.kind}: refused`, errorLines(err));
-      } finally {
-        this.busy = false;
-        this.notice = null;
-        this.render();
-      }
-    })();
+    void this.planAndShow(req).finally(() => {
+      this.busy = false;
+      this.notice = null;
+      this.render();
+    });
+  }
+
+  /** Plan from the store as it is now (not as last read) and show the confirmation, or why not. */
+  private async planAndShow(req: Request): Promise<void> {
+    try {
+      this.reload(false);
+      const env: RecoveryEnv = { session: this.m.session, root: this.o.root };
+      if (this.o.apiTimeoutMs !== undefined) env.apiTimeoutMs = this.o.apiTimeoutMs;
+      const names = this.m.journal.names;
+      if (names.size) env.journalNames = async () => names;
+      const planned = await plan(env, req);
+      if (planned.confirm) {
+        this.dialog = confirmDialog(planned.title, planned.lines, planned.confirm, async () => {
+          try {
+            const result = await planned.apply();
+            this.reload(false);
+            this.dialog = messageDialog(`${planned.title}: done`, resultLines(result));
+          } catch (err) {
+            this.reload(false);
+            this.dialog = messageDialog(`${planned.title}: failed`, errorLines(err));
+          }
+        });
+      } else if (planned.restart) {
+        // Refused only because the kubelet runs: offer the CLI's --restart-kubelet, planned and confirmed anew.
+        const again = planned.restart;
+        this.dialog = confirmDialog(planned.title, planned.lines, 'Restart kubelet', () => this.planAndShow(again));
+      } else this.dialog = messageDialog(planned.title, planned.lines);
+    } catch (err) {
+      this.dialog = messageDialog(`${req.kind}: refused`, errorLines(err));
+    }
   }
 }
 

@@ -3,7 +3,7 @@
 // mode drops every dangerous binding, so those keys do nothing at all.
 
 /** Where a binding applies: the checkpoint list, the content pane, a dialog, the filter prompt, or everywhere. */
-export type Scope = 'global' | 'list' | 'content' | 'dialog' | 'filter';
+export type Scope = 'global' | 'list' | 'content' | 'dialog' | 'filter' | 'search';
 
 /** What a key does; where one action serves several keys (Up and Down), the key decides the direction. */
 export type Action =
@@ -30,7 +30,9 @@ export type Action =
   | 'press'
   | 'cancel'
   | 'accept'
-  | 'erase';
+  | 'erase'
+  | 'search'
+  | 'search-next';
 
 export interface Binding {
   /** The key as people read it (footer, help, man page). */
@@ -66,6 +68,8 @@ export const KEYS: readonly Binding[] = [
   b('content', 'PgUp, PgDn', ['pageup', 'pagedown'], 'page', 'scroll the tab a page'),
   b('content', 'Home, g, End, G', ['home', 'g', 'end', 'G'], 'jump', 'scroll to the top or the bottom'),
   b('content', 'Left, h', ['left', 'h'], 'back', 'back to the checkpoint list'),
+  b('content', '/', ['/'], 'search', 'search this tab (payload, diff, findings, timeline, meta): jump to the first line holding the text'),
+  b('content', 'n, N', ['n', 'N'], 'search-next', 'the next or the previous line holding the searched text'),
   b('global', '?', ['?'], 'help', 'this help', { footer: 'help' }),
   b('global', 'q, C-c', ['q', 'C-c'], 'quit', 'quit', { footer: 'quit' }),
   b('global', 'Tab, S-Tab', ['tab', 'S-tab'], 'cycle-tab', 'next or previous tab', { footer: 'tabs' }),
@@ -77,7 +81,7 @@ export const KEYS: readonly Binding[] = [
   b('global', 'p', ['p'], 'prune', 'prune: remove unreferenced checkpoints (the dry run is shown first)', { dangerous: true, footer: 'prune' }),
   b('global', 'R', ['R'], 'reload', 're-read the store and the journal', { footer: 'reload' }),
   b('global', 'v', ['v'], 'verify', 're-read the store and verify every checkpoint again', { footer: 'verify' }),
-  b('global', 't', ['t'], 'toggle', 'Payload: pretty YAML or the raw bytes; Diff: semantic or unified'),
+  b('global', 't', ['t'], 'toggle', 'Payload: pretty YAML or the raw bytes; Diff: semantic or unified; Timeline: the selection or the whole store'),
   b('global', '1-5', ['1', '2', '3', '4', '5'], 'tab', 'tab 1 Payload, 2 Diff, 3 Findings, 4 Timeline, 5 Meta'),
   b('global', 'Enter', ['enter'], 'focus', 'switch between the checkpoint list and the tab (to scroll it)'),
   b('global', 'Esc', ['escape'], 'back', 'clear the filter, or go back to the list'),
@@ -88,6 +92,9 @@ export const KEYS: readonly Binding[] = [
   b('filter', 'Enter', ['enter'], 'accept', 'keep the filter and go back to the list'),
   b('filter', 'Esc', ['escape'], 'cancel', 'drop the filter'),
   b('filter', 'Backspace', ['backspace'], 'erase', 'delete the last character'),
+  b('search', 'Enter', ['enter'], 'accept', 'keep the search (n and N move between the lines found)'),
+  b('search', 'Esc', ['escape'], 'cancel', 'drop the search'),
+  b('search', 'Backspace', ['backspace'], 'erase', 'delete the last character'),
 ];
 
 /** The table in effect: read-only mode has no dangerous binding at all. */
@@ -99,7 +106,7 @@ export function bindingsFor(readOnly: boolean): Binding[] {
 export function lookup(bindings: readonly Binding[], key: string, scope: Scope): Binding | null {
   const own = bindings.find((x) => x.scope === scope && x.keys.includes(key));
   if (own) return own;
-  if (scope === 'dialog' || scope === 'filter') return null;
+  if (scope === 'dialog' || scope === 'filter' || scope === 'search') return null;
   return bindings.find((x) => x.scope === 'global' && x.keys.includes(key)) ?? null;
 }
 
@@ -144,8 +151,9 @@ const SCOPE_TITLES: Record<Scope, string> = {
   global: 'Anywhere',
   dialog: 'In a dialog',
   filter: 'While typing a filter',
+  search: 'While typing a search (/ in a tab)',
 };
-const SCOPE_ORDER: Scope[] = ['global', 'list', 'content', 'dialog', 'filter'];
+const SCOPE_ORDER: Scope[] = ['global', 'list', 'content', 'dialog', 'filter', 'search'];
 
 /** The `?` screen: every binding in effect, grouped by where it applies. */
 export function helpLines(bindings: readonly Binding[], readOnly: boolean): { title: string; rows: { key: string; help: string }[] }[] {

@@ -73,6 +73,10 @@ export class Model {
   tab = 0;
   raw = false;
   unified = false;
+  /** Timeline: every event of the store (also those naming no UID) instead of the selection's. */
+  storeTimeline = false;
+  /** `/` in a tab: the text searched for (case-insensitive), '' for none. */
+  search = '';
   focus: 'list' | 'content' = 'list';
   scroll = 0;
   /** Per `UID/RV`: its findings once verified. */

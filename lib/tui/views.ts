@@ -15,7 +15,7 @@ import { palette } from '../output/streams.js';
 import { nextBootTarget, nextBootVerdict } from '../output/status.js';
 import { humanBytes } from '../output/time.js';
 import { eventText, shortRef } from '../journal/render.js';
-import { isFailure } from '../journal/events.js';
+import { isFailure, type JournalEvent } from '../journal/events.js';
 import { footerItems, type Binding } from './keys.js';
 import type { Model } from './model.js';
 import { TABS } from './model.js';
@@ -25,7 +25,8 @@ import { clip, fit, printable, width as textWidth, wrap, wrapWords, type Painter
 /** Smallest screen the layout works in; below it a message says so. */
 export const MIN_COLS = 60;
 export const MIN_ROWS = 15;
-export const HEADER_ROWS = 3;
+/** The header is the store line, the next boot (wrapped, up to NEXT_BOOT_ROWS lines), trial and problems. */
+export const NEXT_BOOT_ROWS = 3;
 
 export function listWidth(cols: number): number {
   return Math.max(24, Math.min(44, Math.floor(cols * 0.36)));
@@ -82,8 +83,13 @@ export function headerLines(m: Model, cols: number, p: Painter, now: Date): stri
   const verdict = v.text;
   const vStyle: Style[] = [v.tone === 'good' ? 'green' : v.tone === 'bad' ? 'red' : 'yellow', 'bold'];
   const l2head = `Next boot: ${target ? `${printable(target)} ` : ''}`;
-  const reason = ` - ${printable(nb.reason)}`;
-  const l2 = p.paint(clip(l2head, cols)) + p.paint(clip(verdict, Math.max(0, cols - textWidth(l2head))), ...vStyle) + p.paint(fit(reason, Math.max(0, cols - textWidth(l2head) - verdict.length)));
+  // The reason wraps (up to NEXT_BOOT_ROWS lines) rather than being cut: it is the answer.
+  let wrapped = wrapWords(`${l2head}${verdict} - ${printable(nb.reason)}`, cols, '  ');
+  if (wrapped.length > NEXT_BOOT_ROWS) wrapped = [...wrapped.slice(0, NEXT_BOOT_ROWS - 1), clip(`${wrapped[NEXT_BOOT_ROWS - 1]} ${wrapped.slice(NEXT_BOOT_ROWS).map((w) => w.trim()).join(' ')}`, cols)];
+  const l2 = wrapped.map((w, i) => {
+    if (i > 0 || !w.startsWith(l2head + verdict)) return p.paint(fit(w, cols));
+    return p.paint(l2head) + p.paint(verdict, ...vStyle) + p.paint(fit(w.slice(l2head.length + verdict.length), Math.max(0, cols - textWidth(l2head) - verdict.length)));
+  });
 
   const parts: { text: string; styles: Style[] }[] = [];
   if (st.trial) {
@@ -105,7 +111,7 @@ export function headerLines(m: Model, cols: number, p: Painter, now: Date): stri
     used += sep.length + textWidth(t);
   }
   l3 += ' '.repeat(Math.max(0, cols - used));
-  return [l1, l2, l3];
+  return [l1, ...l2, l3];
 }
 
 // ---- list, tabs, footer ------------------------------------------------------------------------
@@ -136,17 +142,32 @@ export function listLines(m: Model, w: number, height: number, p: Painter): stri
 export function tabBar(m: Model, cols: number, p: Painter, position: string): string {
   let s = '';
   let used = 0;
-  TABS.forEach((name, i) => {
-    const label = ` ${i + 1} ${name} `;
-    if (used + label.length > cols) return;
+  // The current tab always shows; when not all fit, a hint says how to reach the others.
+  const all = TABS.map((name, i) => ` ${i + 1} ${name} `);
+  const fits = all.reduce((n, l) => n + l.length, 0) <= cols;
+  const hint = fits ? '' : ` ${TABS.length - 1} more: Tab, 1-${TABS.length}`;
+  const labels = fits ? all.map((l, i) => ({ l, i })) : [{ l: all[m.tab]!, i: m.tab }];
+  for (const { l: label, i } of labels) {
+    if (used + label.length > cols) break;
     s += i === m.tab ? p.paint(label, 'inverse', 'bold') : p.paint(label);
     used += label.length;
-  });
+  }
+  if (hint && used + hint.length <= cols) {
+    s += p.paint(hint, 'dim');
+    used += hint.length;
+    position = '';
+  }
   const pos = position && used + position.length + 1 <= cols ? position : '';
   return s + ' '.repeat(Math.max(0, cols - used - pos.length)) + p.paint(pos, 'dim');
 }
 
-export function footerLine(bindings: readonly Binding[], m: Model, cols: number, p: Painter, prompt: string | null): string {
+/** Lines found by a kept search, for the footer: which one is in view, of how many. */
+export interface SearchState {
+  current: number;
+  total: number;
+}
+
+export function footerLine(bindings: readonly Binding[], m: Model, cols: number, p: Painter, prompt: string | null, found: SearchState | null = null): string {
   if (prompt !== null) {
     const errors = m.filter.errors.length ? `  ${m.filter.errors[0]}` : '';
     const count = `  ${m.selectable.length} match${m.selectable.length === 1 ? '' : 'es'}`;
@@ -161,6 +182,11 @@ export function footerLine(bindings: readonly Binding[], m: Model, cols: number,
     s += p.paint(f, 'bold') + ' ';
     used += textWidth(f) + 1;
   }
+  if (m.search && found) {
+    const f = clip(`[search ${printable(m.search)}: ${found.total ? `${found.current + 1}/${found.total}, n N` : 'none'}]`, Math.floor(cols / 3));
+    s += p.paint(f, 'bold', ...(found.total ? [] : (['red'] as Style[]))) + ' ';
+    used += textWidth(f) + 1;
+  }
   const items = footerItems(bindings, cols - used);
   items.forEach((it, i) => {
     const sep = i ? '  ' : '';
@@ -168,6 +194,14 @@ export function footerLine(bindings: readonly Binding[], m: Model, cols: number,
     used += sep.length + it.key.length + 1 + it.label.length;
   });
   return s + ' '.repeat(Math.max(0, cols - used));
+}
+
+/** The footer while a search is typed: `/text_  3 lines  Enter keep, Esc drop`. */
+export function searchFooter(text: string, found: number, cols: number, p: Painter): string {
+  const head = `/${printable(text)}_`;
+  const tail = `  ${text ? `${found} line${found === 1 ? '' : 's'}` : 'type to search this tab'}  Enter keep, Esc drop`;
+  const room = Math.min(cols, Math.max(20, cols - tail.length));
+  return p.paint(fit(head, room), 'bold') + p.paint(fit(tail, Math.max(0, cols - room)), text && !found ? 'red' : 'dim');
 }
 
 // ---- the tabs ------------------------------------------------------------------------------------
@@ -239,7 +273,8 @@ export function payloadTab(m: Model, r: CheckpointRow, cols: number): Out[] {
   if (!d.ok) return [...head, o(`not decodable (${printable(d.error)}); the bytes as written:`, 'yellow'), ...textLines(show.text)];
   let pretty: string;
   try {
-    pretty = yaml.dump(d.value, { lineWidth: -1, noRefs: true, sortKeys: false });
+    // Keys sorted whatever the source's order (JSON payloads keep theirs when decoded).
+    pretty = yaml.dump(d.value, { lineWidth: -1, noRefs: true, sortKeys: true });
   } catch (err) {
     return [...head, o(`cannot print as YAML (${printable((err as Error).message)}); the bytes as written:`, 'yellow'), ...textLines(show.text)];
   }
@@ -312,12 +347,34 @@ export function findingsTab(m: Model, r: CheckpointRow, cols: number): Out[] {
   return out;
 }
 
-export function timelineTab(m: Model, r: CheckpointRow, cols: number): Out[] {
+/** At most this many events in the store-wide timeline (the newest); the rest are counted. */
+export const STORE_TIMELINE_MAX = 2000;
+
+function eventLines(e: JournalEvent): Out[] {
+  const time = e.time ? `${e.time.slice(5, 10)} ${e.time.slice(11, 19)}` : '-';
+  const ref = shortRef(e);
+  const head = `${isFailure(e) ? '!' : ' '} ${time}  ${e.kind}${ref ? `  ${ref}` : ''}`;
+  return [o(head, ...(isFailure(e) ? (['red'] as Style[]) : [])), o(`    ${printable(eventText(e))}`, 'dim')];
+}
+
+export function timelineTab(m: Model, r: CheckpointRow | null, cols: number): Out[] {
   const j = m.journal;
   if (j.state === 'off') return [o('the journal is not read (--no-journal)', 'dim')];
   if (j.state === 'idle' || j.state === 'loading') return [o('reading the journal…', 'dim')];
   if (j.state === 'error' || !j.result) return [o(`journal not available: ${printable(j.error ?? 'unknown error')}`, 'yellow'), o('give a saved journal with --file F, or a journald directory with --journal-dir D', 'dim')];
   const res = j.result;
+  const label = res.events[0]?.source ?? 'journal';
+  const out: Out[] = [
+    o(`${printable(label)}: ${res.events.length} events, ${res.restarts} restart${res.restarts === 1 ? '' : 's'}${res.crashLoop ? ', CRASH LOOP' : ''}`, ...(res.crashLoop ? (['red', 'bold'] as Style[]) : (['dim'] as Style[]))),
+  ];
+  if (m.storeTimeline || !r) {
+    // Every event, also those naming no checkpoint (bootstrap failures, the feature gate, restarts).
+    const from = Math.max(0, res.events.length - STORE_TIMELINE_MAX);
+    out.push(o(`the whole store${r ? ' (t: only the selection)' : ''}${from ? `; the newest ${STORE_TIMELINE_MAX}, ${from} earlier not shown` : ''}`, 'bold'));
+    if (!res.events.length) out.push(o('no kubelet config events in the journal', 'dim'));
+    for (let i = from; i < res.events.length; i++) out.push(...eventLines(res.events[i]!));
+    return out;
+  }
   const mine: number[] = [];
   let others = 0;
   res.events.forEach((e, i) => {
@@ -326,20 +383,10 @@ export function timelineTab(m: Model, r: CheckpointRow, cols: number): Out[] {
     if (e.resourceVersion === null || e.resourceVersion === r.rv) mine.push(i);
     else others++;
   });
-  const label = res.events[0]?.source ?? 'journal';
-  const out: Out[] = [
-    o(`${printable(label)}: ${res.events.length} events, ${res.restarts} restart${res.restarts === 1 ? '' : 's'}${res.crashLoop ? ', CRASH LOOP' : ''}`, ...(res.crashLoop ? (['red', 'bold'] as Style[]) : (['dim'] as Style[]))),
-  ];
   const sum = res.checkpoints.find((c) => c.uid === r.uid && c.resourceVersion === r.rv);
-  if (sum && sum.events) out.push(o(`${shortId(r.uid, r.rv)}: ${sum.events} event${sum.events === 1 ? '' : 's'}, first ${sum.firstSeen ?? '-'}, last ${sum.lastSeen ?? '-'}`, 'bold'));
-  if (!mine.length) out.push(o(`no journal events about ${shortId(r.uid, r.rv)}`, 'dim'));
-  for (const i of mine) {
-    const e = res.events[i]!;
-    const time = e.time ? `${e.time.slice(5, 10)} ${e.time.slice(11, 19)}` : '-';
-    const head = `${isFailure(e) ? '!' : ' '} ${time}  ${e.kind}  ${shortRef(e)}`;
-    out.push(o(head, ...(isFailure(e) ? (['red'] as Style[]) : [])));
-    out.push(o(`    ${printable(eventText(e))}`, 'dim'));
-  }
+  if (sum && sum.events) out.push(o(`${shortId(r.uid, r.rv)}: ${sum.events} event${sum.events === 1 ? '' : 's'}, first ${sum.firstSeen ?? '-'}, last ${sum.lastSeen ?? '-'} (t: the whole store)`, 'bold'));
+  if (!mine.length) out.push(o(`no journal events about ${shortId(r.uid, r.rv)} (t: the whole store)`, 'dim'));
+  for (const i of mine) out.push(...eventLines(res.events[i]!));
   if (others) out.push(o(`(${others} more event${others === 1 ? '' : 's'} name other resourceVersions of this UID)`, 'dim'));
   return out;
 }
@@ -393,6 +440,7 @@ export function tabContent(m: Model, cols: number): Out[] {
   const r = m.selected();
   const name = TABS[m.tab]!;
   if (name === 'Meta') return metaTab(m, cols);
+  if (!r && name === 'Timeline') return timelineTab(m, null, cols);
   if (!r) return [o(m.rows.length ? 'nothing selected (the filter hides every checkpoint)' : 'this store holds no checkpoints', 'dim'), ...(name === 'Findings' ? findingsTab0(m, cols) : [])];
   switch (name) {
     case 'Payload':

@@ -174,7 +174,7 @@ t.test('help and version', async (t) => {
   for (const c of ['status', 'ls', 'show', 'verify', 'completion']) t.match(h.stdout, new RegExp(`kubelet-ckpt ${c}`));
   t.match(runCli(['--version']).stdout, /^\d+\.\d+\.\d+\n$/);
   const comp = runCli(['completion'], { env: { SHELL: '/bin/bash' } });
-  t.match(comp.stdout, /complete -o .*kubelet-ckpt/);
+  t.match(comp.stdout, /^complete -F _kubelet_ckpt_complete kubelet-ckpt$/m);
   t.match(runCli(['completion'], { env: { SHELL: '/usr/bin/zsh' } }).stdout, /^#compdef kubelet-ckpt/);
 });
 

@@ -8,7 +8,7 @@ import { verifySession } from '../../../lib/integrity/run.js';
 import { countBySeverity } from '../../../lib/integrity/findings.js';
 import { EnvError } from '../../../lib/errors.js';
 import { Model, TABS, type JournalSource } from '../../../lib/tui/model.js';
-import { headerLines, listLines, tabContent, paintLines, footerLine, tooSmallLines } from '../../../lib/tui/views.js';
+import { NEXT_BOOT_ROWS, headerLines, listLines, tabBar, tabContent, paintLines, footerLine, tooSmallLines } from '../../../lib/tui/views.js';
 import { bindingsFor } from '../../../lib/tui/keys.js';
 import { painter, untag } from '../../../lib/tui/text.js';
 import { copyFixture, repoRoot } from '../../helpers.js';
@@ -69,13 +69,18 @@ t.test('demo store: the assigned checkpoint is selected first; each tab', async 
 t.test('header, list and footer fit 80 columns', async (t) => {
   const m = model(demo());
   const h = headerLines(m, 80, p, new Date()).map(untag);
-  t.equal(h.length, 3);
-  for (const l of h) t.ok(l.length <= 80, l);
+  t.equal(h.length, 4, 'the next-boot reason wraps to a second line rather than being cut');
+  for (const l of h) t.equal(l.length, 80, l);
   t.match(h[0], /^kubelet-ckpt {2}\/.*\/store/);
   t.match(h[1], /^Next boot: assigned 5808539f\/42315 starts - assigned checkpoint/);
-  t.match(h[2], /Problems: checking…/);
+  t.match(h[2], /^ {2}\S.* validates/);
+  t.match(h[3], /Problems: checking…/);
   sweep(m);
-  t.match(untag(headerLines(m, 80, p, new Date())[2]!), /Problems: none {2}\| {2}4 checkpoints/);
+  t.match(untag(headerLines(m, 80, p, new Date())[3]!), /Problems: none {2}\| {2}4 checkpoints/);
+  const wide = headerLines(m, 200, p, new Date()).map(untag);
+  t.equal(wide.length, 3, 'one line for the next boot when it fits');
+  const narrow = headerLines(m, 60, p, new Date()).map(untag);
+  t.ok(narrow.length <= 2 + NEXT_BOOT_ROWS, 'at most NEXT_BOOT_ROWS lines of next boot');
   const list = listLines(m, 28, 10, p).map(untag);
   t.same(list.slice(0, 6).map((l) => l.slice(0, 11).trimEnd()), ['5808539f ku', '      41230', '  L   41877', ' A B  42315', '705ab4f5', '      1326']);
   t.equal(untag(footerLine(bindingsFor(false), m, 80, p, null)).trimEnd(), '? help  q quit  Tab tabs  / filter  m mark  b rollback  r reset  u undo  p prune');
@@ -175,4 +180,21 @@ t.test('Timeline: the journal events about the selection', async (t) => {
   const bad = model(dir, { file: path.join(dir, 'missing.log') });
   await bad.loadJournal();
   t.match(flat(tab(bad, 'Timeline')), /journal not available: cannot read .*missing\.log/);
+});
+
+t.test('tab bar: all tabs when they fit; else the current one and a hint to reach the others', async (t) => {
+  const m = model(demo());
+  t.equal(untag(tabBar(m, 60, p, '')).trimEnd(), ' 1 Payload  2 Diff  3 Findings  4 Timeline  5 Meta');
+  m.tab = 3;
+  t.equal(untag(tabBar(m, 40, p, '1-9/20 ')).trimEnd(), ' 4 Timeline  4 more: Tab, 1-5');
+  t.equal(untag(tabBar(m, 40, p, '')).length, 40);
+});
+
+t.test('payload: keys sorted for a JSON payload too', async (t) => {
+  const dir = demo();
+  const file = path.join(dir, `store/checkpoints/${UID}/42315/kubelet`);
+  fs.writeFileSync(file, '{"kind":"KubeletConfiguration","apiVersion":"kubelet.config.k8s.io/v1beta1","maxPods":50,"address":"0.0.0.0"}');
+  const lines = tab(model(dir), 'Payload');
+  const body = lines.slice(lines.findIndex((l) => l === '') + 1).filter(Boolean);
+  t.same(body, ['address: 0.0.0.0', 'apiVersion: kubelet.config.k8s.io/v1beta1', 'kind: KubeletConfiguration', 'maxPods: 50']);
 });

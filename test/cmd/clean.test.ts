@@ -1,0 +1,111 @@
+// clean: the leftovers verify reports are moved into a backup (dry run by default), undo puts
+// them back exactly; links, special files and a running kubelet are refused.
+import t from 'tap';
+import fs from 'node:fs';
+import path from 'node:path';
+import { json, runCli } from '../helpers.js';
+import { UID, kubeletBin, makeStore, startKubelet, treeHash } from '../lib/recovery/fixtures/index.js';
+
+const cli = (dcd: string, ...args: string[]) => runCli(['--dir', dcd, ...args]);
+const CP = `store/checkpoints/${UID}`;
+
+/** A store with a leftover meta temp file of the kubelet's and a half-written checkpoint directory. */
+function withLeftovers(dir: string): string {
+  const dcd = makeStore(dir, { extra: { 'store/meta/tmp_assigned421': 'apiVersion: kubelet.config', [`${CP}/tmp_998877/kubelet`]: 'kind: Kubelet' } });
+  const old = new Date('2026-11-01T00:00:00Z');
+  fs.utimesSync(path.join(dcd, 'store/meta/tmp_assigned421'), old, old);
+  fs.chmodSync(path.join(dcd, 'store/meta/tmp_assigned421'), 0o600);
+  return dcd;
+}
+
+const leftovers = (r: ReturnType<typeof runCli>) => (json(r) as { findings: { code: string; path: string }[] }).findings.filter((f) => f.code === 'TMP_LEFTOVER').map((f) => f.path).sort();
+
+t.test('dry run by default: lists exactly the leftovers verify reports, changes nothing', async (t) => {
+  const dcd = withLeftovers(t.testdir({}));
+  const before = treeHash(dcd);
+  t.same(leftovers(cli(dcd, 'verify', '-o', 'json')), [`checkpoints/${UID}/tmp_998877`, 'meta/tmp_assigned421']);
+  const r = cli(dcd, 'clean');
+  t.equal(r.code, 0, r.stderr);
+  t.equal(r.stdout, [
+    'clean: dry run, nothing removed',
+    'would remove meta/tmp_assigned421  (26 bytes, left by the kubelet)',
+    `would remove checkpoints/${UID}/tmp_998877  (a directory of 1 file, 13 bytes, left by the kubelet)`,
+    'would free 39B (39 bytes)',
+    'pass --yes to remove them',
+    '',
+  ].join('\n'));
+  t.same(treeHash(dcd), before, 'the tree is byte-identical');
+});
+
+t.test('--yes moves them into a backup (bytes, mode, mtime kept); undo puts them back exactly', async (t) => {
+  const dcd = withLeftovers(t.testdir({}));
+  const before = treeHash(path.join(dcd, 'store'));
+  const r = cli(dcd, 'clean', '--yes', '-o', 'json');
+  t.equal(r.code, 0, r.stderr);
+  const out = json(r) as { backup: string; changes: { path: string; kind: string; bytes: number }[]; freedBytes: number; dryRun: boolean };
+  t.match(out, { dryRun: false, freedBytes: 39, changes: [{ path: 'meta/tmp_assigned421', kind: 'leftover', bytes: 26 }, { path: `checkpoints/${UID}/tmp_998877`, kind: 'leftover', bytes: 13 }] });
+  t.notOk(fs.existsSync(path.join(dcd, 'store/meta/tmp_assigned421')));
+  t.notOk(fs.existsSync(path.join(dcd, CP, 'tmp_998877')));
+  t.same(leftovers(cli(dcd, 'verify', '-o', 'json')), [], 'verify is clean');
+  const kept = path.join(out.backup, 'leftovers/0');
+  t.equal(fs.readFileSync(kept, 'utf8'), 'apiVersion: kubelet.config');
+  t.equal(fs.statSync(kept).mtime.toISOString(), '2026-11-01T00:00:00.000Z');
+  t.equal(fs.readFileSync(path.join(out.backup, 'leftovers/1/kubelet'), 'utf8'), 'kind: Kubelet');
+  const audit = fs.readFileSync(path.join(dcd, '.kubelet-ckpt/backups/audit.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { event: string; command: string });
+  t.same(audit.map((a) => `${a.event} ${a.command}`), ['begin clean', 'done clean']);
+  t.match(cli(dcd, 'undo', '--list').stdout, /clean/);
+  const again = cli(dcd, 'clean', '--yes');
+  t.equal(again.stdout, 'clean: done\nnothing to remove: no leftovers of interrupted writes\n');
+  const u = cli(dcd, 'undo', '--yes');
+  t.equal(u.code, 0, u.stderr);
+  t.match(u.stdout, /put back meta\/tmp_assigned421/);
+  // A rename changes its directories' mtimes; every entry itself is back as it was.
+  const noDirTimes = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k, v.startsWith('dir ') ? v.replace(/ [\d.]+$/, '') : v]));
+  t.same(noDirTimes(treeHash(path.join(dcd, 'store'))), noDirTimes(before), 'bytes, modes and mtimes as before');
+  t.equal(cli(dcd, 'undo', '--yes').code, 0, 'a second undo finds nothing left to move');
+});
+
+t.test('undo refuses (exit 4) when a leftover stands in its place again', async (t) => {
+  const dcd = withLeftovers(t.testdir({}));
+  t.equal(cli(dcd, 'clean', '--yes').code, 0);
+  fs.writeFileSync(path.join(dcd, 'store/meta/tmp_assigned421'), 'new');
+  const u = cli(dcd, 'undo', '--yes');
+  t.equal(u.code, 4);
+  t.match(u.stderr, /meta\/tmp_assigned421 exists again; it is not overwritten/);
+  t.equal(fs.readFileSync(path.join(dcd, 'store/meta/tmp_assigned421'), 'utf8'), 'new');
+  const d = cli(dcd, 'undo', '--dry-run');
+  t.equal(d.code, 4, 'the dry run exits as the real run would');
+});
+
+t.test('a link, a special file or a directory holding one is left alone with a warning', async (t) => {
+  const dir = t.testdir({ outside: { secret: 'do not touch' } });
+  const dcd = makeStore(path.join(dir, 'node'), { extra: { [`${CP}/tmp_sub/inner/x`]: 'y' } });
+  fs.symlinkSync(path.join(dir, 'outside'), path.join(dcd, 'store/meta/tmp_link'));
+  fs.mkdirSync(path.join(dcd, CP, 'tmp_withlink'));
+  fs.symlinkSync(path.join(dir, 'outside/secret'), path.join(dcd, CP, 'tmp_withlink/kubelet'));
+  const before = treeHash(dir);
+  const r = cli(dcd, 'clean', '--yes');
+  t.equal(r.code, 0, r.stderr);
+  t.equal(r.stdout, 'clean: done\nnothing to remove: no leftovers of interrupted writes\n');
+  t.match(r.stderr, /not removed: meta\/tmp_link is a symbolic link/);
+  t.match(r.stderr, /not removed: checkpoints\/.*\/tmp_sub holds "inner", which is not a regular file/);
+  t.match(r.stderr, /not removed: checkpoints\/.*\/tmp_withlink holds "kubelet", which is not a regular file/);
+  const after = treeHash(dir);
+  for (const k of Object.keys(before).filter((k) => !k.includes('.kubelet-ckpt'))) t.equal(after[k], before[k], k);
+});
+
+t.test('a kubelet using the store refuses clean (exit 4), also its dry run; --force removes', async (t) => {
+  const dir = t.testdir({});
+  const dcd = withLeftovers(path.join(dir, 'node'));
+  const k = await startKubelet(t, kubeletBin(path.join(dir, 'bin')), [`--dynamic-config-dir=${dcd}`]);
+  const before = treeHash(dcd);
+  const r = cli(dcd, 'clean', '--yes');
+  t.equal(r.code, 4);
+  t.match(r.stderr, new RegExp(`pid ${k.pid}`));
+  const d = cli(dcd, 'clean', '-o', 'json');
+  t.equal(d.code, 4);
+  t.match(json(d), { dryRun: true, wouldRefuse: [new RegExp(`pid ${k.pid}`)] });
+  t.same(treeHash(dcd), before);
+  t.equal(cli(dcd, 'clean', '--yes', '--force').code, 0);
+  t.notOk(fs.existsSync(path.join(dcd, 'store/meta/tmp_assigned421')));
+});
