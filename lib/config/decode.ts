@@ -6,14 +6,18 @@
 // (codec.DecodeKubeletConfiguration wraps errors as "failed to decode: …").
 // Unknown and duplicate fields are not errors: the kubelet retries leniently and only
 // logs a warning, so they come back as `strict` issues.
+// `apiVersion: kubelet.config.k8s.io/__internal` is a registered version too: the payload
+// decodes into the internal type, whose fields carry no JSON tags (so every v1beta1 name is
+// unknown) and which gets no v1beta1 defaults: the result is `internal: true`.
 
 import { goQuote } from './gostrconv.js';
 import { jsonKindName, type JNode } from './jnode.js';
 import { hasJsonPrefix, parseGoJson, type DuplicateKey } from './json.js';
 import { parseYamlDocument } from './yaml.js';
 import { decodeTyped } from './typed-decode.js';
+import { goJsonBytes, jsoniterError } from './jsoniter.js';
 import { KUBELET_CONFIGURATION, KUBELET_CONFIG_GROUP, KUBELET_CONFIG_VERSION, KUBELET_SCHEME_NAME } from './schema.js';
-import { DEFAULT_VERSION, type KubeletVersion } from './version.js';
+import { atLeast, DEFAULT_VERSION, type KubeletVersion } from './version.js';
 
 export type PayloadFormat = 'yaml' | 'json';
 
@@ -27,7 +31,14 @@ export interface StrictIssue {
 }
 
 export type DecodeResult =
-  | { ok: true; config: Record<string, unknown>; format: PayloadFormat; strict: StrictIssue[] }
+  | {
+      ok: true;
+      config: Record<string, unknown>;
+      format: PayloadFormat;
+      strict: StrictIssue[];
+      /** Decoded as kubelet.config.k8s.io/__internal: no v1beta1 defaults apply. */
+      internal?: boolean;
+    }
   | { ok: false; error: string; format?: PayloadFormat };
 
 export interface DecodeOptions {
@@ -40,6 +51,8 @@ interface GroupVersionKind {
   version: string;
   kind: string;
 }
+
+const INTERNAL_VERSION = '__internal';
 
 const FIND_KIND_TYPE = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
 
@@ -88,12 +101,16 @@ function groupVersionString(gvk: GroupVersionKind): string {
 }
 
 /** The scheme's answer for a kind: decode it, or the error runtime.Scheme.New gives. */
-function schemeLookup(gvk: GroupVersionKind): 'kubelet' | 'node-config-source' | { error: string } {
+function schemeLookup(gvk: GroupVersionKind): 'kubelet' | 'internal' | 'node-config-source' | { error: string } {
+  if (gvk.group === KUBELET_CONFIG_GROUP && gvk.version === INTERNAL_VERSION) {
+    if (gvk.kind === 'KubeletConfiguration') return 'internal';
+    if (gvk.kind === 'SerializedNodeConfigSource') return 'node-config-source';
+  }
   if (gvk.group === KUBELET_CONFIG_GROUP && gvk.version === KUBELET_CONFIG_VERSION) {
     if (gvk.kind === 'KubeletConfiguration') return 'kubelet';
     if (gvk.kind === 'SerializedNodeConfigSource') return 'node-config-source';
   }
-  if (gvk.version === '__internal') {
+  if (gvk.version === INTERNAL_VERSION) {
     return { error: `no kind ${goQuote(gvk.kind)} is registered for the internal version of group ${goQuote(gvk.group)} in scheme ${goQuote(KUBELET_SCHEME_NAME)}` };
   }
   return { error: `no kind ${goQuote(gvk.kind)} is registered for version ${goQuote(groupVersionString(gvk))} in scheme ${goQuote(KUBELET_SCHEME_NAME)}` };
@@ -120,6 +137,33 @@ function parseDocument(bytes: Uint8Array, format: PayloadFormat): { ok: true; ro
   return { ok: true, root: parsed.value, duplicates: parsed.duplicates };
 }
 
+/**
+ * The internal KubeletConfiguration: only TypeMeta has JSON tags, so a v1beta1 payload's
+ * fields are all unknown and the object stays at Go's zero values. (Members spelled as
+ * the internal Go field names would be decoded by the kubelet; they are reported as
+ * unknown here: no real payload is written that way.)
+ */
+function decodeInternal(root: JNode, duplicates: DuplicateKey[], format: PayloadFormat): DecodeResult {
+  const config: Record<string, unknown> = {};
+  const unknown: StrictIssue[] = [];
+  if (root.t === 'obj') {
+    for (const [key, value] of root.entries) {
+      if ((key === 'apiVersion' || key === 'kind') && value.t === 'str') config[key] = value.v;
+      else if (key !== 'apiVersion' && key !== 'kind' && !unknown.some((u) => u.path === key)) unknown.push(unknownIssue(key));
+    }
+  }
+  const dups = [...duplicates].sort((a, b) => a.line - b.line).map(duplicateIssue);
+  return { ok: true, config, format, strict: [...dups, ...unknown], internal: true };
+}
+
+/**
+ * 1.20–1.22 decode with json-iterator, which words the same failure its own way: replay it
+ * over the bytes it reads (the payload for JSON, the converted JSON for YAML).
+ */
+function jsoniterWording(bytes: Uint8Array, root: JNode, format: PayloadFormat, version: KubeletVersion): string | null {
+  return jsoniterError(format === 'json' ? bytes : goJsonBytes(root), KUBELET_CONFIGURATION, version);
+}
+
 /** Decode a checkpointed KubeletConfiguration payload as the kubelet's file loader does. */
 export function decodeKubeletConfig(bytes: Uint8Array, filePath: string, opts: DecodeOptions = {}): DecodeResult {
   const version = opts.version ?? DEFAULT_VERSION;
@@ -138,8 +182,9 @@ export function decodeKubeletConfig(bytes: Uint8Array, filePath: string, opts: D
   if (target === 'node-config-source') {
     return { ok: false, error: `failed to cast object to KubeletConfiguration, unexpected type: ${gvk.group}/${gvk.version}, Kind=${gvk.kind}`, format };
   }
+  if (target === 'internal') return decodeInternal(doc.root, doc.duplicates, format);
   const typed = decodeTyped(doc.root, KUBELET_CONFIGURATION, version);
-  if (!typed.ok) return fail(typed.error);
+  if (!typed.ok) return fail(atLeast(version, '1.23') ? typed.error : (jsoniterWording(bytes, doc.root, format, version) ?? typed.error));
   const duplicates = [...doc.duplicates].sort((a, b) => a.line - b.line);
   const strict = [...duplicates.map(duplicateIssue), ...typed.unknownFields.map(unknownIssue)];
   return { ok: true, config: typed.value, format, strict };

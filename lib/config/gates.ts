@@ -68,9 +68,9 @@ export function gateErrors(version: KubeletVersion, gates: Record<string, boolea
  * featureGate.SetFromMap on a copy of `state`. Go walks the map in random order and stops
  * at the first bad key; we check keys in sorted order so the answer is stable.
  */
-export function setFromMap(state: GateState, gates: Record<string, boolean>): { state: GateState; error: string | null } {
+export function setFromMap(state: GateState, gates: Record<string, boolean>): { state: GateState; error: string | null; gate?: string } {
   const errors = gateErrors(state.version, gates);
-  if (errors.length > 0) return { state, error: errors[0]!.message };
+  if (errors.length > 0) return { state, error: errors[0]!.message, gate: errors[0]!.gate };
   const explicit = new Map(state.explicit);
   for (const [name, value] of Object.entries(gates)) explicit.set(name, value);
   // AllAlpha/AllBeta set every gate of that stage not set explicitly (in this map or before).
@@ -107,6 +107,8 @@ export interface EffectiveGates {
   state: GateState;
   /** SetFromMap's error for the config's gates (validation stops with it), or null. */
   error: string | null;
+  /** The gate that error is about. */
+  errorGate?: string;
   /** Errors in the local file's gates (a kubelet with those would not have started). */
   localErrors: string[];
   warnings: string[];
@@ -119,7 +121,13 @@ export function effectiveGates(input: EffectiveGatesInput): EffectiveGates {
   if (input.localGates && localErrors.length === 0) state = setFromMap(state, input.localGates).state;
   const configGates = input.configGates ?? {};
   const applied = setFromMap(state, configGates);
-  return { state: applied.state, error: applied.error, localErrors, warnings: gateWarnings(input.version, configGates) };
+  return {
+    state: applied.state,
+    error: applied.error,
+    ...(applied.gate ? { errorGate: applied.gate } : {}),
+    localErrors,
+    warnings: gateWarnings(input.version, configGates),
+  };
 }
 
 /** Every gate's effective value (for display). */

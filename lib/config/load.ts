@@ -6,7 +6,7 @@
 
 import { decodeKubeletConfig, type PayloadFormat, type StrictIssue } from './decode.js';
 import { applyDefaults } from './defaults.js';
-import { applyFlagOverrides, applyFlagRegistrationResets, parseKubeletFlags, type FlagOverride, type RegistrationReset } from './flags.js';
+import { applyFlagOverrides, applyFlagRegistrationResets, configFlags, parseKubeletFlags, type FlagOverride, type RegistrationReset } from './flags.js';
 import { getAt, hasAt, type ConfigObject } from './objpath.js';
 import { relativePathFields, resolveRelativePaths, type RelativePath } from './paths.js';
 import { validateKubeletConfig, type ValidationFailure } from './validate.js';
@@ -71,6 +71,13 @@ function touchesPayload(payload: ConfigObject, o: FlagOverride): boolean {
   return Object.keys(o.value as Record<string, boolean>).some((k) => Object.hasOwn(gates, k));
 }
 
+/** A bad value for a config-backed flag, as a failure naming the field the flag sets. */
+function flagFailure(error: string, version: KubeletVersion): ValidationFailure[] {
+  const name = /^invalid argument .* for "(?:-v, )?--([^"]+)" flag: /.exec(error)?.[1];
+  const path = name === undefined ? undefined : configFlags(version).get(name)?.path;
+  return path === undefined ? [] : [{ field: path, fields: [path], rule: 'flag-value', message: error }];
+}
+
 function failed(base: LoadOutcome, stage: Exclude<LoadStage, 'ok'>, error: string): LoadOutcome {
   return { ...base, stage, error, statusError: STATUS_ERRORS[stage] };
 }
@@ -103,7 +110,8 @@ export function loadCheckpointConfig(bytes: Uint8Array, filePath: string, opts: 
   // its values); the later stages work on that copy in place: verify runs this 10,000 times.
   const keep = opts.keepPayload !== false || flags.overrides.length > 0;
   const overrides = flags.overrides.filter((o) => touchesPayload(payload, o));
-  const defaulted = applyDefaults(payload, version, !keep);
+  // An __internal payload gets no v1beta1 defaults (the kubelet converts nothing).
+  const defaulted = decoded.internal ? structuredClone(payload) : applyDefaults(payload, version, !keep);
   const relativePaths = relativePathFields(defaulted, filePath, version);
   const loaded = resolveRelativePaths(defaulted, filePath, version, true);
   const stepped: LoadOutcome = {
@@ -115,7 +123,7 @@ export function loadCheckpointConfig(bytes: Uint8Array, filePath: string, opts: 
     relativePaths,
     overrides,
   };
-  if (flags.errors.length > 0) return failed(stepped, 'internal-error', flags.errors[0]!);
+  if (flags.errors.length > 0) return failed({ ...stepped, failures: flagFailure(flags.errors[0]!, version) }, 'internal-error', flags.errors[0]!);
   const reset = applyFlagRegistrationResets(loaded, version, true);
   const config = applyFlagOverrides(reset.config, flags.overrides, true);
   const result = validateKubeletConfig(config, { version, localGates: opts.localGates, klogFlags: flags.klog });

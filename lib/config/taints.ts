@@ -33,12 +33,17 @@ export function isValidLabelValue(value: string): boolean {
   return value.length <= 63 && LABEL_VALUE_RE.test(value);
 }
 
+/** utiltaints.CheckTaintValidation: the first part it refuses (key, value, effect), or null. */
+export function invalidTaintPart(t: Taint): 'key' | 'value' | 'effect' | null {
+  if (!isQualifiedName(t.key ?? '')) return 'key';
+  if (t.value && !isValidLabelValue(t.value)) return 'value';
+  if (t.effect && !(TAINT_EFFECTS as readonly string[]).includes(t.effect)) return 'effect';
+  return null;
+}
+
 /** utiltaints.CheckTaintValidation: true when the taint passes. */
 export function isValidTaint(t: Taint): boolean {
-  if (!isQualifiedName(t.key ?? '')) return false;
-  if (t.value && !isValidLabelValue(t.value)) return false;
-  if (t.effect && !(TAINT_EFFECTS as readonly string[]).includes(t.effect)) return false;
-  return true;
+  return invalidTaintPart(t) === null;
 }
 
 /** Go's time.Time.String() of an RFC 3339 instant, printed in UTC (the node's zone is unknown). */

@@ -69,10 +69,13 @@ export function validateLogging(c: LoggingInput, version: KubeletVersion, klogFl
   };
   const known = (LOG_FORMATS as readonly string[]).includes(c.format);
   if (!atLeast(version, '1.22')) {
-    if (c.format !== 'text') {
+    // 1.20/1.21 copy a non-empty format into logs.Options, whose default is text: an
+    // empty format (an __internal payload) is text there.
+    const format = c.format === '' ? 'text' : c.format;
+    if (format !== 'text') {
       for (const flag of nonDefaultKlogFlags(klogFlags, version)) push('logging.format', 'logging-format-flag', `non-default logging format doesn't honor flag: ${flag}`);
     }
-    if (!known) push('logging.format', 'logging-format', `unsupported log format: ${c.format}`);
+    if (!(LOG_FORMATS as readonly string[]).includes(format)) push('logging.format', 'logging-format', `unsupported log format: ${format}`);
     return out;
   }
   if (c.format !== 'text') {

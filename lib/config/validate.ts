@@ -14,13 +14,15 @@ import { effectiveGates, gateEnabled, type GateState } from './gates.js';
 import { goQuote } from './gostrconv.js';
 import { getAt, type ConfigObject } from './objpath.js';
 import { isQuantity, parseQuantity } from './quantity.js';
-import { formatTaint, isValidTaint, type Taint } from './taints.js';
+import { formatTaint, invalidTaintPart, type Taint } from './taints.js';
 import { validateLogging } from './validate-logging.js';
 import { atLeast, DEFAULT_VERSION, minorOf, type KubeletVersion } from './version.js';
 
 export interface ValidationFailure {
-  /** v1beta1 JSON path of the field at fault. */
+  /** v1beta1 JSON path of the field at fault (the first, when the rule is about several). */
   field: string;
+  /** Every v1beta1 JSON path the rule is about ("featureGates.X", "registerWithTaints[1].effect"). */
+  fields: string[];
   /** A stable id for the rule ("port-range", "feature-gate" …). */
   rule: string;
   /** The kubelet's message for this failure. */
@@ -83,7 +85,9 @@ class Reader {
   }
 }
 
-type Push = (field: string, rule: string, message: string) => void;
+/** One field's JSON path, or several when a rule compares fields. */
+type Fields = string | readonly string[];
+type Push = (field: Fields, rule: string, message: string) => void;
 
 interface RuleCtx {
   r: Reader;
@@ -98,13 +102,13 @@ const inRange = (n: number | bigint, lo: number | bigint, hi: number | bigint) =
 const on = (ctx: RuleCtx, gate: string) => gateEnabled(ctx.gates, gate);
 
 function basicRules({ r, push, gates }: RuleCtx): void {
-  const p = (field: string, rule: string, msg: string) => push(field, rule, PREFIX + msg);
+  const p = (field: Fields, rule: string, msg: string) => push(field, rule, PREFIX + msg);
   if (r.num('nodeLeaseDurationSeconds') <= 0) p('nodeLeaseDurationSeconds', 'node-lease-positive', 'nodeLeaseDurationSeconds must be greater than 0');
   if (!r.bool('cgroupsPerQOS') && r.list('enforceNodeAllocatable').length > 0) {
-    p('enforceNodeAllocatable', 'enforce-needs-cgroups-per-qos', 'enforceNodeAllocatable (--enforce-node-allocatable) is not supported unless cgroupsPerQOS (--cgroups-per-qos) is set to true');
+    p(['enforceNodeAllocatable', 'cgroupsPerQOS'], 'enforce-needs-cgroups-per-qos', 'enforceNodeAllocatable (--enforce-node-allocatable) is not supported unless cgroupsPerQOS (--cgroups-per-qos) is set to true');
   }
   if (r.str('systemCgroups') !== '' && r.str('cgroupRoot') === '') {
-    p('systemCgroups', 'system-cgroups-needs-root', 'systemCgroups (--system-cgroups) was specified and cgroupRoot (--cgroup-root) was not specified');
+    p(['systemCgroups', 'cgroupRoot'], 'system-cgroups-needs-root', 'systemCgroups (--system-cgroups) was specified and cgroupRoot (--cgroup-root) was not specified');
   }
   const nonNegative = (field: string, flag: string) => {
     if (r.num(field) < 0) p(field, 'non-negative', `${field} (--${flag}) ${r.num(field)} must not be a negative number`);
@@ -126,7 +130,7 @@ function basicRules({ r, push, gates }: RuleCtx): void {
   if (!inRange(high, 0, 100)) p('imageGCHighThresholdPercent', 'percent-range', `imageGCHighThresholdPercent (--image-gc-high-threshold) ${high} must be between 0 and 100, inclusive`);
   if (!inRange(low, 0, 100)) p('imageGCLowThresholdPercent', 'percent-range', `imageGCLowThresholdPercent (--image-gc-low-threshold) ${low} must be between 0 and 100, inclusive`);
   if (low >= high) {
-    p('imageGCLowThresholdPercent', 'image-gc-low-below-high', `imageGCLowThresholdPercent (--image-gc-low-threshold) ${low} must be less than imageGCHighThresholdPercent (--image-gc-high-threshold) ${high}`);
+    p(['imageGCLowThresholdPercent', 'imageGCHighThresholdPercent'], 'image-gc-low-below-high', `imageGCLowThresholdPercent (--image-gc-low-threshold) ${low} must be less than imageGCHighThresholdPercent (--image-gc-high-threshold) ${high}`);
   }
   for (const [field, flag] of [['iptablesDropBit', 'iptables-drop-bit'], ['iptablesMasqueradeBit', 'iptables-masquerade-bit']] as const) {
     if (!inRange(r.num(field), 0, 31)) p(field, 'bit-range', `${field} (--${flag}) ${r.num(field)} must be between 0 and 31, inclusive`);
@@ -150,7 +154,7 @@ const TOPOLOGY_POLICIES = ['none', 'best-effort', 'restricted', 'single-numa-nod
 
 function topologyAndTaintRules(ctx: RuleCtx): void {
   const { r, push } = ctx;
-  const p = (field: string, rule: string, msg: string) => push(field, rule, PREFIX + msg);
+  const p = (field: Fields, rule: string, msg: string) => push(field, rule, PREFIX + msg);
   if (r.bool('serverTLSBootstrap') && !on(ctx, 'RotateKubeletServerCertificate')) {
     p('serverTLSBootstrap', 'server-tls-bootstrap-gate', 'serverTLSBootstrap true requires feature gate RotateKubeletServerCertificate');
   }
@@ -159,7 +163,8 @@ function topologyAndTaintRules(ctx: RuleCtx): void {
   if (atLeast(ctx.version, '1.23')) {
     r.list<Taint>('registerWithTaints').forEach((taint, i) => {
       const t = taint ?? {};
-      if (!isValidTaint(t)) push(`registerWithTaints[${i}]`, 'taint-valid', `invalid taint: ${formatTaint(t)}`);
+      const part = invalidTaintPart(t);
+      if (part) push(`registerWithTaints[${i}].${part}`, 'taint-valid', `invalid taint: ${formatTaint(t)}`);
       if (t.timeAdded !== undefined) push(`registerWithTaints[${i}].timeAdded`, 'taint-time-added', 'taint TimeAdded is not nil');
     });
   }
@@ -171,27 +176,29 @@ function topologyAndTaintRules(ctx: RuleCtx): void {
 
 function shutdownRules(ctx: RuleCtx): void {
   const { r } = ctx;
-  const p = (field: string, rule: string, msg: string) => ctx.push(field, rule, PREFIX + msg);
+  const p = (field: Fields, rule: string, msg: string) => ctx.push(field, rule, PREFIX + msg);
   const total = r.dur('shutdownGracePeriod');
   const critical = r.dur('shutdownGracePeriodCriticalPods');
   const T = formatMetaDuration(total);
   const C = formatMetaDuration(critical);
   const graceful = on(ctx, 'GracefulNodeShutdown');
+  const both = ['shutdownGracePeriod', 'shutdownGracePeriodCriticalPods'];
   if (graceful) {
     if (total < 0n || critical < 0n || critical > total) {
-      p('shutdownGracePeriodCriticalPods', 'shutdown-grace-order', `ShutdownGracePeriod ${T} must be >= 0, ShutdownGracePeriodCriticalPods ${C} must be >= 0, and ShutdownGracePeriodCriticalPods ${C} must be <= ShutdownGracePeriod ${T}`);
+      p(both, 'shutdown-grace-order', `ShutdownGracePeriod ${T} must be >= 0, ShutdownGracePeriodCriticalPods ${C} must be >= 0, and ShutdownGracePeriodCriticalPods ${C} must be <= ShutdownGracePeriod ${T}`);
     }
     if (total > 0n && total < NANOS.second) p('shutdownGracePeriod', 'shutdown-grace-second', `ShutdownGracePeriod ${T} must be either zero or otherwise >= 1 sec`);
     if (critical > 0n && critical < NANOS.second) p('shutdownGracePeriodCriticalPods', 'shutdown-grace-second', `ShutdownGracePeriodCriticalPods ${C} must be either zero or otherwise >= 1 sec`);
   }
   if ((total > 0n || critical > 0n) && !graceful) {
-    p('shutdownGracePeriod', 'shutdown-grace-gate', 'Specifying ShutdownGracePeriod or ShutdownGracePeriodCriticalPods requires feature gate GracefulNodeShutdown');
+    p(both, 'shutdown-grace-gate', 'Specifying ShutdownGracePeriod or ShutdownGracePeriodCriticalPods requires feature gate GracefulNodeShutdown');
   }
   if (!atLeast(ctx.version, '1.23')) return;
   const byPriority = r.list('shutdownGracePeriodByPodPriority').length > 0;
   if (on(ctx, 'GracefulNodeShutdownBasedOnPodPriority')) {
     if (byPriority && (total > 0n || critical > 0n)) {
-      p('shutdownGracePeriodByPodPriority', 'shutdown-by-priority-exclusive', 'Cannot specify both shutdownGracePeriodByPodPriority and shutdownGracePeriod at the same time');
+      const set = both.filter((_, i) => (i === 0 ? total : critical) > 0n);
+      p(['shutdownGracePeriodByPodPriority', ...set], 'shutdown-by-priority-exclusive', 'Cannot specify both shutdownGracePeriodByPodPriority and shutdownGracePeriod at the same time');
     }
   } else if (byPriority) {
     p('shutdownGracePeriodByPodPriority', 'shutdown-by-priority-gate', 'Specifying shutdownGracePeriodByPodPriority requires feature gate GracefulNodeShutdownBasedOnPodPriority');
@@ -212,22 +219,24 @@ function memorySwapRules(ctx: RuleCtx): void {
 
 const ENFORCE_OPTIONS = ['pods', 'system-reserved', 'kube-reserved', 'none'];
 
-function allocatableRules({ r, push }: RuleCtx): void {
-  const p = (field: string, rule: string, msg: string) => push(field, rule, PREFIX + msg);
+function allocatableRules(ctx: RuleCtx): void {
+  const { r, push } = ctx;
+  const p = (field: Fields, rule: string, msg: string) => push(field, rule, PREFIX + msg);
   const enforce = r.list<string>('enforceNodeAllocatable');
-  for (const val of enforce) {
-    if (val === 'pods') continue;
+  enforce.forEach((val, i) => {
+    const item = `enforceNodeAllocatable[${i}]`;
+    if (val === 'pods') return;
     if (val === 'system-reserved') {
-      if (r.str('systemReservedCgroup') === '') p('systemReservedCgroup', 'system-reserved-cgroup', "systemReservedCgroup (--system-reserved-cgroup) must be specified when 'system-reserved' contained in enforceNodeAllocatable (--enforce-node-allocatable)");
+      if (r.str('systemReservedCgroup') === '') p(['systemReservedCgroup', item], 'system-reserved-cgroup', "systemReservedCgroup (--system-reserved-cgroup) must be specified when 'system-reserved' contained in enforceNodeAllocatable (--enforce-node-allocatable)");
     } else if (val === 'kube-reserved') {
-      if (r.str('kubeReservedCgroup') === '') p('kubeReservedCgroup', 'kube-reserved-cgroup', "kubeReservedCgroup (--kube-reserved-cgroup) must be specified when 'kube-reserved' contained in enforceNodeAllocatable (--enforce-node-allocatable)");
+      if (r.str('kubeReservedCgroup') === '') p(['kubeReservedCgroup', item], 'kube-reserved-cgroup', "kubeReservedCgroup (--kube-reserved-cgroup) must be specified when 'kube-reserved' contained in enforceNodeAllocatable (--enforce-node-allocatable)");
     } else if (val === 'none') {
       if (enforce.length > 1) p('enforceNodeAllocatable', 'enforce-none-alone', "enforceNodeAllocatable (--enforce-node-allocatable) may not contain additional enforcements when 'none' is specified");
     } else {
       const opts = ENFORCE_OPTIONS.map(goQuote);
-      p('enforceNodeAllocatable', 'enforce-option', `option ${goQuote(String(val))} specified for enforceNodeAllocatable (--enforce-node-allocatable). Valid options are ${opts[0]}, ${opts[1]}, ${opts[2]}, or ${opts[3]}`);
+      p(item, 'enforce-option', `option ${goQuote(String(val))} specified for enforceNodeAllocatable (--enforce-node-allocatable). Valid options are ${opts[0]}, ${opts[1]}, ${opts[2]}, or ${opts[3]}`);
     }
-  }
+  });
   const hairpin = r.str('hairpinMode');
   if (!['none', 'hairpin-veth', 'promiscuous-bridge'].includes(hairpin)) {
     p('hairpinMode', 'hairpin-mode', `option ${goQuote(hairpin)} specified for hairpinMode (--hairpin-mode). Valid options are "none", "hairpin-veth" or "promiscuous-bridge"`);
@@ -235,9 +244,10 @@ function allocatableRules({ r, push }: RuleCtx): void {
   const cpus = r.str('reservedSystemCPUs');
   if (cpus !== '') {
     if (r.str('systemReservedCgroup') !== '' || r.str('kubeReservedCgroup') !== '') {
-      push('reservedSystemCPUs', 'reserved-cpus-cgroups', "can't use reservedSystemCPUs (--reserved-cpus) with systemReservedCgroup (--system-reserved-cgroup) or kubeReservedCgroup (--kube-reserved-cgroup)");
+      const cgroups = ['systemReservedCgroup', 'kubeReservedCgroup'].filter((c) => r.str(c) !== '');
+      push(['reservedSystemCPUs', ...cgroups], 'reserved-cpus-cgroups', "can't use reservedSystemCPUs (--reserved-cpus) with systemReservedCgroup (--system-reserved-cgroup) or kubeReservedCgroup (--kube-reserved-cgroup)");
     }
-    const err = cpuSetError(cpus);
+    const err = cpuSetError(cpus, ctx.version);
     if (err) push('reservedSystemCPUs', 'reserved-cpus-parse', `unable to parse reservedSystemCPUs (--reserved-cpus), error: ${err}`);
   }
 }
@@ -247,24 +257,27 @@ interface Reservation {
   limits?: Record<string, unknown>;
 }
 
-/** validateReservedMemoryConfiguration (1.21+). Go walks each limits map in random order; we sort. */
+/**
+ * validateReservedMemoryConfiguration (1.21+). Go walks each limits map in random order; we
+ * sort. Its messages carry no "invalid configuration: " prefix in 1.21–1.23 (added later).
+ */
 function reservedMemoryRules(ctx: RuleCtx): void {
   if (!atLeast(ctx.version, '1.21')) return;
   const seen = new Map<number, Set<string>>();
   ctx.r.list<Reservation>('reservedMemory').forEach((res, i) => {
     const numa = res?.numaNode ?? 0;
     if (!seen.has(numa)) seen.set(numa, new Set());
-    const field = `reservedMemory[${i}].limits`;
     for (const name of Object.keys(res?.limits ?? {}).sort()) {
+      const field = `reservedMemory[${i}].limits${/^[A-Za-z0-9_-]+$/.test(name) ? `.${name}` : `[${JSON.stringify(name)}]`}`;
       const q = String(res!.limits![name]);
       if (name !== 'memory' && !name.startsWith('hugepages-')) {
-        ctx.push(field, 'reserved-memory-type', `${PREFIX}the limit type ${goQuote(name)} for NUMA node ${numa} is not supported, only [memory hugepages-<HugePageSize>] is accepted`);
+        ctx.push(field, 'reserved-memory-type', `the limit type ${goQuote(name)} for NUMA node ${numa} is not supported, only [memory hugepages-<HugePageSize>] is accepted`);
       }
       if (isQuantity(q) && parseQuantity(q).zero) {
-        ctx.push(field, 'reserved-memory-zero', `${PREFIX}reserved memory may not be zero for NUMA node ${numa} and resource ${goQuote(name)}`);
+        ctx.push(field, 'reserved-memory-zero', `reserved memory may not be zero for NUMA node ${numa} and resource ${goQuote(name)}`);
       }
       if (seen.get(numa)!.has(name)) {
-        ctx.push(field, 'reserved-memory-duplicate', `${PREFIX}the reserved memory has a duplicate value for NUMA node ${numa} and resource ${goQuote(name)}`);
+        ctx.push(field, 'reserved-memory-duplicate', `the reserved memory has a duplicate value for NUMA node ${numa} and resource ${goQuote(name)}`);
       }
       seen.get(numa)!.add(name);
     }
@@ -298,19 +311,35 @@ function memoryQoSRules(ctx: RuleCtx): void {
   }
 }
 
+/**
+ * A failure for people: the kubelet's own text, then the v1beta1 JSON path(s) it is about
+ * when that text does not spell them (it often uses Go or flag names: "ShutdownGracePeriod",
+ * "--show-hidden-metrics-for-version", "invalid taint: {…}", "unrecognized feature gate: X").
+ */
+export function describeFailure(f: Pick<ValidationFailure, 'fields' | 'message'>): string {
+  if (f.fields.every((path) => f.message.includes(path))) return f.message;
+  return `${f.message} (${f.fields.length === 1 ? 'field' : 'fields'}: ${f.fields.join(', ')})`;
+}
+
 /** ValidateKubeletConfiguration of `version` over a defaulted config with flags applied. */
 export function validateKubeletConfig(config: ConfigObject, opts: ValidateOptions = {}): ValidationResult {
   const version = opts.version ?? DEFAULT_VERSION;
   const configGates = (getAt(config, 'featureGates') ?? {}) as Record<string, boolean>;
   const gates = effectiveGates({ version, localGates: opts.localGates, configGates });
-  if (gates.error) return { failures: [{ field: 'featureGates', rule: 'feature-gate', message: gates.error }], error: gates.error };
+  if (gates.error) {
+    const field = gates.errorGate !== undefined ? `featureGates.${gates.errorGate}` : 'featureGates';
+    return { failures: [{ field, fields: [field], rule: 'feature-gate', message: gates.error }], error: gates.error };
+  }
   const failures: ValidationFailure[] = [];
   const ctx: RuleCtx = {
     r: new Reader(config),
     gates: gates.state,
     version,
     opts,
-    push: (field, rule, message) => failures.push({ field, rule, message }),
+    push: (field, rule, message) => {
+      const fields = typeof field === 'string' ? [field] : [...field];
+      failures.push({ field: fields[0]!, fields, rule, message });
+    },
   };
   basicRules(ctx);
   topologyAndTaintRules(ctx);

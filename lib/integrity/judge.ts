@@ -8,8 +8,11 @@ export interface Judgement {
   stage: JudgeStage;
   /** The kubelet's error text for the stage, null when ok. */
   error: string | null;
-  /** Each failing validation rule (field and message); empty unless validate-error. */
-  failures?: { field: string; message: string }[];
+  /**
+   * Each failing validation rule: its v1beta1 JSON path(s) and the kubelet's own message;
+   * empty unless validate-error.
+   */
+  failures?: { field: string; fields?: string[]; message: string }[];
   /** Unknown or duplicate fields: the kubelet decodes leniently and only warns. */
   strict?: { path: string; message: string }[];
   /** Path fields with relative values (resolved against the checkpoint directory). */

@@ -16,7 +16,7 @@ function judgementOf(o: LoadOutcome): Judgement {
   return {
     stage: o.stage,
     error: o.error,
-    failures: o.failures.map((f) => ({ field: f.field, message: f.message })),
+    failures: o.failures.map((f) => ({ field: f.field, fields: f.fields, message: f.message })),
     strict: o.strict.map((s) => ({ path: s.path, message: s.message })),
     relativePaths: o.relativePaths.map((r) => ({ field: r.field, value: r.value })),
     overrides: o.overrides

@@ -10,6 +10,7 @@ import { META_NAMES, type ConfigMapSource, type MetaName } from '../store/types.
 import { bySeverity, type Finding, type Severity } from './findings.js';
 import { checkCheckpointHash } from './hash.js';
 import type { ConfigJudge, Judgement } from './judge.js';
+import { describeFailure } from '../config/validate.js';
 import { predictNextBoot, type LocalConfig, type NextBoot } from './nextboot.js';
 import type { NextStep } from './next-steps.js';
 
@@ -199,10 +200,15 @@ export function judgementFindings(j: Judgement, path: string, ref: string): Find
   const out: Finding[] = [];
   if (j.stage === 'load-error') out.push(f('error', 'PAYLOAD_DECODE', `the kubelet cannot load this config ("failed to load config"): ${j.error}`, path, ref));
   if (j.stage === 'validate-error') {
-    const fields = j.failures?.length ? j.failures.map((x) => x.message).join('; ') : j.error;
+    // The kubelet's text for each rule, with the JSON path(s) where its text has Go or flag names.
+    const fields = j.failures?.length ? j.failures.map((x) => describeFailure({ fields: x.fields ?? [x.field], message: x.message })).join('; ') : j.error;
     out.push(f('error', 'PAYLOAD_INVALID', `the kubelet rejects this config ("failed to validate config"): ${fields}`, path, ref));
   }
-  if (j.stage === 'internal-error') out.push(f('error', 'PAYLOAD_INVALID', `the kubelet cannot apply its command-line flags over this config ("internal failure"): ${j.error}`, path, ref));
+  if (j.stage === 'internal-error') {
+    const flag = j.failures?.[0];
+    const text = flag ? describeFailure({ fields: flag.fields ?? [flag.field], message: flag.message }) : j.error;
+    out.push(f('error', 'PAYLOAD_INVALID', `the kubelet cannot apply its command-line flags over this config ("internal failure"): ${text}`, path, ref));
+  }
   for (const s of j.strict ?? []) out.push(f('warning', 'PAYLOAD_STRICT', `${s.message} (the kubelet decodes leniently and only warns)`, path, ref));
   for (const r of j.relativePaths ?? []) {
     out.push(f('warning', 'PAYLOAD_RELATIVE_PATH', `${r.field} is the relative path ${JSON.stringify(r.value)}: the kubelet resolves it against the checkpoint directory, ${path.replace(/\/[^/]*$/, '/')}`, path, ref));

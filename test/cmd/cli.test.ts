@@ -185,3 +185,22 @@ t.test('completion: commands, options and refs from the store', async (t) => {
   t.ok(words('--root', DEMO_ROOT, 'verify', 'l').includes('lkg'));
   t.ok(words('--dir', '/nonexistent', 'show', '').includes('assigned'), 'no store: the fixed refs, no error');
 });
+
+t.test('verify: the kubelet of --kubelet-version word for word, with the JSON field it is about', async (t) => {
+  const dir = t.testdir();
+  const bad = `${GOOD_PAYLOAD}registerWithTaints:\n- {key: a, effect: NoSchedule}\n- {key: b, effect: Never}\nreservedSystemCPUs: "0-1-3"\n`;
+  writeTree(dir, { 'store/meta/assigned': metaYaml({ uid: X, rv: '7' }), 'store/meta/last-known-good': '', [`store/checkpoints/${X}/7/kubelet`]: bad });
+  const invalid = (version: string, code: number) => {
+    const r = runCli(['--dir', dir, '--kubelet-version', version, 'verify', '-o', 'json']);
+    t.equal(r.code, code, `${version}: exit ${code}`);
+    return json<{ findings: { code: string; message: string }[] }>(r).findings.filter((f) => f.code === 'PAYLOAD_INVALID').map((f) => f.message);
+  };
+  t.same(invalid('1.23', 1), ['the kubelet rejects this config ("failed to validate config"): invalid taint: {b  Never <nil>} (field: registerWithTaints[1].effect); '
+    + 'unable to parse reservedSystemCPUs (--reserved-cpus), error: strconv.Atoi: parsing "1-3": invalid syntax']);
+  t.same(invalid('1.21', 0), [], '1.21 has no taint rule and skips a three-part CPU range');
+  writeTree(dir, { [`store/checkpoints/${X}/7/kubelet`]: `${GOOD_PAYLOAD}maxPods: "10"\n` });
+  const decode = (version: string) => json<{ findings: { code: string; message: string }[] }>(runCli(['--dir', dir, '--kubelet-version', version, 'verify', '-o', 'json']))
+    .findings.filter((f) => f.code === 'PAYLOAD_DECODE').map((f) => f.message)[0];
+  t.match(decode('1.23'), /: failed to decode: json: cannot unmarshal string into Go struct field KubeletConfiguration\.maxPods of type int32$/);
+  t.match(decode('1.21'), /: failed to decode: v1beta1\.KubeletConfiguration\.MaxPods: readUint32: unexpected character: \ufffd, error found in #10 byte of \.\.\.\|/, 'json-iterator words it on 1.21');
+});

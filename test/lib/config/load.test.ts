@@ -74,3 +74,36 @@ t.test('hostile payloads end in a load error, never an exception', async (t) => 
     t.match(out.error, /^(failed to decode: |kubelet config file )/, name);
   }
 });
+
+t.test('an __internal payload gets no v1beta1 defaults, so validation refuses it', async (t) => {
+  const zeroRules = [
+    'invalid configuration: nodeLeaseDurationSeconds must be greater than 0',
+    'invalid configuration: cpuCFSQuotaPeriod {0s} requires feature gate CustomCPUCFSQuotaPeriod',
+    'invalid configuration: imageGCLowThresholdPercent (--image-gc-low-threshold) 0 must be less than imageGCHighThresholdPercent (--image-gc-high-threshold) 0',
+    'invalid configuration: port (--port) 0 must be between 1 and 65535, inclusive',
+    'invalid configuration: topologyManagerPolicy non-allowable value: ',
+    'invalid configuration: topologyManagerScope non-allowable value: ',
+    'invalid configuration: option "" specified for hairpinMode (--hairpin-mode). Valid options are "none", "hairpin-veth" or "promiscuous-bridge"',
+  ];
+  const text = 'kind: KubeletConfiguration\napiVersion: kubelet.config.k8s.io/__internal\nmaxPods: 50\nstaticPodPath: /etc/kubernetes/manifests\n';
+  for (const version of ['1.20', '1.21', '1.22', '1.23'] as const) {
+    const out = loadCheckpointConfig(Buffer.from(text), FILE, { version });
+    const logging = version >= '1.22' ? ['logging.format: Invalid value: "": Unsupported log format'] : [];
+    t.equal(out.stage, 'validate-error', version);
+    t.equal(out.statusError, 'failed to validate config, see Kubelet log for details', version);
+    t.equal(out.error, `[${[...zeroRules, ...logging].join(', ')}]`, version);
+    t.same(out.strict.map((s) => s.message), ['unknown field "maxPods"', 'unknown field "staticPodPath"'], `${version}: v1beta1 names are unknown to the internal type`);
+  }
+  const cast = load('kind: SerializedNodeConfigSource\napiVersion: kubelet.config.k8s.io/__internal\n');
+  t.equal(cast.error, 'failed to cast object to KubeletConfiguration, unexpected type: kubelet.config.k8s.io/__internal, Kind=SerializedNodeConfigSource');
+  const other = load('kind: Pod\napiVersion: kubelet.config.k8s.io/__internal\n');
+  t.equal(other.error, 'failed to decode: no kind "Pod" is registered for the internal version of group "kubelet.config.k8s.io" in scheme "k8s.io/kubernetes/pkg/kubelet/apis/config/scheme/scheme.go:32"');
+});
+
+t.test('a bad value for a config flag names the field it sets; the kubelet text is kept', async (t) => {
+  const out = load(HEAD, ['--max-pods=x']);
+  t.equal(out.stage, 'internal-error');
+  t.equal(out.error, 'invalid argument "x" for "--max-pods" flag: strconv.ParseInt: parsing "x": invalid syntax');
+  t.same(out.failures.map((f) => f.fields), [['maxPods']]);
+  t.same(load(HEAD, ['--max-pods']).failures, [], 'a syntax error names no field');
+});

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { applyDefaults } from '../../../lib/config/defaults.js';
-import { aggregateError, GO_POINTER_RE, validateKubeletConfig } from '../../../lib/config/validate.js';
+import { aggregateError, describeFailure, GO_POINTER_RE, validateKubeletConfig } from '../../../lib/config/validate.js';
 import { formatGoDuration, parseGoDuration } from '../../../lib/config/duration.js';
 import { parseCpuSet } from '../../../lib/config/cpuset.js';
 import { formatTaint, isValidTaint } from '../../../lib/config/taints.js';
@@ -66,9 +66,9 @@ t.test('each 1.23 rule, with its exact message', async (t) => {
     ['reserved cpus syntax', { reservedSystemCPUs: 'abc' }, 'unable to parse reservedSystemCPUs (--reserved-cpus), error: strconv.Atoi: parsing "abc": invalid syntax'],
     ['reserved cpus range', { reservedSystemCPUs: '3-1' }, 'unable to parse reservedSystemCPUs (--reserved-cpus), error: invalid range "3-1" (3 >= 1)'],
     ['reserved cpus empty part', { reservedSystemCPUs: '0,' }, 'unable to parse reservedSystemCPUs (--reserved-cpus), error: strconv.Atoi: parsing "": invalid syntax'],
-    ['reserved memory type', { reservedMemory: [{ numaNode: 0, limits: { cpu: '1' } }] }, `${P}the limit type "cpu" for NUMA node 0 is not supported, only [memory hugepages-<HugePageSize>] is accepted`],
-    ['reserved memory zero', { reservedMemory: [{ numaNode: 1, limits: { memory: '0Gi' } }] }, `${P}reserved memory may not be zero for NUMA node 1 and resource "memory"`],
-    ['reserved memory duplicate', { reservedMemory: [{ numaNode: 0, limits: { memory: '1Gi' } }, { numaNode: 0, limits: { memory: '2Gi' } }] }, `${P}the reserved memory has a duplicate value for NUMA node 0 and resource "memory"`],
+    ['reserved memory type', { reservedMemory: [{ numaNode: 0, limits: { cpu: '1' } }] }, `the limit type "cpu" for NUMA node 0 is not supported, only [memory hugepages-<HugePageSize>] is accepted`],
+    ['reserved memory zero', { reservedMemory: [{ numaNode: 1, limits: { memory: '0Gi' } }] }, `reserved memory may not be zero for NUMA node 1 and resource "memory"`],
+    ['reserved memory duplicate', { reservedMemory: [{ numaNode: 0, limits: { memory: '1Gi' } }, { numaNode: 0, limits: { memory: '2Gi' } }] }, `the reserved memory has a duplicate value for NUMA node 0 and resource "memory"`],
     ['hidden metrics', { showHiddenMetricsForVersion: '1.21' }, "--show-hidden-metrics-for-version must be omitted or have the value '1.22'. Only the previous minor version is allowed"],
     ['log format', { logging: { format: 'bogus' } }, 'logging.format: Invalid value: "bogus": Unsupported log format'],
     ['log verbosity', { logging: { verbosity: 4294967295 } }, 'logging.verbosity: Invalid value: 0xffffffff: Must be <= 2147483647'],
@@ -95,7 +95,7 @@ t.test('several failures aggregate as [a, b] in rule order, duplicates dropped',
   const r = check({ maxPods: -1, port: 70000, enforceNodeAllocatable: ['bogus', 'bogus'] });
   t.equal(r.error, `[${P}maxPods (--max-pods) -1 must not be a negative number, ${P}port (--port) 70000 must be between 1 and 65535, inclusive, ${P}option "bogus" specified for enforceNodeAllocatable (--enforce-node-allocatable). Valid options are "pods", "system-reserved", "kube-reserved", or "none"]`);
   t.equal(r.failures.length, 4);
-  t.same(r.failures.map((f) => f.field), ['maxPods', 'port', 'enforceNodeAllocatable', 'enforceNodeAllocatable']);
+  t.same(r.failures.map((f) => f.field), ['maxPods', 'port', 'enforceNodeAllocatable[0]', 'enforceNodeAllocatable[1]']);
   t.equal(aggregateError([]), null);
   t.equal(aggregateError(['a']), 'a');
   t.equal(aggregateError(['a', 'a']), 'a');
@@ -110,7 +110,7 @@ t.test('release differences', async (t) => {
     ['hidden metrics previous minor, 1.21', '1.21', { showHiddenMetricsForVersion: '1.19' }, "--show-hidden-metrics-for-version must be omitted or have the value '1.20'. Only the previous minor version is allowed"],
     ['no taint rule before 1.23', '1.22', { registerWithTaints: [{ key: 'a b' }] }, null],
     ['no reservedMemory rule in 1.20', '1.20', { reservedMemory: [{ numaNode: 0, limits: { cpu: '1' } }] }, null],
-    ['reservedMemory rule in 1.21', '1.21', { reservedMemory: [{ numaNode: 0, limits: { memory: '0' } }] }, `${P}reserved memory may not be zero for NUMA node 0 and resource "memory"`],
+    ['reservedMemory rule in 1.21', '1.21', { reservedMemory: [{ numaNode: 0, limits: { memory: '0' } }] }, `reserved memory may not be zero for NUMA node 0 and resource "memory"`],
     ['no swap rule in 1.21', '1.21', { memorySwap: { swapBehavior: 'x' } }, null],
     ['NodeSwap unknown in 1.21', '1.21', { featureGates: { NodeSwap: true } }, 'unrecognized feature gate: NodeSwap'],
     ['log format wording 1.20', '1.20', { logging: { format: 'bogus' } }, 'unsupported log format: bogus'],
@@ -146,7 +146,12 @@ t.test('Go formatting helpers', async (t) => {
   ];
   for (const [text, want] of bad) t.throws(() => parseGoDuration(text), { message: want }, JSON.stringify(text));
   t.same(parseCpuSet('0-2,5,7-7'), [{ start: 0, end: 2 }, { start: 5, end: 5 }, { start: 7, end: 7 }]);
-  t.same(parseCpuSet('1-2-3'), [], 'three-part ranges are skipped, as in Go');
+  t.same(parseCpuSet('1-2-3', '1.21'), [], 'up to 1.21 three-part ranges are skipped, as in Go');
+  t.throws(() => parseCpuSet('1-2-3', '1.22'), { message: 'strconv.Atoi: parsing "2-3": invalid syntax' }, 'from 1.22 a range splits at its first dash');
+  t.throws(() => parseCpuSet('0-1-3'), { message: 'strconv.Atoi: parsing "1-3": invalid syntax' }, '1.23 is the default');
+  t.same(parseCpuSet('3-1', '1.20'), [{ start: 3, end: 1 }], '1.20/1.21 have no range check');
+  t.throws(() => parseCpuSet('3-1', '1.22'), { message: 'invalid range "3-1" (3 >= 1)' });
+  t.throws(() => parseCpuSet('0--1', '1.22'), { message: 'invalid range "0--1" (0 >= -1)' }, 'the end bound keeps the second dash');
   t.same(parseCpuSet('0-4000000000'), [{ start: 0, end: 4000000000 }], 'huge ranges are not materialised');
   t.throws(() => parseCpuSet('0-'), { message: 'strconv.Atoi: parsing "": invalid syntax' });
   t.throws(() => parseCpuSet(' 1'), { message: 'strconv.Atoi: parsing " 1": invalid syntax' });
@@ -159,4 +164,36 @@ t.test('Go formatting helpers', async (t) => {
     [{ key: 'a', value: 'b c' }, false], [{ key: 'Upper.Example/x' }, false], [{ key: 'a', effect: 'Never' }, false], [{ key: 'x'.repeat(64) }, false],
   ];
   for (const [taint, ok] of taints) t.equal(isValidTaint(taint), ok, JSON.stringify(taint));
+});
+
+t.test('each failure names its v1beta1 JSON field(s), also where the kubelet uses Go or flag names', async (t) => {
+  const gates = { featureGates: { GracefulNodeShutdown: true, NodeSwap: true } };
+  const table: [string, Record<string, unknown>, string[], string][] = [
+    ['plain', { maxPods: -1 }, ['maxPods'], `${P}maxPods (--max-pods) -1 must not be a negative number`],
+    ['shutdown order', { ...gates, shutdownGracePeriod: '10s', shutdownGracePeriodCriticalPods: '1m' }, ['shutdownGracePeriod', 'shutdownGracePeriodCriticalPods'],
+      `${P}ShutdownGracePeriod {10s} must be >= 0, ShutdownGracePeriodCriticalPods {1m0s} must be >= 0, and ShutdownGracePeriodCriticalPods {1m0s} must be <= ShutdownGracePeriod {10s} (fields: shutdownGracePeriod, shutdownGracePeriodCriticalPods)`],
+    ['shutdown second', { ...gates, shutdownGracePeriod: '500ms' }, ['shutdownGracePeriod'], `${P}ShutdownGracePeriod {500ms} must be either zero or otherwise >= 1 sec (field: shutdownGracePeriod)`],
+    ['swap', { ...gates, memorySwap: { swapBehavior: 'x' } }, ['memorySwap.swapBehavior'], `${P}MemorySwap.SwapBehavior x must be one of: LimitedSwap, UnlimitedSwap (field: memorySwap.swapBehavior)`],
+    ['taint effect', { registerWithTaints: [{ key: 'a', effect: 'NoSchedule' }, { key: 'b', effect: 'Never' }] }, ['registerWithTaints[1].effect'], 'invalid taint: {b  Never <nil>} (field: registerWithTaints[1].effect)'],
+    ['taint key', { registerWithTaints: [{ key: 'a b' }] }, ['registerWithTaints[0].key'], 'invalid taint: {a b   <nil>} (field: registerWithTaints[0].key)'],
+    ['taint value', { registerWithTaints: [{ key: 'a', value: 'b c' }] }, ['registerWithTaints[0].value'], 'invalid taint: {a b c  <nil>} (field: registerWithTaints[0].value)'],
+    ['reserved memory', { reservedMemory: [{ numaNode: 0, limits: { cpu: '1' } }] }, ['reservedMemory[0].limits.cpu'], 'the limit type "cpu" for NUMA node 0 is not supported, only [memory hugepages-<HugePageSize>] is accepted (field: reservedMemory[0].limits.cpu)'],
+    ['reserved memory duplicate', { reservedMemory: [{ numaNode: 0, limits: { memory: '1Gi' } }, { numaNode: 0, limits: { memory: '2Gi' } }] }, ['reservedMemory[1].limits.memory'], 'the reserved memory has a duplicate value for NUMA node 0 and resource "memory" (field: reservedMemory[1].limits.memory)'],
+    ['hidden metrics', { showHiddenMetricsForVersion: '1.1' }, ['showHiddenMetricsForVersion'], "--show-hidden-metrics-for-version must be omitted or have the value '1.22'. Only the previous minor version is allowed (field: showHiddenMetricsForVersion)"],
+    ['unknown gate', { featureGates: { Bogus: true } }, ['featureGates.Bogus'], 'unrecognized feature gate: Bogus (field: featureGates.Bogus)'],
+    ['locked gate', { featureGates: { IPv6DualStack: false } }, ['featureGates.IPv6DualStack'], 'cannot set feature gate IPv6DualStack to false, feature is locked to true (field: featureGates.IPv6DualStack)'],
+    ['two fields named in the text', { imageGCHighThresholdPercent: 10, imageGCLowThresholdPercent: 20 }, ['imageGCLowThresholdPercent', 'imageGCHighThresholdPercent'],
+      `${P}imageGCLowThresholdPercent (--image-gc-low-threshold) 20 must be less than imageGCHighThresholdPercent (--image-gc-high-threshold) 10`],
+    ['reserved cpus and cgroups', { reservedSystemCPUs: '0', kubeReservedCgroup: '/k' }, ['reservedSystemCPUs', 'kubeReservedCgroup'],
+      "can't use reservedSystemCPUs (--reserved-cpus) with systemReservedCgroup (--system-reserved-cgroup) or kubeReservedCgroup (--kube-reserved-cgroup)"],
+    ['1.20 log format', { logging: { format: 'x' } }, ['logging.format'], 'unsupported log format: x (field: logging.format)'],
+  ];
+  for (const [name, fields, paths, described] of table) {
+    const r = check(fields, name === '1.20 log format' ? '1.20' : '1.23');
+    t.equal(r.failures.length, 1, `${name}: one failure`);
+    t.same(r.failures[0]?.fields, paths, `${name}: fields`);
+    t.equal(r.failures[0]?.field, paths[0], `${name}: first field`);
+    t.equal(describeFailure(r.failures[0]!), described, `${name}: described`);
+    t.equal(r.error, r.failures[0]?.message, `${name}: the kubelet's raw text is unchanged`);
+  }
 });

@@ -109,3 +109,17 @@ t.test('a dangling meta symlink: the kubelet cannot read it', async (t) => {
   });
   t.same(codes(r), ['META_NOT_REGULAR', 'NEXT_BOOT_FAILS']);
 });
+
+t.test('PAYLOAD_INVALID names the JSON field where the kubelet uses Go names, with the real judge', async (t) => {
+  const { judgeConfig } = await import('../../../lib/integrity/pipeline.js');
+  const dir = t.testdir();
+  const payload = `${GOOD_PAYLOAD}registerWithTaints:\n- {key: a, effect: NoSchedule}\n- {key: b, effect: Never}\nfeatureGates: {GracefulNodeShutdown: true}\nshutdownGracePeriod: 500ms\n`;
+  writeTree(dir, base({ [`store/checkpoints/${U}/1/kubelet`]: payload }));
+  const snap = takeSnapshot(dir);
+  const r = verifyStore(snap, { reader: fsPayloadReader(snap), judge: judgeConfig({ version: '1.23', argv: [] }), local: { path: null, judgement: null } });
+  const invalid = r.findings.filter((f) => f.code === 'PAYLOAD_INVALID');
+  t.equal(invalid.length, 1);
+  t.equal(invalid[0]!.message, 'the kubelet rejects this config ("failed to validate config"): '
+    + 'invalid taint: {b  Never <nil>} (field: registerWithTaints[1].effect); '
+    + 'invalid configuration: ShutdownGracePeriod {500ms} must be either zero or otherwise >= 1 sec (field: shutdownGracePeriod)');
+});
