@@ -76,7 +76,7 @@ function opened<T extends JudgeContext>(args: GlobalArgs, streams: Streams, open
 }
 
 /** Print a result: text through its renderer, or a JSON/YAML document of the given kind (`compact`: JSON on one line). */
-export function output<T>(result: T, text: TextRenderer<T>, args: GlobalArgs, streams: Streams, kind: Kind, compact = false): void {
+export function output<T>(result: T, text: TextRenderer<T>, args: GlobalArgs, streams: Streams, kind: Kind | string, compact = false): void {
   print(result, text, streams, { format: args.output, verbose: args.verbose, quiet: args.quiet, kind, compact });
 }
 

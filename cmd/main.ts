@@ -21,9 +21,12 @@ import * as prune from './prune.js';
 import * as clean from './clean.js';
 import * as journal from './journal.js';
 import * as tui from './tui.js';
+import * as exportCmd from './export.js';
+import * as migrate from './migrate.js';
+import * as upgradeCheck from './upgrade-check.js';
 import * as completion from './completion.js';
 
-export const COMMANDS = [status, ls, show, verify, diff, journal, reset, rollback, undo, prune, clean, tui, completion];
+export const COMMANDS = [status, ls, show, verify, diff, journal, reset, rollback, undo, prune, clean, tui, exportCmd, migrate, upgradeCheck, completion];
 
 /** The output format, read from raw argv so that even a parse failure honours -o json. */
 export function rawFormat(argv: readonly string[]): string {

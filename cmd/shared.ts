@@ -7,6 +7,10 @@ import fs from 'node:fs';
 import type { Argv } from 'yargs';
 import { RefusedError, UsageError } from '../lib/errors.js';
 import type { MetaPlan, RecoveryContext, RecoveryResult } from '../lib/recovery/index.js';
+import type { MigratePlan } from '../lib/migrate/plan.js';
+import type { MigrateManifest, MigrateResult } from '../lib/migrate/apply.js';
+
+type MigrateBackup = { manifest: MigrateManifest; path: string };
 import type { Session } from '../lib/session.js';
 import type { Streams } from '../lib/output/streams.js';
 import { output, processStreams, session, setExit, warn, type GlobalArgs } from './common.js';
@@ -202,5 +206,46 @@ export async function runMetaCommand(args: RecoveryArgs, words: string[], plan: 
   rec.assertAllowed(p);
   if (mode === 'ask' && p.writes.length) await confirm(rec.previewMeta(p), 'Write these files? [y/N] ', 'nothing was changed', args, streams);
   await printResult(await rec.applyMetaPlan(ctx, p), args, streams, mode === 'ask' ? p.warnings : []);
+  setExit(0);
+}
+
+/** plan → (dry run | confirm) → apply for migrate and the undo of a migration. */
+export async function runMigrateCommand(args: RecoveryArgs, words: string[], plan: (ctx: RecoveryContext) => Promise<MigratePlan>): Promise<void> {
+  const mode = modeOf(args);
+  const streams = processStreams(args);
+  const s = session(args, streams);
+  const ctx = await recoveryContext(args, s, commandLineOf(words, args));
+  const p = await plan(ctx);
+  const m = await import('../lib/migrate/apply.js');
+  await runFilePlan(args, streams, mode, m.previewMigrate(p), p.refusals, () => m.applyMigrate(ctx, p));
+}
+
+/** undo of a migrate backup (cmd/undo decides which kind of backup it is). */
+export async function runMigrateUndo(args: RecoveryArgs, s: Session, backup: MigrateBackup, words: string[]): Promise<void> {
+  const mode = modeOf(args);
+  const streams = processStreams(args);
+  const ctx = await recoveryContext(args, s, commandLineOf(words, args));
+  const m = await import('../lib/migrate/apply.js');
+  const p = m.planMigrateUndo(ctx, backup, { force: args.force, restartKubelet: args['restart-kubelet'] });
+  await runFilePlan(args, streams, mode, m.previewMigrateUndo(p), p.refusals, () => m.applyMigrateUndo(ctx, p));
+}
+
+async function runFilePlan(args: RecoveryArgs, streams: Streams, mode: Mode, preview: MigrateResult, refusals: readonly Error[], apply: () => Promise<MigrateResult>): Promise<void> {
+  const { renderMigrate } = await import('../lib/output/migrate.js');
+  if (mode === 'dry-run') {
+    output(preview, renderMigrate, args, streams, 'MigrateResult');
+    if (args.output === 'text' && !args.quiet) for (const w of preview.warnings) streams.stderr.write(`warning: ${w}\n`);
+    return setExit(refusals.length ? 4 : 0);
+  }
+  if (refusals.length) throw refusals[0]!;
+  if (mode === 'ask' && preview.changes.length) {
+    const { palette } = await import('../lib/output/streams.js');
+    streams.stderr.write(`${renderMigrate(preview, { p: palette(streams.color), width: streams.width, verbose: args.verbose, quiet: args.quiet })}\n`);
+    for (const w of preview.warnings) streams.stderr.write(`warning: ${w}\n`);
+    if (!(await ask('Write these files? [y/N] '))) throw new RefusedError('not confirmed: nothing was changed', null, 'DECLINED');
+  }
+  const r = await apply();
+  output(r, renderMigrate, args, streams, 'MigrateResult');
+  if (args.output === 'text' && !args.quiet) for (const w of r.warnings) if (mode !== 'ask' || !preview.warnings.includes(w)) streams.stderr.write(`warning: ${w}\n`);
   setExit(0);
 }

@@ -1,9 +1,9 @@
 import type { Argv } from 'yargs';
 import { output, processStreams, session, setExit, type GlobalArgs } from './common.js';
-import { commandLineOf, confirm, modeOf, printResult, recoveryContext, recoveryOptions, runMetaCommand, type RecoveryArgs } from './shared.js';
+import { commandLineOf, confirm, modeOf, printResult, recoveryContext, recoveryOptions, runMetaCommand, runMigrateUndo, type RecoveryArgs } from './shared.js';
 
 export const command = 'undo [id]';
-export const describe = 'restore the meta files from the latest backup (or backup ID) made by reset, rollback or undo, or put back the leftovers clean moved away; --list shows them';
+export const describe = 'restore the files of the latest backup (or backup ID): meta files (reset, rollback, undo), the node files of a migrate, or the leftovers clean moved away; --list shows them';
 
 interface Args extends RecoveryArgs {
   id?: string;
@@ -30,6 +30,11 @@ export async function handler(args: Args): Promise<void> {
     output({ backups }, renderBackups, args, streams, 'BackupList');
     return setExit(0);
   }
+  // A backup made by migrate holds node files, not meta files: restore those.
+  const { migrateBackup } = await import('../lib/migrate/apply.js');
+  const s = session(args, processStreams(args));
+  const mb = migrateBackup(s.snap.dynamicConfigDir, args.id ?? null);
+  if (mb) return runMigrateUndo(args, s, mb, ['undo', args.id ?? '']);
   if (await undoClean(args)) return;
   const { planUndo } = await import('../lib/recovery/index.js');
   await runMetaCommand(args, ['undo', args.id ?? ''], (ctx) => planUndo(ctx, { id: args.id ?? null, force: args.force, restartKubelet: args['restart-kubelet'] }));

@@ -8,6 +8,7 @@ import type { Session } from '../session.js';
 import type { Finding } from './findings.js';
 import type { NextStep } from './next-steps.js';
 import { predictNextBoot, trialOf, type NextBoot, type Trial } from './nextboot.js';
+import { upgradeHint } from '../migrate/hint.js';
 
 export interface MetaSummary {
   state: MetaDecode['state'];
@@ -33,6 +34,8 @@ export interface StatusReport {
   kubeletCommandLine: string | null;
   /** The commands to run about what is wrong (added by the command, which knows its options). */
   nextSteps?: NextStep[];
+  /** One line when a 1.24+ kubelet would break on this node (upgrade-check has the detail). */
+  upgradeHint: string | null;
 }
 
 function refOf(d: MetaDecode): SourceRef | null {
@@ -61,18 +64,20 @@ export function buildStatus(s: Session, problems: Finding[]): StatusReport {
   const ae = s.snap.meta.assigned.entry;
   const le = s.snap.meta['last-known-good'].entry;
   const aExists = ae.kind !== 'missing' && ae.kind !== 'unreadable';
+  const nextBoot = predictNextBoot(s.snap, { reader: s.reader, judge: s.judge, local: s.local });
   return {
     store: s.snap.storeDir,
     assigned: refOf(a),
     lastKnownGood: refOf(l),
     assignedModified: aExists ? new Date(ae.mtimeMs).toISOString() : null,
     trial: a.state === 'source' ? trialFor(s, a, l) : null,
-    nextBoot: predictNextBoot(s.snap, { reader: s.reader, judge: s.judge, local: s.local }),
+    nextBoot,
     checkpoints: allCheckpoints(s.snap).length,
     problems,
     meta: { assigned: summary(a, ae.mtimeMs, aExists), lastKnownGood: summary(l, le.mtimeMs, le.kind !== 'missing' && le.kind !== 'unreadable') },
     localConfig: s.local.path,
     kubeletCommandLine: s.discovery.commandLine?.source ?? null,
+    upgradeHint: upgradeHint(s.kubeletArgv, nextBoot.source),
   };
 }
 

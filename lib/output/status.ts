@@ -78,6 +78,10 @@ export function renderStatus(r: StatusReport, ctx: TextContext): string {
     lines.push(row('Flags', p.yellow('not applied')));
     lines.push(...long("the kubelet's command line was not found (no running kubelet, no unit naming this store), so no flag overrides were checked; run on the node, give --root for its mounted disk, or give them with --kubelet-flags='--max-pods=110 …'"));
   }
+  if (r.upgradeHint) {
+    const [first, ...rest] = fitText(r.upgradeHint, ctx.width - L, !!ctx.tty);
+    lines.push(row('Upgrade', p.yellow(first!)), ...rest.map((x) => more(p.yellow(x))));
+  }
   lines.push(row('Checkpoints', String(r.checkpoints)));
   const c = countBySeverity(r.problems);
   const prob = c.error + c.warning === 0 ? p.green('none') : [c.error ? p.red(`${c.error} error${c.error > 1 ? 's' : ''}`) : '', c.warning ? p.yellow(`${c.warning} warning${c.warning > 1 ? 's' : ''}`) : ''].filter(Boolean).join(', ') + ' (see `kubelet-ckpt verify`)';

@@ -84,7 +84,7 @@ export function hashOf(s: FileState): string | null {
   return s.kind === 'file' ? sha256(s.bytes) : null;
 }
 
-function writeSynced(file: string, bytes: Buffer | string, mode = 0o600): void {
+export function writeSynced(file: string, bytes: Buffer | string, mode = 0o600): void {
   const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, mode);
   try {
     const b = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes);
@@ -255,7 +255,8 @@ export function listBackups(dynamicConfigDir: string): BackupSummary[] {
   for (const id of names.filter((n) => BACKUP_ID.test(n)).sort()) {
     const m = readManifest(path.join(dir, id));
     if (!m) continue;
-    out.push({ id, time: m.time, command: m.command, files: m.files.map((f) => `meta/${f.name}`), path: path.join(dir, id) });
+    // A migrate backup names node files by their path; a meta backup by the meta file's name.
+    out.push({ id, time: m.time, command: m.command, files: m.files.map((f) => (f as { path?: string }).path ?? `meta/${f.name}`), path: path.join(dir, id) });
   }
   return out;
 }

@@ -7,11 +7,24 @@ import path from 'node:path';
 import { EnvError } from '../errors.js';
 import { flagValue, listKubeletProcesses } from './proc.js';
 import { resolveInRoot, rootedIsDir, rootedRead } from './rooted.js';
-import { expandExecStart, parseEnvFile, readKubeletUnit, splitWords } from './systemd.js';
+import { expandExecStart, parseEnvFile, readKubeletUnit, splitWords, type NodeReader } from './systemd.js';
 
 export const DEFAULT_DYNAMIC_CONFIG_DIR = '/var/lib/kubelet/dynamic-config';
-/** Env files DESIGN.md names; read directly when no unit file names them. */
-const WELL_KNOWN_ENV_FILES = ['/var/lib/kubelet/kubeadm-flags.env', '/etc/default/kubelet', '/etc/sysconfig/kubelet'];
+
+/**
+ * Where distributions put --dynamic-config-dir (reference/migration.md §6), probed after
+ * the default when no command line names a store (a node whose flag is gone, e.g. after
+ * `migrate`, or Talos, whose kubelet runs in a container). Each must hold a `store/`.
+ */
+export const DISTRIBUTION_DIRS: readonly { dir: string; who: string }[] = [
+  { dir: '/etc/default/dynamickubelet', who: 'AKS' },
+  { dir: '/etc/kubernetes/dynamic_kubelet_dir', who: 'kubespray' },
+  { dir: '/etc/kubernetes/kubelet', who: 'Talos' },
+  { dir: '/etc/kubernetes/dynamic-kubelet-config', who: 'by hand' },
+  { dir: '/var/lib/kubelet/configs', who: 'OpenShift MCO proposal' },
+];
+/** Env files DESIGN.md names (and kubespray's); read directly when no unit file names them. */
+export const WELL_KNOWN_ENV_FILES = ['/var/lib/kubelet/kubeadm-flags.env', '/etc/default/kubelet', '/etc/sysconfig/kubelet', '/etc/kubernetes/kubelet.env'];
 
 export interface KubeletCommandLine {
   argv: string[];
@@ -46,8 +59,8 @@ export interface DiscoverOptions {
 }
 
 /** Rebuild the kubelet's argv from its unit; null when there is no unit. */
-function commandLineFromUnit(root: string, steps: string[]): KubeletCommandLine | null {
-  const unit = readKubeletUnit(root);
+function commandLineFromUnit(root: string, steps: string[], read: NodeReader = rootedRead): KubeletCommandLine | null {
+  const unit = readKubeletUnit(root, read);
   if (!unit) {
     steps.push('systemd: no kubelet.service unit found');
     return null;
@@ -55,7 +68,7 @@ function commandLineFromUnit(root: string, steps: string[]): KubeletCommandLine 
   steps.push(`systemd: read ${unit.files.join(', ')}`);
   const env = new Map(unit.environment);
   for (const f of unit.environmentFiles) {
-    const text = rootedRead(root, f.path);
+    const text = read(root, f.path);
     steps.push(`systemd: EnvironmentFile ${f.path}${text === null ? ' (absent)' : ''}`);
     if (text !== null) for (const [k, v] of parseEnvFile(text)) env.set(k, v);
   }
@@ -67,15 +80,20 @@ function commandLineFromUnit(root: string, steps: string[]): KubeletCommandLine 
 }
 
 /** Without a unit: the well-known env files' values, as flags of a notional kubelet. */
-function commandLineFromEnvFiles(root: string, steps: string[]): KubeletCommandLine | null {
+function commandLineFromEnvFiles(root: string, steps: string[], read: NodeReader = rootedRead): KubeletCommandLine | null {
   const args: string[] = [];
   for (const f of WELL_KNOWN_ENV_FILES) {
-    const text = rootedRead(root, f);
+    const text = read(root, f);
     if (text === null) continue;
     steps.push(`env file: read ${f}`);
     for (const v of parseEnvFile(text).values()) args.push(...v.split(/\s+/).filter(Boolean));
   }
   return args.length ? { argv: ['kubelet', ...args], source: 'env files', pid: null, cwd: '/' } : null;
+}
+
+/** The kubelet's command line from its unit files (else the env files) as `read` sees them. */
+export function commandLineFromFiles(root: string, read: NodeReader = rootedRead, steps: string[] = []): KubeletCommandLine | null {
+  return commandLineFromUnit(root, steps, read) ?? commandLineFromEnvFiles(root, steps, read);
 }
 
 function nodeAbs(cwd: string, p: string): string {
@@ -177,6 +195,14 @@ function discoverNode(opts: DiscoverOptions): Discovery {
       dir = hostPath(root, DEFAULT_DYNAMIC_CONFIG_DIR);
       via = `the default ${DEFAULT_DYNAMIC_CONFIG_DIR}`;
     } else steps.push(`default: ${DEFAULT_DYNAMIC_CONFIG_DIR} does not exist`);
+  }
+  for (const d of dir ? [] : DISTRIBUTION_DIRS) {
+    if (rootedIsDir(root, `${d.dir}/store`)) {
+      dir = hostPath(root, d.dir);
+      via = `${d.who}'s ${d.dir}`;
+      break;
+    }
+    steps.push(`${d.who}: ${d.dir}/store does not exist`);
   }
   if (dir) steps.push(`found the store at ${dir} (${via})`);
 

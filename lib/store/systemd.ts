@@ -95,11 +95,14 @@ function applyUnitText(u: UnitFiles, text: string): void {
   }
 }
 
+/** How node files are read: rootedRead, or an overlay of edited contents (migrate's check). */
+export type NodeReader = (root: string, nodePath: string) => string | null;
+
 /** Read kubelet.service and its drop-ins under `root`. Returns null when there is no unit. */
-export function readKubeletUnit(root: string): UnitFiles | null {
+export function readKubeletUnit(root: string, read: NodeReader = rootedRead): UnitFiles | null {
   const u: UnitFiles = { files: [], environment: new Map(), environmentFiles: [], execStart: null };
   for (const dir of UNIT_DIRS) {
-    const text = rootedRead(root, `${dir}/${UNIT}`);
+    const text = read(root, `${dir}/${UNIT}`);
     if (text !== null) {
       u.files.push(`${dir}/${UNIT}`);
       applyUnitText(u, text);
@@ -115,7 +118,7 @@ export function readKubeletUnit(root: string): UnitFiles | null {
   }
   for (const name of [...dropins.keys()].sort()) {
     const p = dropins.get(name)!;
-    const text = rootedRead(root, p);
+    const text = read(root, p);
     if (text === null) continue;
     u.files.push(p);
     applyUnitText(u, text);

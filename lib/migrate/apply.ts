@@ -1,0 +1,402 @@
+// Applying a migrate plan, and undoing one. Under the store's lock with the kubelet
+// interlock (recovery/guard), every file is re-checked against the plan, copied to a backup
+// (<dynamic-config-dir>/.kubelet-ckpt/backups/<id>/ with bytes, mode, owner and mtime in its
+// manifest), the change is audited, then each file is replaced atomically. `undo` of such a
+// backup puts every file back exactly: bytes, mode, owner and mtime; a file the migration
+// created is removed again.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { CkptError, EnvError, RefusedError, fsReason } from '../errors.js';
+import { atomicRemove, atomicReplace, ChangedError, hintFor, readState, sameState, syncDir } from '../recovery/atomic.js';
+import { appendAudit, backupsDirOf, backupId, cleanBackupLeftovers, currentActor, ensureBackupsDir, sha256, writeSynced, BACKUP_ID, type Actor } from '../recovery/backup.js';
+import { guarded } from '../recovery/guard.js';
+import { findSystemctl, type RestartReport } from '../recovery/kubelet.js';
+import type { Overrides, RecoveryContext } from '../recovery/plan.js';
+import { readFileCapped } from '../store/safepath.js';
+import { diffFiles } from './diffs.js';
+import type { FlagEdit } from './flagedit.js';
+import { readNodeFile, type NodeFile } from './nodefiles.js';
+import type { FileChange, MigratePlan } from './plan.js';
+import type { KubeadmCheck } from './kubeadm.js';
+
+export interface MigrateChange {
+  /** Node path. */
+  path: string;
+  role: NodeFile['kind'];
+  before: string | null;
+  after: string | null;
+  beforeSha256: string | null;
+  afterSha256: string | null;
+  edits: FlagEdit[];
+  diff: string;
+}
+
+export interface MigrateResult {
+  apiVersion: 'kubelet-ckpt/v1';
+  kind: 'MigrateResult';
+  command: 'migrate' | 'undo';
+  dryRun: boolean;
+  changes: MigrateChange[];
+  backup: string | null;
+  warnings: string[];
+  nextSteps: string[];
+  configPath: string | null;
+  source: MigratePlan['export']['source'] | null;
+  kubeadm: KubeadmCheck | null;
+  kubelet?: RestartReport | null;
+  /** undo: the backup restored. */
+  restored?: string;
+  wouldRefuse?: string[];
+}
+
+/** What a migrate backup records of each file. */
+export interface SavedFile {
+  path: string;
+  role: NodeFile['kind'];
+  /** The copy's name in the backup directory, null when there was no file. */
+  copy: string | null;
+  state: 'file' | 'missing';
+  size: number | null;
+  sha256: string | null;
+  mode: number | null;
+  uid: number | null;
+  gid: number | null;
+  mtimeMs: number | null;
+  /** The mtime in nanoseconds (a decimal string), restored to the microsecond. */
+  mtimeNs: string | null;
+  /** sha256 of what the command wrote (null: it removed the file). */
+  after: string | null;
+  /** Directories created for a new file (node paths, outermost first): undo removes them when empty. */
+  createdDirs?: string[];
+}
+
+export interface MigrateManifest {
+  id: string;
+  time: string;
+  kind: 'migrate';
+  command: string;
+  store: string;
+  user: Actor;
+  files: SavedFile[];
+}
+
+/** One file of a plan: what it is now and what it becomes. */
+interface Write {
+  file: NodeFile;
+  after: Buffer | null;
+  /** For undo: mode, owner and mtime to put back. */
+  restore?: SavedFile;
+  edits: FlagEdit[];
+  diff: string;
+}
+
+const textOrNull = (b: Buffer | null): string | null => (b === null ? null : b.toString('utf8'));
+
+function changeOf(w: Write): MigrateChange {
+  const before = w.file.state.kind === 'file' ? w.file.state.bytes : null;
+  return {
+    path: w.file.nodePath,
+    role: w.file.kind,
+    before: textOrNull(before),
+    after: textOrNull(w.after),
+    beforeSha256: before ? sha256(before) : null,
+    afterSha256: w.after ? sha256(w.after) : null,
+    edits: w.edits,
+    diff: w.diff,
+  };
+}
+
+const refusalText = (e: CkptError) => `${e.message}${e.hint ? ` (${e.hint})` : ''}`;
+
+function writesOf(plan: MigratePlan): Write[] {
+  return plan.changes.map((c: FileChange) => ({ file: c.file, after: c.after, edits: c.edits, diff: c.diff }));
+}
+
+export function previewMigrate(plan: MigratePlan): MigrateResult {
+  const r = baseResult(plan, writesOf(plan), true);
+  if (plan.refusals.length) r.wouldRefuse = plan.refusals.map(refusalText);
+  return r;
+}
+
+function baseResult(plan: MigratePlan, writes: Write[], dryRun: boolean): MigrateResult {
+  return {
+    apiVersion: 'kubelet-ckpt/v1',
+    kind: 'MigrateResult',
+    command: 'migrate',
+    dryRun,
+    changes: writes.map(changeOf),
+    backup: null,
+    warnings: [...plan.warnings],
+    nextSteps: plan.nextSteps,
+    configPath: plan.configPath,
+    source: plan.export.source,
+    kubeadm: plan.kubeadm,
+  };
+}
+
+// ---- backup -----------------------------------------------------------------------------------
+
+function saveBackup(dynamicConfigDir: string, writes: Write[], command: string, store: string, now: Date): { id: string; path: string } {
+  const dir = ensureBackupsDir(dynamicConfigDir);
+  let t = now.getTime();
+  while (fs.existsSync(path.join(dir, backupId(new Date(t))))) t += 1;
+  const id = backupId(new Date(t));
+  const tmp = path.join(dir, `tmp_${id}.kubelet-ckpt.${process.pid}`);
+  const final = path.join(dir, id);
+  const files: SavedFile[] = writes.map((w, i) => {
+    const s = w.file.state;
+    const st = s.kind === 'file' ? fs.lstatSync(w.file.hostPath, { bigint: true }) : null;
+    return {
+      path: w.file.nodePath,
+      role: w.file.kind,
+      copy: s.kind === 'file' ? `file-${i}` : null,
+      state: s.kind,
+      size: s.kind === 'file' ? s.bytes.length : null,
+      sha256: s.kind === 'file' ? sha256(s.bytes) : null,
+      mode: s.kind === 'file' ? s.mode : null,
+      uid: s.kind === 'file' ? s.uid : null,
+      gid: s.kind === 'file' ? s.gid : null,
+      mtimeMs: st ? Number(st.mtimeMs) : null,
+      mtimeNs: st ? st.mtimeNs.toString() : null,
+      after: w.after ? sha256(w.after) : null,
+      createdDirs: s.kind === 'missing' ? missingDirs(w.file) : [],
+    };
+  });
+  const manifest: MigrateManifest = { id, time: new Date(t).toISOString(), kind: 'migrate', command, store, user: currentActor(), files };
+  try {
+    fs.mkdirSync(tmp, { mode: 0o700 });
+    writes.forEach((w, i) => {
+      if (w.file.state.kind === 'file') writeSynced(path.join(tmp, `file-${i}`), w.file.state.bytes);
+    });
+    writeSynced(path.join(tmp, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    syncDir(tmp);
+    fs.renameSync(tmp, final);
+    syncDir(dir);
+  } catch (err) {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    throw new EnvError(`cannot write the backup ${final}: ${fsReason(err)}; nothing was changed`, hintFor(err), 'BACKUP_FAILED');
+  }
+  return { id, path: final };
+}
+
+/** The ancestors of a new file that do not exist yet (node paths, outermost first). */
+function missingDirs(f: NodeFile): string[] {
+  const out: string[] = [];
+  let host = path.dirname(f.hostPath);
+  let node = path.posix.dirname(f.nodePath);
+  while (node !== '/' && !fs.existsSync(host)) {
+    out.unshift(node);
+    host = path.dirname(host);
+    node = path.posix.dirname(node);
+  }
+  return out;
+}
+
+/** The manifest of a migrate backup, or null when `id` (default: the latest) is another kind. */
+export function migrateBackup(dynamicConfigDir: string, id: string | null): { manifest: MigrateManifest; path: string } | null {
+  const dir = backupsDirOf(dynamicConfigDir);
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir).filter((n) => BACKUP_ID.test(n)).sort();
+  } catch {
+    return null;
+  }
+  const pick = id ?? names[names.length - 1];
+  if (!pick || !names.includes(pick)) return null;
+  try {
+    const m = JSON.parse(readFileCapped(path.join(dir, pick, 'manifest.json'), 1024 * 1024).bytes.toString('utf8')) as MigrateManifest;
+    return m.kind === 'migrate' && Array.isArray(m.files) ? { manifest: m, path: path.join(dir, pick) } : null;
+  } catch {
+    return null;
+  }
+}
+
+// ---- apply ------------------------------------------------------------------------------------
+
+function applyWrites(ctx: RecoveryContext, plan: { dynamicConfigDir: string; store: string; commandLine: string }, writes: Write[], result: MigrateResult, daemonReload: boolean): void {
+  const now = ctx.now ?? (() => new Date());
+  // Every file must still be what the plan saw.
+  for (const w of writes) {
+    const again = readState(w.file.hostPath, w.file.nodePath);
+    if (!sameState(again, w.file.state)) throw new ChangedError(`${w.file.nodePath} changed since the plan was made; nothing was changed`);
+  }
+  const backup = saveBackup(plan.dynamicConfigDir, writes, plan.commandLine, plan.store, now());
+  result.backup = backup.path;
+  const actor = currentActor();
+  const audit = (event: 'begin' | 'done' | 'failed', error?: string) =>
+    appendAudit(plan.dynamicConfigDir, {
+      time: now().toISOString(), event, command: plan.commandLine, backup: backup.id, store: plan.store, user: actor,
+      changes: writes.map((w) => ({ path: w.file.nodePath, before: w.file.state.kind === 'file' ? sha256(w.file.state.bytes) : null, after: w.after ? sha256(w.after) : null })),
+      ...(error ? { error } : {}),
+    });
+  audit('begin');
+  const done: string[] = [];
+  try {
+    for (const w of writes) {
+      writeOne(w);
+      done.push(w.file.nodePath);
+    }
+  } catch (err) {
+    const e = err instanceof CkptError ? err : new EnvError(String((err as Error)?.message ?? err));
+    const state = done.length ? `${done.join(', ')} written, the rest not` : 'nothing was written';
+    try {
+      audit('failed', `${e.message} (${state})`);
+    } catch {
+      /* the original error matters more */
+    }
+    throw new EnvError(`${e.message} — ${state}; backup ${backup.id} holds the old files`, `restore them with \`kubelet-ckpt undo ${backup.id}\``, e.code);
+  }
+  audit('done');
+  if (daemonReload) {
+    const r = findSystemctl(ctx.envPath).run(['daemon-reload']);
+    if (r.code !== 0) result.warnings.push(`systemctl daemon-reload failed (exit ${r.code}): ${r.stderr.trim()}`);
+  }
+}
+
+function writeOne(w: Write): void {
+  const dir = path.dirname(w.file.hostPath);
+  const name = path.basename(w.file.hostPath);
+  if (w.after === null) {
+    atomicRemove(dir, name, { expect: w.file.state, what: w.file.nodePath });
+    removeCreatedDirs(w);
+    return;
+  }
+  if (!fs.existsSync(dir)) fs.mkdirSync(dir, { recursive: true, mode: 0o755 });
+  const r = w.restore;
+  const create = r && r.mode !== null ? { mode: r.mode, uid: r.uid ?? 0, gid: r.gid ?? 0 } : { mode: 0o644, uid: process.geteuid?.() ?? 0, gid: process.getegid?.() ?? 0 };
+  atomicReplace(dir, name, w.after, { expect: w.file.state, what: w.file.nodePath, create });
+  if (!r) return;
+  // undo: exactly the old mode, owner and mtime.
+  if (r.uid !== null && r.gid !== null) fs.lchownSync(w.file.hostPath, r.uid, r.gid);
+  if (r.mode !== null) fs.chmodSync(w.file.hostPath, r.mode);
+  const t = mtimeSeconds(r);
+  if (t !== null) fs.lutimesSync(w.file.hostPath, t, t);
+}
+
+/** undo: the directories the migration created for a new file go too, when empty. */
+function removeCreatedDirs(w: Write): void {
+  const dirs = w.restore?.createdDirs ?? [];
+  let host = path.dirname(w.file.hostPath);
+  for (let i = dirs.length - 1; i >= 0; i--) {
+    try {
+      fs.rmdirSync(host);
+    } catch {
+      return;
+    }
+    host = path.dirname(host);
+  }
+}
+
+/** Apply a migrate plan: refusals first, then under the lock. */
+export async function applyMigrate(ctx: RecoveryContext, plan: MigratePlan): Promise<MigrateResult> {
+  if (plan.refusals.length) throw plan.refusals[0]!;
+  const writes = writesOf(plan);
+  const result = baseResult(plan, writes, false);
+  if (!writes.length) return result;
+  const report = await guarded(guardOf(ctx, plan, result), () => applyWrites(ctx, plan, writes, result, plan.overrides.restartKubelet));
+  if (report) result.kubelet = report;
+  return result;
+}
+
+function guardOf(ctx: RecoveryContext, plan: { dynamicConfigDir: string; store: string; commandLine: string; overrides: Overrides }, result: MigrateResult) {
+  return {
+    ctx,
+    plan: { dynamicConfigDir: plan.dynamicConfigDir, store: plan.store, commandLine: plan.commandLine, overrides: plan.overrides },
+    hook: ctx.hook ?? (() => {}),
+    now: ctx.now ?? (() => new Date()),
+    warnings: result.warnings,
+    afterLock: () => void cleanBackupLeftovers(plan.dynamicConfigDir),
+  };
+}
+
+// ---- undo -------------------------------------------------------------------------------------
+
+export interface MigrateUndoPlan {
+  id: string;
+  commandLine: string;
+  store: string;
+  dynamicConfigDir: string;
+  writes: Write[];
+  warnings: string[];
+  refusals: CkptError[];
+  overrides: Overrides;
+}
+
+function savedBytes(dir: string, f: SavedFile, id: string): Buffer | null {
+  if (f.state === 'missing' || !f.copy) return null;
+  let bytes: Buffer;
+  try {
+    bytes = readFileCapped(path.join(dir, f.copy), 1024 * 1024).bytes;
+  } catch (err) {
+    throw new RefusedError(`backup ${id} is damaged: ${f.path}: ${fsReason(err)}`, 'pick another backup (kubelet-ckpt undo --list)', 'BACKUP_DAMAGED');
+  }
+  if (sha256(bytes) !== f.sha256) throw new RefusedError(`backup ${id} is damaged: the copy of ${f.path} does not match its recorded sha256`, 'pick another backup (kubelet-ckpt undo --list)', 'BACKUP_DAMAGED');
+  return bytes;
+}
+
+export function planMigrateUndo(ctx: RecoveryContext, backup: { manifest: MigrateManifest; path: string }, o: Overrides): MigrateUndoPlan {
+  const m = backup.manifest;
+  const snap = ctx.session.snap;
+  const warnings: string[] = [];
+  const refusals: CkptError[] = [];
+  const writes: Write[] = [];
+  const changed: string[] = [];
+  for (const f of m.files) {
+    const old = savedBytes(backup.path, f, m.id);
+    const file = readNodeFile(ctx.root, f.path, f.role);
+    const now = file.state.kind === 'file' ? sha256(file.state.bytes) : null;
+    if (now !== f.after && now !== f.sha256) changed.push(f.path);
+    const same = (old === null && file.state.kind === 'missing') || (old !== null && file.state.kind === 'file' && file.state.bytes.equals(old) && metaSame(file, f));
+    if (same) continue;
+    writes.push({ file, after: old, restore: f, edits: [], diff: diffFiles(f.path, file.state, old) });
+  }
+  if (changed.length) {
+    const msg = `changed since backup ${m.id} (${m.command}): ${changed.join(', ')}`;
+    if (o.force) warnings.push(`${msg}; restoring anyway (--force)`);
+    else refusals.push(new RefusedError(msg, 'look at those files; pass --force to restore the backup anyway', 'CHANGED_SINCE_BACKUP'));
+  }
+  return { id: m.id, commandLine: ctx.commandLine, store: snap.storeDir, dynamicConfigDir: snap.dynamicConfigDir, writes, warnings, refusals, overrides: o };
+}
+
+/** Seconds with microseconds, for utimes (a double cannot carry nanoseconds this far from 1970). */
+function mtimeSeconds(f: SavedFile): number | null {
+  // Half a microsecond more: the kernel call truncates, and the double is a little off.
+  if (f.mtimeNs) return (Number(BigInt(f.mtimeNs) / 1000n) + 0.5) / 1e6;
+  return f.mtimeMs === null ? null : f.mtimeMs / 1000;
+}
+
+const micros = (ns: bigint) => ns / 1000n;
+
+function metaSame(file: NodeFile, f: SavedFile): boolean {
+  if (file.state.kind !== 'file') return false;
+  let same = false;
+  try {
+    same = f.mtimeNs !== null && micros(fs.lstatSync(file.hostPath, { bigint: true }).mtimeNs) === micros(BigInt(f.mtimeNs));
+  } catch {
+    /* compared as different */
+  }
+  return same && file.state.mode === f.mode && file.state.uid === f.uid && file.state.gid === f.gid;
+}
+
+function undoResult(p: MigrateUndoPlan, dryRun: boolean): MigrateResult {
+  return {
+    apiVersion: 'kubelet-ckpt/v1', kind: 'MigrateResult', command: 'undo', dryRun, changes: p.writes.map(changeOf), backup: null, warnings: [...p.warnings],
+    nextSteps: p.writes.length ? ['systemctl daemon-reload && systemctl restart kubelet: the kubelet runs on the store again'] : [], configPath: null, source: null, kubeadm: null, restored: p.id,
+  };
+}
+
+export function previewMigrateUndo(p: MigrateUndoPlan): MigrateResult {
+  const r = undoResult(p, true);
+  if (p.refusals.length) r.wouldRefuse = p.refusals.map(refusalText);
+  return r;
+}
+
+export async function applyMigrateUndo(ctx: RecoveryContext, p: MigrateUndoPlan): Promise<MigrateResult> {
+  if (p.refusals.length) throw p.refusals[0]!;
+  const result = undoResult(p, false);
+  if (!p.writes.length) return result;
+  const report = await guarded(guardOf(ctx, p, result), () => applyWrites(ctx, p, p.writes, result, p.overrides.restartKubelet));
+  if (report) result.kubelet = report;
+  return result;
+}

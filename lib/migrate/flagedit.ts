@@ -1,0 +1,249 @@
+// Byte-preserving edits of the files that carry the kubelet's flags (systemd units and
+// drop-ins, EnvironmentFiles such as kubeadm-flags.env, /etc/default/kubelet,
+// /etc/sysconfig/kubelet, kubespray's kubelet.env): remove --dynamic-config-dir and its
+// value, remove DynamicKubeletConfig from --feature-gates (the whole flag when it was the
+// only gate), and optionally put --config=PATH where --dynamic-config-dir was. Everything
+// else in the file stays byte for byte. Flags are found as "atoms": runs of characters
+// between whitespace, quotes and `\` line continuations, so quoted values and continued
+// lines are handled; what cannot be edited safely is reported with its line, and the
+// caller re-parses the result to prove the kubelet's command line changed only as intended.
+
+export type FlagFileKind = 'unit' | 'env';
+
+export interface FlagEdit {
+  /** 1-based line of the change in the original file. */
+  line: number;
+  /** What was done, e.g. `removed --dynamic-config-dir=/var/lib/kubelet/dynamic-config`. */
+  action: string;
+}
+
+export interface EditOutcome {
+  text: string;
+  edits: FlagEdit[];
+  /** Places the tool cannot edit safely (unbalanced quotes around a flag, …). */
+  problems: FlagEdit[];
+  /** --config was put in the place of --dynamic-config-dir. */
+  placedConfig: boolean;
+}
+
+export interface EditOptions {
+  /** Put `--config=<this>` where the first --dynamic-config-dir was (the kubelet had no --config). */
+  addConfig?: string | null;
+  /** The gate to drop from --feature-gates. */
+  gate?: string;
+}
+
+interface Atom {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** Logical lines that can hold flags: [start, end) offsets of their values. */
+function regions(text: string, kind: FlagFileKind): { start: number; end: number; line: number }[] {
+  const out: { start: number; end: number; line: number }[] = [];
+  let section = '';
+  let pos = 0;
+  let lineNo = 1;
+  while (pos < text.length) {
+    let end = pos;
+    let lines = 0;
+    // A logical line: physical lines joined by a trailing backslash.
+    for (;;) {
+      const nl = text.indexOf('\n', end);
+      const stop = nl < 0 ? text.length : nl;
+      lines++;
+      const physical = text.slice(end, stop).replace(/\r$/, '');
+      end = nl < 0 ? text.length : nl + 1;
+      if (!physical.endsWith('\\') || nl < 0) break;
+    }
+    const logical = text.slice(pos, end);
+    const trimmed = logical.trimStart();
+    const lead = logical.length - trimmed.length;
+    if (kind === 'unit') {
+      const sec = /^\[([^\]]+)\]/.exec(trimmed);
+      if (sec) section = sec[1]!;
+      const m = /^(ExecStart|Environment)\s*=/.exec(trimmed);
+      if (section === 'Service' && m) out.push({ start: pos + lead + m[0].length, end, line: lineNo });
+    } else if (!trimmed.startsWith('#')) {
+      const m = /^(?:export\s+)?[A-Za-z_][A-Za-z0-9_]*\s*=/.exec(trimmed);
+      if (m) out.push({ start: pos + lead + m[0].length, end, line: lineNo });
+    }
+    pos = end;
+    lineNo += lines;
+  }
+  return out;
+}
+
+/** Atoms of one region, and whether a quote is left open at its end. */
+function atomsOf(text: string, start: number, end: number): { atoms: Atom[]; openQuote: boolean } {
+  const atoms: Atom[] = [];
+  let quote: string | null = null;
+  let i = start;
+  let cur = -1;
+  const close = (at: number) => {
+    if (cur >= 0) atoms.push({ start: cur, end: at, text: text.slice(cur, at) });
+    cur = -1;
+  };
+  while (i < end) {
+    const c = text[i]!;
+    if (c === '\\' && (text[i + 1] === '\n' || (text[i + 1] === '\r' && text[i + 2] === '\n'))) {
+      close(i);
+      i += text[i + 1] === '\n' ? 2 : 3;
+      continue;
+    }
+    if (c === '"' || c === "'") {
+      close(i);
+      if (quote === null) quote = c;
+      else if (quote === c) quote = null;
+      i++;
+      continue;
+    }
+    if (c === ' ' || c === '\t' || c === '\n' || c === '\r') {
+      close(i);
+      i++;
+      continue;
+    }
+    if (cur < 0) cur = i;
+    i++;
+  }
+  close(end);
+  return { atoms, openQuote: quote !== null };
+}
+
+/** A `KEY=` prefix inside an atom (Environment="KEY=--flag …"): the flag starts after it. */
+function flagStart(a: Atom): Atom {
+  const m = /^[A-Za-z_][A-Za-z0-9_]*=(?=-)/.exec(a.text);
+  return m ? { start: a.start + m[0].length, end: a.end, text: a.text.slice(m[0].length) } : a;
+}
+
+const DIR_FLAG = /^--dynamic[-_]config[-_]dir$/;
+const DIR_FLAG_EQ = /^--dynamic[-_]config[-_]dir=/;
+const GATES_FLAG = /^--feature[-_]gates$/;
+const GATES_FLAG_EQ = /^--feature[-_]gates=/;
+
+interface Splice {
+  start: number;
+  end: number;
+  with: string;
+  line: number;
+  action: string;
+}
+
+function lineAt(text: string, offset: number): number {
+  let n = 1;
+  for (let i = 0; i < offset; i++) if (text[i] === '\n') n++;
+  return n;
+}
+
+/** Gates without `gate`; null when nothing is left. */
+function dropGate(value: string, gate: string): string | null {
+  const kept = value.split(',').filter((kv) => kv.split('=')[0]!.trim() !== gate);
+  return kept.length ? kept.join(',') : null;
+}
+
+function findSplices(text: string, kind: FlagFileKind, opts: EditOptions, problems: FlagEdit[]): Splice[] {
+  const gate = opts.gate ?? 'DynamicKubeletConfig';
+  const splices: Splice[] = [];
+  let addConfig = opts.addConfig ?? null;
+  for (const r of regions(text, kind)) {
+    const { atoms: raw, openQuote } = atomsOf(text, r.start, r.end);
+    const atoms = raw.map(flagStart);
+    const relevant = atoms.some((a) => DIR_FLAG.test(a.text) || DIR_FLAG_EQ.test(a.text) || ((GATES_FLAG.test(a.text) || GATES_FLAG_EQ.test(a.text)) && text.slice(r.start, r.end).includes(gate)));
+    if (!relevant) continue;
+    if (openQuote) {
+      problems.push({ line: r.line, action: 'a quote opened on this line is never closed: cannot tell where the flags end' });
+      continue;
+    }
+    for (let i = 0; i < atoms.length; i++) {
+      const a = atoms[i]!;
+      const line = lineAt(text, a.start);
+      if (DIR_FLAG.test(a.text) || DIR_FLAG_EQ.test(a.text)) {
+        const spaced = DIR_FLAG.test(a.text);
+        const v = spaced ? atoms[i + 1] : null;
+        if (spaced && !v) {
+          problems.push({ line, action: `${a.text} has no value on this line` });
+          continue;
+        }
+        const end = v ? v.end : a.end;
+        const shown = text.slice(a.start, end).replace(/\\\r?\n\s*/g, ' ');
+        if (addConfig) {
+          splices.push({ start: a.start, end, with: `--config=${addConfig}`, line, action: `replaced ${shown} with --config=${addConfig}` });
+          addConfig = null;
+        } else splices.push({ start: a.start, end, with: '', line, action: `removed ${shown}` });
+        if (v) i++;
+        continue;
+      }
+      const spaced = GATES_FLAG.test(a.text);
+      if (!spaced && !GATES_FLAG_EQ.test(a.text)) continue;
+      const v = spaced ? atoms[i + 1] : { start: a.start + a.text.indexOf('=') + 1, end: a.end, text: a.text.slice(a.text.indexOf('=') + 1) };
+      if (!v) continue;
+      if (!v.text.split(',').some((kv) => kv.split('=')[0]!.trim() === gate)) continue;
+      const kept = dropGate(v.text, gate);
+      const shown = text.slice(a.start, v.end).replace(/\\\r?\n\s*/g, ' ');
+      if (kept === null) splices.push({ start: a.start, end: v.end, with: '', line, action: `removed ${shown}` });
+      else splices.push({ start: v.start, end: v.end, with: kept, line, action: `removed ${gate} from ${shown}` });
+      if (spaced) i++;
+    }
+  }
+  return splices;
+}
+
+/** Remove [start, end) with one side's blanks, so `a --x b` becomes `a b`, not `a  b`. */
+function removal(text: string, s: Splice): { start: number; end: number } {
+  let start = s.start;
+  let end = s.end;
+  while (start > 0 && (text[start - 1] === ' ' || text[start - 1] === '\t')) start--;
+  if (start === s.start || text[start - 1] === '"' || text[start - 1] === "'" || text[start - 1] === '=' || text[start - 1] === '\n') {
+    start = s.start;
+    while (end < text.length && (text[end] === ' ' || text[end] === '\t')) end++;
+  }
+  return { start, end };
+}
+
+/**
+ * Lines a removal emptied: a line left holding only a `\` continuation goes; a last line of a
+ * continued chain left empty goes, and the `\` before it too (else the next line would join).
+ */
+function tidyLines(before: string[], after: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < after.length; i++) {
+    const line = after[i]!;
+    const emptied = line.trim() !== before[i]!.trim() && /^\s*\\?\s*\r?$/.test(line);
+    if (!emptied) {
+      out.push(line);
+      continue;
+    }
+    if (/\\\s*\r?$/.test(line)) continue;
+    const prev = out.length ? out[out.length - 1]! : null;
+    if (prev !== null && /\\\r?$/.test(prev)) {
+      out[out.length - 1] = prev.replace(/[ \t]*\\(\r?)$/, '$1');
+      continue;
+    }
+    out.push(line);
+  }
+  return out;
+}
+
+/** Edit one file's text. Never throws; problems are returned for the caller to refuse. */
+export function editFlagText(text: string, kind: FlagFileKind, opts: EditOptions = {}): EditOutcome {
+  const problems: FlagEdit[] = [];
+  const splices = findSplices(text, kind, opts, problems);
+  if (!splices.length) return { text, edits: [], problems, placedConfig: false };
+  let out = text;
+  // From the end, so earlier offsets stay valid. Lines are kept 1:1 until tidyLines.
+  for (const s of [...splices].sort((a, b) => b.start - a.start)) {
+    const { start, end } = s.with === '' ? removal(out, s) : { start: s.start, end: s.end };
+    out = out.slice(0, start) + s.with + out.slice(end);
+  }
+  const beforeLines = text.split('\n');
+  const afterLines = out.split('\n');
+  // Removals never remove a newline, so the two line lists stay aligned.
+  const tidy = beforeLines.length === afterLines.length ? tidyLines(beforeLines, afterLines).join('\n') : out;
+  return {
+    text: tidy,
+    edits: splices.map((s) => ({ line: s.line, action: s.action })).sort((a, b) => a.line - b.line),
+    problems,
+    placedConfig: splices.some((s) => s.with.startsWith('--config=')),
+  };
+}

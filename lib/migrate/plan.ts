@@ -1,0 +1,195 @@
+// `migrate [REF]`, planned: the export becomes the kubelet's --config file, and
+// --dynamic-config-dir and the DynamicKubeletConfig gate leave the unit and env files that
+// carry them (reference/migration.md §8 steps 1–3). A plan holds every file's exact new
+// bytes; making it reads the node and writes nothing. The store is not touched.
+
+import os from 'node:os';
+import path from 'node:path';
+import { CkptError, RefusedError, UsageError } from '../errors.js';
+import { diffFiles } from './diffs.js';
+import { buildExport, DKC_GATE, type ExportResult } from './export.js';
+import { editFlagText, type FlagEdit } from './flagedit.js';
+import { flagFiles, readNodeFile, textOf, type NodeFile } from './nodefiles.js';
+import { kubeadmCheck, type KubeadmCheck } from './kubeadm.js';
+import { commandLineFromFiles } from '../store/discover.js';
+import { flagValue } from '../store/proc.js';
+import { rootedRead } from '../store/rooted.js';
+import { kubeletsUsing, runningError } from '../recovery/kubelet.js';
+import { lockHolder, lockedError } from '../recovery/lock.js';
+import { stateDirOf } from '../recovery/backup.js';
+import type { Overrides, RecoveryContext } from '../recovery/plan.js';
+
+export const DEFAULT_CONFIG_PATH = '/var/lib/kubelet/config.yaml';
+
+export interface MigrateRequest extends Overrides {
+  ref: string | null;
+  key?: string | null;
+  /** A copy of kubeadm's kubelet-config ConfigMap (or its KubeletConfiguration). */
+  kubeadmConfig?: string | null;
+}
+
+export interface FileChange {
+  file: NodeFile;
+  after: Buffer;
+  edits: FlagEdit[];
+  /** Unified diff before → after. */
+  diff: string;
+}
+
+export interface MigratePlan {
+  kind: 'migrate';
+  commandLine: string;
+  store: string;
+  dynamicConfigDir: string;
+  root: string;
+  export: ExportResult;
+  /** Node path of the kubelet's --config file (written with the export). */
+  configPath: string;
+  /** --config was added to the command line (there was none). */
+  configAdded: boolean;
+  changes: FileChange[];
+  warnings: string[];
+  refusals: CkptError[];
+  overrides: Overrides;
+  nextSteps: string[];
+  kubeadm: KubeadmCheck | null;
+}
+
+/** The kubelet's argv as the migrated files should give it: what the text edits do, on words. */
+export function migratedArgv(argv: readonly string[], addConfig: string | null): string[] {
+  const out: string[] = [];
+  let add = addConfig;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (/^--dynamic[-_]config[-_]dir(=|$)/.test(a)) {
+      if (!a.includes('=')) i++;
+      if (add) out.push(`--config=${add}`);
+      add = null;
+      continue;
+    }
+    const m = /^(--feature[-_]gates)(=(.*))?$/s.exec(a);
+    if (m) {
+      const spaced = m[2] === undefined;
+      const value = spaced ? argv[i + 1] ?? '' : m[3]!;
+      const kept = value.split(',').filter((kv) => kv.split('=')[0]!.trim() !== DKC_GATE);
+      if (spaced) i++;
+      if (kept.length === value.split(',').length) out.push(...(spaced ? [a, value] : [a]));
+      else if (kept.length) out.push(...(spaced ? [a, kept.join(',')] : [`${m[1]}=${kept.join(',')}`]));
+      continue;
+    }
+    out.push(a);
+  }
+  return out;
+}
+
+function sameArgv(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/** Edit every flag file; refuse (naming file and line) what cannot be edited safely. */
+function editFiles(root: string, addConfig: string | null, refusals: CkptError[]): { changes: FileChange[]; placed: boolean } {
+  const changes: FileChange[] = [];
+  let pending = addConfig;
+  for (const f of flagFiles(root)) {
+    const file = readNodeFile(root, f.nodePath, f.kind);
+    const text = textOf(file.state);
+    const e = editFlagText(text, f.kind, { addConfig: pending });
+    for (const p of e.problems) refusals.push(new RefusedError(`${f.nodePath} line ${p.line}: ${p.action}`, 'edit that line by hand (remove --dynamic-config-dir and the DynamicKubeletConfig gate), then re-run', 'FLAGS_UNPARSEABLE'));
+    if (e.placedConfig) pending = null;
+    if (e.text === text) continue;
+    const after = Buffer.from(e.text);
+    changes.push({ file, after, edits: e.edits, diff: diffFiles(f.nodePath, file.state, after) });
+  }
+  return { changes, placed: pending === null };
+}
+
+/** Re-read the command line through the edited files: it must be the old one minus the flag and the gate. */
+function proveArgv(root: string, before: readonly string[], changes: FileChange[], addConfig: string | null, refusals: CkptError[]): void {
+  const overlay = new Map(changes.map((c) => [c.file.nodePath, c.after.toString('utf8')]));
+  const after = commandLineFromFiles(root, (r, p) => (overlay.has(p) ? overlay.get(p)! : rootedRead(r, p)))?.argv ?? [];
+  const want = migratedArgv(before, addConfig);
+  if (sameArgv(after, want)) return;
+  const where = changes.map((c) => `${c.file.nodePath} (lines ${c.edits.map((e) => e.line).join(', ')})`).join('; ');
+  refusals.push(new RefusedError(
+    `the edited unit and env files would not give the kubelet the intended command line (want: ${want.slice(1).join(' ')}; would get: ${after.slice(1).join(' ')}); edited: ${where || 'none'}`,
+    'remove --dynamic-config-dir and the DynamicKubeletConfig gate by hand in the file(s) named, then re-run',
+    'FLAGS_UNPARSEABLE',
+  ));
+}
+
+function nodeName(argv: readonly string[], root: string): string {
+  return flagValue(argv, 'hostname-override') ?? (root === '/' ? os.hostname() : 'NODE');
+}
+
+function nextSteps(p: Pick<MigratePlan, 'configPath' | 'overrides'>, node: string, kubeadm: boolean): string[] {
+  const steps = [];
+  if (!p.overrides.restartKubelet) steps.push('restart the kubelet on its old version: systemctl daemon-reload && systemctl restart kubelet');
+  steps.push(`confirm the running config equals ${p.configPath}: kubectl get --raw /api/v1/nodes/${node}/proxy/configz`);
+  steps.push(`where the API server is reachable, clear the assignment (one-way): kubectl patch node ${node} --type merge -p '{"spec":{"configSource":null}}'`);
+  if (kubeadm) steps.push('before `kubeadm upgrade node`, put these settings into the kubelet-config ConfigMap (or kubeadm-flags.env flags): kubeadm rewrites the --config file from it');
+  steps.push('then upgrade the kubelet (kubelet-ckpt upgrade-check --to X.Y first); the store stays on disk and can be archived');
+  return steps;
+}
+
+function interlocks(ctx: RecoveryContext, o: Overrides, refusals: CkptError[], warnings: string[]): void {
+  const snap = ctx.session.snap;
+  const k = kubeletsUsing(snap.dynamicConfigDir, ctx.procRoot);
+  warnings.push(...k.unsure);
+  if (k.using.length && !o.force && !o.restartKubelet) refusals.push(runningError(k.using, snap.storeDir));
+  const holder = lockHolder(stateDirOf(snap.dynamicConfigDir));
+  if (holder && holder.pid !== process.pid) refusals.push(lockedError(path.join(stateDirOf(snap.dynamicConfigDir), 'lock'), holder));
+}
+
+/** Plan the migration. Throws the export's refusals (exit 4) and usage errors; other refusals go in the plan. */
+export async function planMigrate(ctx: RecoveryContext, req: MigrateRequest): Promise<MigratePlan> {
+  const s = ctx.session;
+  const root = ctx.root;
+  const warnings: string[] = [];
+  const refusals: CkptError[] = [];
+  if (req.restartKubelet && root !== '/') throw new UsageError('--restart-kubelet cannot be used with --root: the kubelet of a mounted disk is not running here');
+  const cl = commandLineFromFiles(root);
+  if (!cl) throw new RefusedError('no kubelet unit file and no env file with its flags was found: there is nothing to migrate the command line in', 'on Talos, edit the machine config (machine.kubelet.extraArgs); elsewhere give --root for a mounted node', 'MIGRATE_NO_FLAGS');
+  const given = flagValue(cl.argv, 'config');
+  const configPath = given ? path.posix.resolve('/', given) : DEFAULT_CONFIG_PATH;
+  const addConfig = given ? null : DEFAULT_CONFIG_PATH;
+  const hasDir = flagValue(cl.argv, 'dynamic-config-dir') !== null;
+  if (!hasDir) warnings.push("the kubelet's unit and env files have no --dynamic-config-dir: only the --config file is written");
+  const edited = editFiles(root, hasDir ? addConfig : null, refusals);
+  if (!refusals.length) proveArgv(root, cl.argv, edited.changes, hasDir ? addConfig : null, refusals);
+  // The export is judged and annotated with the flags the kubelet will have after the migration.
+  const argv = migratedArgv(cl.argv, hasDir ? addConfig : null);
+  const exp = buildExport({ ...s, kubeletArgv: argv, judgeOptions: { ...s.judgeOptions, argv } }, { ref: req.ref, key: req.key ?? null, effective: false, force: req.force, root });
+  warnings.push(...exp.warnings);
+  if (addConfig && !edited.placed) refusals.push(new RefusedError(`the kubelet has no --config flag and kubelet-ckpt found no --dynamic-config-dir to put --config=${addConfig} in its place`, 'add --config by hand', 'FLAGS_UNPARSEABLE'));
+  const config = readNodeFile(root, configPath, 'config');
+  const changes = [...edited.changes];
+  const after = Buffer.from(exp.text);
+  if (!(config.state.kind === 'file' && config.state.bytes.equals(after))) {
+    const diff = diffFiles(configPath, config.state, after);
+    if (config.state.kind === 'file' && !req.force) {
+      refusals.push(new RefusedError(`${configPath} exists and differs from the export:\n${diff}`, 'the old local config is replaced as a whole (the checkpoint replaced it too); pass --force to write it', 'CONFIG_DIFFERS'));
+    }
+    changes.unshift({ file: config, after, edits: [], diff });
+  }
+  interlocks(ctx, req, refusals, warnings);
+  const isKubeadm = flagFiles(root).some((f) => /kubeadm/.test(path.basename(f.nodePath)));
+  const kubeadm = isKubeadm || req.kubeadmConfig ? kubeadmCheck(exp, req.kubeadmConfig ?? null, configPath, s.judgeOptions.version) : null;
+  if (kubeadm) warnings.push(kubeadm.warning);
+  const plan = { configPath, overrides: { force: req.force, restartKubelet: req.restartKubelet } };
+  return {
+    kind: 'migrate',
+    commandLine: ctx.commandLine,
+    store: s.snap.storeDir,
+    dynamicConfigDir: s.snap.dynamicConfigDir,
+    root,
+    export: exp,
+    configPath,
+    configAdded: hasDir && addConfig !== null,
+    changes,
+    warnings,
+    refusals,
+    overrides: plan.overrides,
+    nextSteps: nextSteps(plan, nodeName(cl.argv, root), isKubeadm),
+    kubeadm,
+  };
+}

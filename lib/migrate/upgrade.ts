@@ -1,0 +1,194 @@
+// `upgrade-check [--to X.Y]`: what this node's kubelet does when its binary becomes X.Y
+// (reference/migration.md §1–3). Start-up first, in the kubelet's order: the command line is
+// parsed (1.24+: `unknown flag: --dynamic-config-dir`), then the flag's gate (1.22/1.23),
+// then feature gates from the flags and the local --config file (1.24/1.25 refuse
+// DynamicKubeletConfig=true, 1.26+ refuse the key). A 1.24+ kubelet that starts never opens
+// the store: it runs defaults + --config file + flags, and when the config it runs now came
+// from a checkpoint that is the silent revert, listed field by field with diff's engine.
+
+import fs from 'node:fs';
+import { UsageError } from '../errors.js';
+import { loadCheckpointConfig } from '../config/load.js';
+import { deepClone, type ConfigObject } from '../config/objpath.js';
+import { parseKubeletFlags } from '../config/flags.js';
+import { sameKubeletValue } from '../diff/decode.js';
+import { compareValues, type Change } from '../diff/semantic.js';
+import type { Value } from '../diff/value.js';
+import { predictNextBoot, type BootSource } from '../integrity/nextboot.js';
+import type { Session } from '../session.js';
+import { flagValue } from '../store/proc.js';
+import { refBytes } from '../store/show.js';
+import { resolveRef } from '../store/refs.js';
+import { DKC_GATE } from './export.js';
+import { nodePathOf } from './nodepath.js';
+import { migratedArgv } from './plan.js';
+
+export interface UpgradeTarget {
+  major: number;
+  minor: number;
+}
+
+export function parseTarget(v: string): UpgradeTarget {
+  const m = /^v?(\d+)\.(\d+)(?:\.\d+)?$/.exec(v.trim());
+  if (!m || Number(m[1]) !== 1) throw new UsageError(`bad --to "${v}": expected a Kubernetes release such as 1.24`, null, 'BAD_VERSION');
+  return { major: 1, minor: Number(m[2]) };
+}
+
+export interface RunningConfig {
+  source: BootSource;
+  /** `UID/RV` for a checkpoint. */
+  ref: string | null;
+  /** The node path of the file the config comes from (null: defaults and flags only). */
+  path: string | null;
+  /** Defaults, file, relative paths resolved, flags applied; null when it does not start. */
+  config: ConfigObject | null;
+  reason: string;
+}
+
+export interface UpgradeCheck {
+  apiVersion: 'kubelet-ckpt/v1';
+  kind: 'UpgradeCheck';
+  from: string;
+  to: string;
+  now: RunningConfig;
+  after: RunningConfig & { starts: boolean; exitMessage: string | null };
+  /** Would stop the kubelet, or change the config it runs. */
+  breaks: boolean;
+  changesConfig: boolean;
+  /** The config it runs now → the config it would run (empty when the same or it exits). */
+  changes: Change[];
+  /**
+   * When the flag stops it: what happens once the flag (and the gate on the command line) is
+   * simply dropped, as provisioners do for 1.24 — the silent revert.
+   */
+  withoutFlag: { starts: boolean; exitMessage: string | null; path: string | null; changes: Change[] } | null;
+  notes: string[];
+}
+
+const DEFAULTS_ONLY = Buffer.from('kind: KubeletConfiguration\napiVersion: kubelet.config.k8s.io/v1beta1\n');
+
+/** DynamicKubeletConfig as set on the command line (last --feature-gates wins per gate), or undefined. */
+function flagGate(s: Session): boolean | undefined {
+  const fg = parseKubeletFlags(s.kubeletArgv, s.judgeOptions.version).overrides.find((o) => o.path === 'featureGates');
+  const v = (fg?.value as Record<string, boolean> | undefined)?.[DKC_GATE];
+  return v;
+}
+
+/** The kubelet's own words when X.Y would not start with this command line and local file. */
+export function startupExit(s: Session, to: UpgradeTarget): string | null {
+  const hasDir = flagValue(['kubelet', ...s.kubeletArgv], 'dynamic-config-dir') !== null;
+  const fromFlag = flagGate(s);
+  const fromFile = s.judgeOptions.localGates?.[DKC_GATE];
+  if (to.minor >= 24 && hasDir) return 'Error: failed to parse kubelet flag: unknown flag: --dynamic-config-dir';
+  if ((to.minor === 22 || to.minor === 23) && hasDir && fromFlag !== true) {
+    return '"Failed to validate kubelet flags" err="the DynamicKubeletConfig feature gate must be enabled in order to use the --dynamic-config-dir flag"';
+  }
+  if ((to.minor === 24 || to.minor === 25) && (fromFlag === true || (fromFlag === undefined && fromFile === true))) {
+    return 'Error: cannot set feature gate DynamicKubeletConfig to true, feature is locked to false';
+  }
+  if (to.minor >= 26 && (fromFlag !== undefined || fromFile !== undefined)) {
+    return 'Error: failed to set feature gates from initial flags-based config: unrecognized feature gate: DynamicKubeletConfig';
+  }
+  return null;
+}
+
+function localConfig(s: Session, root: string): { config: ConfigObject | null; path: string | null; error: string | null } {
+  const p = s.local.path;
+  let bytes = DEFAULTS_ONLY;
+  if (p) {
+    try {
+      bytes = fs.readFileSync(p);
+    } catch (err) {
+      return { config: null, path: nodePathOf(root, p), error: `cannot read ${p}: ${(err as Error).message}` };
+    }
+  }
+  const node = p ? nodePathOf(root, p) : '/var/lib/kubelet/config.yaml';
+  const o = loadCheckpointConfig(bytes, node, { version: s.judgeOptions.version, argv: s.kubeletArgv });
+  return { config: o.config, path: p ? node : null, error: o.stage === 'ok' ? null : o.error };
+}
+
+/** The config the kubelet runs now (its next start on the current release). */
+function runningNow(s: Session, root: string): RunningConfig {
+  // A known command line without the flag (e.g. after migrate): the store is not read.
+  if (s.discovery.commandLine && flagValue(['kubelet', ...s.kubeletArgv], 'dynamic-config-dir') === null) {
+    const l = localConfig(s, root);
+    return { source: 'local', ref: null, path: l.path, config: l.config, reason: "the kubelet's command line has no --dynamic-config-dir: it runs its local config and never reads the store" };
+  }
+  const nb = predictNextBoot(s.snap, { reader: s.reader, judge: s.judge, local: s.local });
+  if (nb.source === 'assigned' || nb.source === 'last-known-good') {
+    const r = resolveRef(s.snap, nb.source);
+    const b = refBytes(s.snap, s.reader, r);
+    const node = nodePathOf(root, `${s.snap.storeDir}/${b.path}`);
+    const o = loadCheckpointConfig(b.bytes, node, { version: s.judgeOptions.version, argv: s.kubeletArgv, localGates: s.judgeOptions.localGates });
+    return { source: nb.source, ref: `${nb.ref!.uid}/${nb.ref!.resourceVersion}`, path: node, config: o.config, reason: nb.reason };
+  }
+  if (nb.source === 'local') {
+    const l = localConfig(s, root);
+    return { source: 'local', ref: null, path: l.path, config: l.config, reason: nb.reason };
+  }
+  return { source: nb.source, ref: null, path: null, config: null, reason: nb.reason };
+}
+
+/** Drop the gate both sides may carry: it is the subject of the check, not a setting. */
+function withoutGate(c: ConfigObject): Value {
+  const x = deepClone(c);
+  const g = x.featureGates as Record<string, boolean> | undefined;
+  if (g) {
+    delete g[DKC_GATE];
+    if (!Object.keys(g).length) delete x.featureGates;
+  }
+  return x as unknown as Value;
+}
+
+function diffConfigs(a: ConfigObject | null, b: ConfigObject | null): Change[] {
+  if (!a || !b) return [];
+  return compareValues(withoutGate(a), withoutGate(b), { sameValue: sameKubeletValue }).map(({ path, op, from, to }) => ({ path, op, from, to }));
+}
+
+/** The same node with --dynamic-config-dir and the gate dropped from its command line. */
+function flagDropped(s: Session, to: UpgradeTarget, root: string, now: RunningConfig): UpgradeCheck['withoutFlag'] {
+  const argv = migratedArgv(s.kubeletArgv, null);
+  const s2: Session = { ...s, kubeletArgv: argv, judgeOptions: { ...s.judgeOptions, argv } };
+  const exit = startupExit(s2, to);
+  if (exit) return { starts: false, exitMessage: exit, path: null, changes: [] };
+  const l = localConfig(s2, root);
+  if (l.error) return { starts: false, exitMessage: l.error, path: l.path, changes: [] };
+  return { starts: true, exitMessage: null, path: l.path, changes: diffConfigs(now.config, l.config) };
+}
+
+export function upgradeCheck(s: Session, opts: { to: string; root: string }): UpgradeCheck {
+  const to = parseTarget(opts.to);
+  const toText = `${to.major}.${to.minor}`;
+  const notes: string[] = [];
+  const now = runningNow(s, opts.root);
+  const exit = startupExit(s, to);
+  const withoutFlag = exit && /unknown flag: --dynamic-config-dir/.test(exit) ? flagDropped(s, to, opts.root, now) : null;
+  let after: UpgradeCheck['after'];
+  if (exit) {
+    after = { starts: false, exitMessage: exit, source: 'none', ref: null, path: null, config: null, reason: `the ${toText} kubelet exits at start-up (exit status 1) with this command line and local config` };
+  } else if (to.minor >= 24) {
+    const l = localConfig(s, opts.root);
+    if (l.error) after = { starts: false, exitMessage: l.error, source: 'none', ref: null, path: l.path, config: null, reason: `the local config fails: ${l.error}` };
+    else after = { starts: true, exitMessage: null, source: 'local', ref: null, path: l.path, config: l.config, reason: `a ${toText} kubelet has no config controller: it never opens the store and runs ${l.path ? `the --config file ${l.path}` : 'the defaults'} with its flags` };
+    if (to.minor > 23) notes.push(`flags and fields are judged with the 1.23 rules, the newest kubelet-ckpt models; fields removed after 1.23 are not checked`);
+  } else {
+    after = { ...now, starts: now.config !== null, exitMessage: null, reason: `a ${toText} kubelet still reads the store: ${now.reason}` };
+  }
+  const changes = diffConfigs(now.config, after.config);
+  const changesConfig = changes.length > 0;
+  const silent = changesConfig || (withoutFlag?.changes.length ?? 0) > 0;
+  if (silent && now.source !== 'local') notes.push(`the silent revert: the kubelet logs nothing about it; run \`kubelet-ckpt migrate\` on the current kubelet first`);
+  return {
+    apiVersion: 'kubelet-ckpt/v1',
+    kind: 'UpgradeCheck',
+    from: s.judgeOptions.version,
+    to: toText,
+    now,
+    after,
+    breaks: !after.starts,
+    changesConfig,
+    changes,
+    withoutFlag,
+    notes,
+  };
+}

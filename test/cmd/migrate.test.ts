@@ -1,0 +1,204 @@
+// export / migrate / undo from the built CLI on each distribution's layout (fixtures/migrate):
+// the exact bytes on disk after migrate, every file byte-, mode-, owner- and mtime-identical
+// after undo, a dry run that leaves the tree identical, and hostile or unparseable input.
+import t from 'tap';
+import fs from 'node:fs';
+import path from 'node:path';
+import { copyFixture, json, runCli } from '../helpers.js';
+import { kubeletBin, startKubelet } from '../lib/recovery/fixtures/index.js';
+
+const UID = '8f1c2a77-5d0e-4b1a-9c3e-1f2e3d4c5b6a';
+
+/** Every entry under `dir` (outside the backups kubelet-ckpt keeps): bytes, mode, owner, mtime (µs). */
+function tree(dir: string, withTimes = true): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const name of fs.readdirSync(d).sort()) {
+      const p = path.join(d, name);
+      const rel = path.relative(dir, p);
+      if (name === '.kubelet-ckpt') continue;
+      const st = fs.lstatSync(p, { bigint: true });
+      // mtimes to the microsecond (utimes takes a double: nanoseconds do not survive).
+      const meta = `${st.mode.toString(8)} ${st.uid}:${st.gid}${withTimes && st.isFile() ? ` ${st.mtimeNs / 1000n}` : ''}`;
+      if (st.isDirectory()) {
+        out[rel + '/'] = meta;
+        walk(p);
+      } else out[rel] = `${meta} ${fs.readFileSync(p).toString('base64')}`;
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+const read = (root: string, p: string) => fs.readFileSync(path.join(root, p), 'utf8');
+
+interface Layout {
+  name: string;
+  config: string;
+  /** The files migrate edits, and each one's exact content afterwards. */
+  edited: Record<string, (before: string) => string>;
+  /** The config file exists and differs: migrate needs --force. */
+  needsForce: boolean;
+}
+
+const LAYOUTS: Layout[] = [
+  {
+    name: 'kubeadm',
+    config: '/var/lib/kubelet/config.yaml',
+    needsForce: true,
+    edited: { '/var/lib/kubelet/kubeadm-flags.env': (b) => b.replace(' --dynamic-config-dir=/var/lib/kubelet/dynamic-config', '').replace('DynamicKubeletConfig=true,', '') },
+  },
+  {
+    name: 'aks',
+    config: '/etc/default/kubeletconfig.json',
+    needsForce: true,
+    edited: { '/etc/default/kubelet': (b) => b.replace(' --dynamic-config-dir=/etc/default/dynamickubelet', '').replace('DynamicKubeletConfig=true,', '') },
+  },
+  {
+    name: 'kubespray',
+    config: '/etc/kubernetes/kubelet-config.yaml',
+    needsForce: true,
+    edited: { '/etc/kubernetes/kubelet.env': (b) => b.replace('--dynamic-config-dir=/etc/kubernetes/dynamic_kubelet_dir \\\n--feature-gates=DynamicKubeletConfig=true \\\n', '') },
+  },
+  {
+    name: 'by-hand',
+    config: '/var/lib/kubelet/config.yaml',
+    needsForce: false,
+    edited: {
+      '/etc/systemd/system/kubelet.service': (b) =>
+        b
+          .replace('KUBELET_DYNAMIC=--dynamic-config-dir=/etc/kubernetes/dynamic-kubelet-config', 'KUBELET_DYNAMIC=--config=/var/lib/kubelet/config.yaml')
+          .replace('"KUBELET_GATES=--feature-gates=DynamicKubeletConfig=true"', '"KUBELET_GATES="')
+          .replace('  --dynamic-config-dir /etc/kubernetes/dynamic-kubelet-config \\\n', ''),
+    },
+  },
+];
+
+for (const l of LAYOUTS) {
+  t.test(`${l.name}: export, dry run, migrate, undo`, async (t) => {
+    const root = copyFixture(`migrate/${l.name}`);
+    const before = tree(root);
+    const texts = Object.fromEntries(Object.keys(l.edited).map((p) => [p, read(root, p)]));
+
+    const exp = runCli(['--root', root, 'export']);
+    t.equal(exp.code, 0, exp.stderr);
+    t.match(exp.stdout, new RegExp(`# Source: Dynamic Kubelet Config checkpoint UID ${UID}, resourceVersion 4210`));
+    t.notMatch(exp.stdout.replace(/^#.*$/gm, ''), /DynamicKubeletConfig/);
+    const ej = json(runCli(['--root', root, 'export', '-o', 'json']));
+    t.match(ej, { apiVersion: 'kubelet-ckpt/v1', kind: 'ExportResult', removedGates: ['DynamicKubeletConfig'], source: { uid: UID, resourceVersion: '4210' } });
+
+    const uc = runCli(['--root', root, 'upgrade-check', '-o', 'json']);
+    t.equal(uc.code, 1, 'before: a 1.24 kubelet would not start');
+    t.match(json(uc), { apiVersion: 'kubelet-ckpt/v1', kind: 'UpgradeCheck', to: '1.24', breaks: true, after: { exitMessage: 'Error: failed to parse kubelet flag: unknown flag: --dynamic-config-dir' }, now: { source: 'assigned' } });
+    t.ok((json<{ withoutFlag: { changes: unknown[] } }>(uc).withoutFlag.changes.length) > 0, 'before: dropping the flag alone reverts the config silently');
+    t.match(runCli(['--root', root, 'status', '--no-journal']).stdout, /Upgrade +1\.24\+ exits on --dynamic-config-dir; without the flag it silently drops the checkpoint/);
+
+    const dry = runCli(['--root', root, 'migrate', '--dry-run']);
+    t.equal(dry.code, l.needsForce ? 4 : 0, `dry run exits as the real run would\n${dry.stderr}`);
+    for (const p of [l.config, ...Object.keys(l.edited)]) t.match(dry.stdout, `+++ ${p}`, `the dry run shows ${p}'s diff`);
+    t.same(tree(root), before, 'the dry run leaves the tree identical');
+
+    if (l.needsForce) {
+      const refused = runCli(['--root', root, 'migrate', '--yes']);
+      t.equal(refused.code, 4);
+      t.match(refused.stderr, new RegExp(`${l.config} exists and differs from the export:\\n {2}--- ${l.config}`));
+      t.same(tree(root), before, 'refused: nothing changed');
+    }
+
+    const m = runCli(['--root', root, 'migrate', '--yes', '-o', 'json', ...(l.needsForce ? ['--force'] : [])]);
+    t.equal(m.code, 0, m.stderr);
+    const mj = json<{ kind: string; changes: { path: string; after: string }[]; backup: string; nextSteps: string[] }>(m);
+    t.equal(mj.kind, 'MigrateResult');
+    t.same(mj.changes.map((c) => c.path).sort(), [l.config, ...Object.keys(l.edited)].sort());
+    t.match(mj.nextSteps.join('\n'), /kubectl patch node \S+ --type merge -p '\{"spec":\{"configSource":null\}\}'/);
+    const body = (s: string) => s.replace(/^#.*\n/gm, '');
+    t.equal(read(root, l.config), mj.changes.find((c) => c.path === l.config)!.after, 'the --config file holds the export');
+    t.equal(body(read(root, l.config)), body(exp.stdout), 'the same fields as `export` (comments name the flags left after the migration)');
+    for (const [p, f] of Object.entries(l.edited)) t.equal(read(root, p), f(texts[p]!), `${p}: only the flag and the gate removed`);
+    const after = tree(root, false);
+    const unchanged = Object.keys(before).filter((k) => ![l.config, ...Object.keys(l.edited)].some((p) => k === p.slice(1)));
+    for (const k of unchanged) if (!k.endsWith('/')) t.equal(after[k], before[k]!.replace(/ [0-9.]+ /, ' '), `${k} untouched`);
+
+    // The flag is gone, yet discovery still finds the store (the distribution's directory).
+    const st = runCli(['--root', root, 'status', '--no-journal', '-o', 'json']);
+    t.match(json(st), { nextBoot: { source: 'assigned' } }, 'the store is left as it was');
+
+    for (const to of ['1.24', '1.26']) {
+      const ok = runCli(['--root', root, 'upgrade-check', '--to', to, '-o', 'json']);
+      t.equal(ok.code, 0, `after: a ${to} kubelet starts with the same config\n${ok.stdout}`);
+      t.match(json(ok), { breaks: false, changesConfig: false, changes: [], now: { source: 'local', path: l.config }, after: { starts: true, source: 'local' } });
+    }
+    t.notMatch(runCli(['--root', root, 'status', '--no-journal']).stdout, /Upgrade/, 'no hint once migrated');
+
+    const again = runCli(['--root', root, 'migrate', '--dry-run', ...(l.needsForce ? ['--force'] : [])]);
+    t.equal(again.code, 0);
+    t.match(again.stdout, /nothing to do/);
+
+    const u = runCli(['--root', root, 'undo', '--yes']);
+    t.equal(u.code, 0, u.stderr);
+    t.same(tree(root), before, 'after undo every file is back: bytes, mode, owner, mtime');
+  });
+}
+
+t.test('kubeadm: --kubeadm-config lists the fields kubeadm would change', async (t) => {
+  const root = copyFixture('migrate/kubeadm');
+  const r = runCli(['--root', root, 'migrate', '--dry-run', '--force', '-o', 'json', '--kubeadm-config', path.join(root, 'kubelet-config-configmap.yaml')]);
+  t.equal(r.code, 0, r.stderr);
+  const j = json<{ kubeadm: { differences: { path: string; op: string }[] } }>(r);
+  t.match(j.kubeadm.differences, [{ path: 'evictionHard["imagefs.available"]', op: 'removed' }]);
+  t.ok(j.kubeadm.differences.some((d) => d.path === 'maxPods' && d.op === 'changed'));
+});
+
+t.test('bad input: unparseable flags, a bad ref, a running kubelet, links out of --root', async (t) => {
+  const root = copyFixture('migrate/aks');
+  const env = path.join(root, 'etc/default/kubelet');
+  const good = fs.readFileSync(env, 'utf8');
+  fs.writeFileSync(env, good.replace('KUBELET_FLAGS=--address', 'KUBELET_FLAGS="--address'));
+  const before = tree(root);
+  let r = runCli(['--root', root, 'migrate', '--yes', '--force']);
+  t.equal(r.code, 4);
+  t.match(r.stderr, /\/etc\/default\/kubelet line 1: a quote opened on this line is never closed/);
+  t.same(tree(root), before);
+  fs.writeFileSync(env, good);
+
+  r = runCli(['--root', root, 'migrate', `${UID}/9999`, '--yes', '--force']);
+  t.equal(r.code, 2, 'an unknown ref is a usage error');
+  const cp = path.join(root, `etc/default/dynamickubelet/store/checkpoints/${UID}/4210/kubelet`);
+  const payload = fs.readFileSync(cp, 'utf8');
+  fs.writeFileSync(cp, payload.replace('maxPods: 150', 'maxPods: 150\nimageGCHighThresholdPercent: 150'));
+  r = runCli(['--root', root, 'migrate', 'assigned', '--dry-run']);
+  t.equal(r.code, 4, 'a checkpoint that fails validation is refused');
+  t.match(r.stderr, /fails the kubelet's validation/);
+  fs.writeFileSync(cp, payload);
+
+  // The unit is a link out of the root: resolved inside it, never on the host.
+  const unit = path.join(root, 'etc/systemd/system/kubelet.service');
+  const unitText = fs.readFileSync(unit);
+  fs.mkdirSync(path.join(root, 'lib/systemd/system'), { recursive: true });
+  fs.writeFileSync(path.join(root, 'lib/systemd/system/kubelet.service'), unitText);
+  fs.rmSync(unit);
+  fs.symlinkSync('/lib/systemd/system/kubelet.service', unit);
+  r = runCli(['--root', root, 'migrate', '--dry-run', '--force', '-o', 'json']);
+  t.equal(r.code, 0, r.stderr);
+
+  const bin = kubeletBin(path.join(t.testdir(), 'bin'));
+  await startKubelet(t, bin, [`--dynamic-config-dir=${path.join(root, 'etc/default/dynamickubelet')}`]);
+  r = runCli(['--root', root, 'migrate', '--dry-run']);
+  t.equal(r.code, 4, 'a running kubelet refuses');
+  t.match(r.stdout, /a kubelet using this store is running/);
+});
+
+t.test('export --out: atomic, refuses to replace a different file', async (t) => {
+  const root = copyFixture('migrate/by-hand');
+  const out = path.join(root, 'export.yaml');
+  let r = runCli(['--root', root, 'export', '--out', out]);
+  t.equal(r.code, 0, r.stderr);
+  t.match(r.stdout, `${out}: written`);
+  fs.appendFileSync(out, 'maxPods: 3\n');
+  r = runCli(['--root', root, 'export', '--out', out]);
+  t.equal(r.code, 4);
+  t.match(r.stderr, /exists and differs from the export/);
+  r = runCli(['--root', root, 'export', '--out', out, '--force', '-o', 'json']);
+  t.equal(r.code, 0);
+  t.match(json(r), { kind: 'ExportResult', out });
+});

@@ -1,0 +1,120 @@
+// export: the document, its comments and header, refusals; the YAML writer's scalars.
+import t from 'tap';
+import path from 'node:path';
+import fs from 'node:fs';
+import { emitYaml, commentKey } from '../../../lib/migrate/yaml-emit.js';
+import { buildExport, runExport } from '../../../lib/migrate/export.js';
+import { openSession, type Session } from '../../../lib/session.js';
+import { decodeKubeletConfig } from '../../../lib/config/decode.js';
+import { metaYaml, writeTree } from '../../helpers.js';
+
+t.test('yaml-emit: scalars read back as the same values (YAML 1.1)', async (t) => {
+  const doc = {
+    kind: 'KubeletConfiguration',
+    apiVersion: 'kubelet.config.k8s.io/v1beta1',
+    clusterDomain: 'on', providerID: '1e3', cgroupRoot: '12:30', resolvConf: '/a b/#c',
+    podCIDR: '', address: '0.0.0.0', maxPods: 40, failSwapOn: false, memoryThrottlingFactor: 0.8,
+    clusterDNS: [], evictionHard: {}, featureGates: { NodeSwap: true },
+    tlsCipherSuites: ['TLS_A', 'yes'],
+  };
+  const text = emitYaml(doc, new Map([[commentKey(['maxPods']), ['a note']]]), ['head']);
+  t.match(text, /^# head\n/);
+  t.match(text, /\n# a note\nmaxPods: 40\n/);
+  t.match(text, /clusterDomain: "on"\n/);
+  t.match(text, /providerID: "1e3"\n/);
+  t.match(text, /cgroupRoot: "12:30"\n/);
+  t.match(text, /evictionHard: \{\}\n/);
+  const d = decodeKubeletConfig(Buffer.from(text), '/x/config.yaml');
+  t.ok(d.ok);
+  if (d.ok) {
+    for (const k of ['clusterDomain', 'providerID', 'cgroupRoot', 'resolvConf', 'address', 'maxPods', 'failSwapOn', 'memoryThrottlingFactor', 'featureGates', 'tlsCipherSuites'] as const) {
+      t.same(d.config[k], (doc as Record<string, unknown>)[k], k);
+    }
+  }
+});
+
+const UID = '11111111-2222-3333-4444-555555555555';
+function store(payload: string, flags: string[] = [], local: string | null = null): { s: Session; dir: string } {
+  const dir = t.testdir();
+  writeTree(dir, {
+    'store/meta/assigned': metaYaml({ uid: UID, rv: '7', name: 'node-cfg' }),
+    'store/meta/last-known-good': '',
+    [`store/checkpoints/${UID}/7/kubelet`]: payload,
+    ...(local ? { 'config.yaml': local } : {}),
+  });
+  const base = openSession({ dir, kubeletVersion: '1.23', kubeletConfig: local ? path.join(dir, 'config.yaml') : undefined });
+  const argv = flags;
+  return { s: { ...base, kubeletArgv: argv, judgeOptions: { ...base.judgeOptions, argv } }, dir };
+}
+
+const HEAD = 'kind: KubeletConfiguration\napiVersion: kubelet.config.k8s.io/v1beta1\n';
+
+t.test('export of the next boot: paths, gates, flag comments, header', async (t) => {
+  const { s, dir } = store(`${HEAD}staticPodPath: manifests\nmaxPods: 50\nfeatureGates:\n  DynamicKubeletConfig: true\n  NodeSwap: false\nbogusField: 1\n`, ['--max-pods=40', '--feature-gates=DynamicKubeletConfig=true'], `${HEAD}featureGates:\n  CPUManager: true\n`);
+  const r = buildExport(s, { ref: null, effective: false, force: false, root: '/' });
+  const cp = `${dir}/store/checkpoints/${UID}/7`;
+  t.equal(r.kind, 'ExportResult');
+  t.equal(r.apiVersion, 'kubelet-ckpt/v1');
+  t.equal(r.source.uid, UID);
+  t.equal(r.source.name, 'node-cfg');
+  t.same(r.config, { kind: 'KubeletConfiguration', apiVersion: 'kubelet.config.k8s.io/v1beta1', staticPodPath: `${cp}/manifests`, maxPods: 50, featureGates: { CPUManager: true, NodeSwap: false } });
+  t.same(r.removedGates, ['DynamicKubeletConfig']);
+  t.same(r.carriedGates, ['CPUManager']);
+  t.match(r.text, /# overridden on this node by --max-pods=40: runs with 40\nmaxPods: 50\n/);
+  t.match(r.text, /# Source: Dynamic Kubelet Config checkpoint UID 11111111-2222-3333-4444-555555555555, resourceVersion 7\n#\s+ConfigMap kube-system\/node-cfg, key kubelet\n/);
+  t.notMatch(r.text, /bogusField/);
+  t.match(r.text, /--feature-gates on this node names DynamicKubeletConfig/);
+});
+
+t.test('--effective writes the defaults too', async (t) => {
+  const { s } = store(`${HEAD}maxPods: 50\n`);
+  const r = buildExport(s, { ref: 'assigned', effective: true, force: false, root: '/' });
+  t.equal(r.config.port, 10250);
+  t.equal(r.config.maxPods, 50);
+  t.match(r.text, /\nhealthzPort: 10248\n/);
+});
+
+t.test('under --root the paths are node paths', async (t) => {
+  const root = t.testdir();
+  writeTree(root, {
+    'var/lib/kubelet/dynamic-config/store/meta/assigned': metaYaml({ uid: UID, rv: '7' }),
+    'var/lib/kubelet/dynamic-config/store/meta/last-known-good': '',
+    [`var/lib/kubelet/dynamic-config/store/checkpoints/${UID}/7/kubelet`]: `${HEAD}tlsCertFile: ../pki/c.crt\n`,
+  });
+  const s = openSession({ root, kubeletVersion: '1.23' });
+  const r = buildExport(s, { ref: null, effective: false, force: false, root });
+  t.equal(r.config.tlsCertFile, `/var/lib/kubelet/dynamic-config/store/checkpoints/${UID}/pki/c.crt`);
+  t.equal(r.source.path, `/var/lib/kubelet/dynamic-config/store/checkpoints/${UID}/7/kubelet`);
+});
+
+t.test('refusals', async (t) => {
+  const bad = store(`${HEAD}maxPods: -5\nhealthzPort: 99999\n`);
+  t.throws(() => buildExport(bad.s, { ref: 'assigned', effective: false, force: false, root: '/' }), { exitCode: 4, code: 'EXPORT_INVALID' });
+  const forced = buildExport(bad.s, { ref: 'assigned', effective: false, force: true, root: '/' });
+  t.equal(forced.stage, 'validate-error');
+  t.match(forced.text, /# WARNING: the kubelet would not accept this config/);
+  const undecodable = store('not: [yaml');
+  t.throws(() => buildExport(undecodable.s, { ref: `${UID}/7`, effective: false, force: true, root: '/' }), { exitCode: 4, code: 'EXPORT_LOAD' });
+  const flags = store(`${HEAD}`, ['--healthz-port=70000']);
+  t.throws(() => buildExport(flags.s, { ref: null, effective: false, force: true, root: '/' }), { exitCode: 4, code: 'EXPORT_STARTUP' });
+  t.throws(() => buildExport(flags.s, { ref: 'meta/assigned', effective: false, force: false, root: '/' }));
+});
+
+t.test('--out: atomic, refuses a different file without --force, never through a link', async (t) => {
+  const { s, dir } = store(`${HEAD}maxPods: 50\n`);
+  const out = path.join(dir, 'out', 'config.yaml');
+  const r = runExport(s, { ref: null, effective: false, force: false, root: '/', out });
+  t.equal(r.outcome, 'written');
+  t.equal(fs.readFileSync(out, 'utf8'), r.text);
+  t.equal(runExport(s, { ref: null, effective: false, force: false, root: '/', out }).outcome, 'unchanged');
+  fs.writeFileSync(out, 'other\n');
+  t.throws(() => runExport(s, { ref: null, effective: false, force: false, root: '/', out }), { exitCode: 4, code: 'OUT_EXISTS', message: /exists and differs.*\n--- /s });
+  t.equal(fs.readFileSync(out, 'utf8'), 'other\n');
+  t.equal(runExport(s, { ref: null, effective: false, force: true, root: '/', out }).outcome, 'written');
+  t.equal(fs.readFileSync(out, 'utf8'), r.text);
+  const link = path.join(dir, 'link.yaml');
+  fs.symlinkSync(path.join(dir, 'target.yaml'), link);
+  t.throws(() => runExport(s, { ref: null, effective: false, force: true, root: '/', out: link }), { exitCode: 4 });
+  t.notOk(fs.existsSync(path.join(dir, 'target.yaml')));
+  t.same(fs.readdirSync(path.join(dir, 'out')), ['config.yaml'], 'no temp file left');
+});

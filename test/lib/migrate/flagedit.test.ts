@@ -1,0 +1,51 @@
+// The byte-preserving flag editor and the argv it must produce, as tables.
+import t from 'tap';
+import { editFlagText } from '../../../lib/migrate/flagedit.js';
+import { migratedArgv } from '../../../lib/migrate/plan.js';
+
+const DIR = '--dynamic-config-dir=/var/lib/kubelet/dynamic-config';
+
+t.test('env files', async (t) => {
+  const cases: [string, string, string][] = [
+    ['quoted, middle', `A="--x=1 ${DIR} --y=2"\n`, 'A="--x=1 --y=2"\n'],
+    ['quoted, first', `A="${DIR} --y=2"\n`, 'A="--y=2"\n'],
+    ['quoted, last', `A="--x=1 ${DIR}"\n`, 'A="--x=1"\n'],
+    ['unquoted', `KUBELET_EXTRA_ARGS=${DIR} --node-ip=1.2.3.4\n`, 'KUBELET_EXTRA_ARGS=--node-ip=1.2.3.4\n'],
+    ['single quotes', `A='--x=1 ${DIR}'\n`, "A='--x=1'\n"],
+    ['space form', 'A="--x=1 --dynamic-config-dir /d --y"\n', 'A="--x=1 --y"\n'],
+    ['gate among others', 'A="--feature-gates=X=true,DynamicKubeletConfig=true,Y=false"\n', 'A="--feature-gates=X=true,Y=false"\n'],
+    ['only gate', 'A="--x --feature-gates=DynamicKubeletConfig=true"\n', 'A="--x"\n'],
+    ['gate, space form', 'A="--feature-gates DynamicKubeletConfig=false --x"\n', 'A="--x"\n'],
+    ['continued lines', `A="--a \\\n${DIR} \\\n--feature-gates=DynamicKubeletConfig=true \\\n--b"\n`, 'A="--a \\\n--b"\n'],
+    ['last of a chain', `A=--a \\\n  ${DIR}\nB=1\n`, 'A=--a\nB=1\n'],
+    ['comments untouched', `# ${DIR}\nA="${DIR}"\n`, `# ${DIR}\nA=""\n`],
+    ['CRLF kept', `A="--x ${DIR}"\r\nB=1\r\n`, 'A="--x"\r\nB=1\r\n'],
+    ['nothing to do', 'A="--x=1"\n', 'A="--x=1"\n'],
+  ];
+  for (const [name, input, want] of cases) {
+    const e = editFlagText(input, 'env');
+    t.equal(e.text, want, name);
+    t.same(e.problems, [], `${name}: no problems`);
+  }
+});
+
+t.test('units: only [Service] ExecStart/Environment, several places, --config put in the first', async (t) => {
+  const unit = `[Unit]\nDescription=${DIR}\n[Service]\nEnvironment="D=${DIR}"\nExecStart=/usr/bin/kubelet \\\n  --a \\\n  --dynamic-config-dir /x \\\n  --b\n`;
+  const e = editFlagText(unit, 'unit', { addConfig: '/var/lib/kubelet/config.yaml' });
+  t.equal(e.text, `[Unit]\nDescription=${DIR}\n[Service]\nEnvironment="D=--config=/var/lib/kubelet/config.yaml"\nExecStart=/usr/bin/kubelet \\\n  --a \\\n  --b\n`);
+  t.ok(e.placedConfig);
+  t.same(e.edits.map((x) => x.line), [4, 7]);
+});
+
+t.test('what cannot be edited safely is reported with its line', async (t) => {
+  const e = editFlagText(`X=1\nA="--x ${DIR}\n`, 'env');
+  t.same(e.problems, [{ line: 2, action: 'a quote opened on this line is never closed: cannot tell where the flags end' }]);
+  t.equal(e.text, `X=1\nA="--x ${DIR}\n`, 'left as it was');
+  t.same(editFlagText('A="--dynamic-config-dir"\n', 'env').problems.map((p) => p.line), [1]);
+});
+
+t.test('migratedArgv: the words the edited files must give', async (t) => {
+  t.same(migratedArgv(['kubelet', '--a', DIR, '--feature-gates=X=true,DynamicKubeletConfig=true', '--b'], null), ['kubelet', '--a', '--feature-gates=X=true', '--b']);
+  t.same(migratedArgv(['kubelet', '--dynamic-config-dir', '/d', '--feature-gates', 'DynamicKubeletConfig=true'], '/c.yaml'), ['kubelet', '--config=/c.yaml']);
+  t.same(migratedArgv(['kubelet', '--feature-gates=X=true'], null), ['kubelet', '--feature-gates=X=true']);
+});

@@ -1,0 +1,69 @@
+// upgrade-check: the kubelet's start-up verdict per release, and the config it then runs.
+import t from 'tap';
+import path from 'node:path';
+import { startupExit, upgradeCheck, parseTarget } from '../../../lib/migrate/upgrade.js';
+import { upgradeHint } from '../../../lib/migrate/hint.js';
+import { openSession, type Session } from '../../../lib/session.js';
+import { metaYaml, writeTree } from '../../helpers.js';
+
+const UID = '11111111-2222-3333-4444-555555555555';
+const HEAD = 'kind: KubeletConfiguration\napiVersion: kubelet.config.k8s.io/v1beta1\n';
+
+function node(argv: string[], local: string | null): Session {
+  const dir = t.testdir();
+  writeTree(dir, {
+    'store/meta/assigned': metaYaml({ uid: UID, rv: '7' }),
+    'store/meta/last-known-good': '',
+    [`store/checkpoints/${UID}/7/kubelet`]: `${HEAD}maxPods: 50\n`,
+    ...(local !== null ? { 'config.yaml': local } : {}),
+  });
+  const base = openSession({ dir, kubeletVersion: '1.23', kubeletConfig: local !== null ? path.join(dir, 'config.yaml') : undefined });
+  const full = ['/usr/bin/kubelet', ...argv];
+  // A command line as discovery would have found it in the unit.
+  return { ...base, discovery: { ...base.discovery, commandLine: { argv: full, source: 'systemd unit', pid: null, cwd: '/' } }, kubeletArgv: full, judgeOptions: { ...base.judgeOptions, argv: full } };
+}
+
+t.test('start-up, in the kubelet\'s words, per release', async (t) => {
+  const DIR = '--dynamic-config-dir=/d';
+  const rows: [string[], string | null, string, RegExp | null][] = [
+    [[DIR, '--feature-gates=DynamicKubeletConfig=true'], null, '1.23', null],
+    [[DIR], null, '1.23', /the DynamicKubeletConfig feature gate must be enabled in order to use the --dynamic-config-dir flag/],
+    [[DIR], `${HEAD}featureGates:\n  DynamicKubeletConfig: true\n`, '1.22', /feature gate must be enabled/],
+    [[DIR, '--feature-gates=DynamicKubeletConfig=true'], null, '1.24', /^Error: failed to parse kubelet flag: unknown flag: --dynamic-config-dir$/],
+    [['--feature-gates=DynamicKubeletConfig=true'], null, '1.24', /^Error: cannot set feature gate DynamicKubeletConfig to true, feature is locked to false$/],
+    [['--feature-gates=DynamicKubeletConfig=false'], null, '1.25', null],
+    [[], `${HEAD}featureGates:\n  DynamicKubeletConfig: true\n`, '1.25', /locked to false/],
+    [['--feature-gates=DynamicKubeletConfig=false'], null, '1.26', /^Error: failed to set feature gates from initial flags-based config: unrecognized feature gate: DynamicKubeletConfig$/],
+    [[], `${HEAD}featureGates:\n  DynamicKubeletConfig: false\n`, '1.27', /unrecognized feature gate: DynamicKubeletConfig/],
+    [[], `${HEAD}`, '1.30', null],
+  ];
+  for (const [argv, local, to, want] of rows) {
+    const got = startupExit(node(argv, local), parseTarget(to));
+    if (want === null) t.equal(got, null, `${argv.join(' ')} at ${to}: starts`);
+    else t.match(got, want, `${argv.join(' ')} at ${to}`);
+  }
+  t.throws(() => parseTarget('2.0'), { exitCode: 2 });
+});
+
+t.test('the silent revert, and the same config after a migration', async (t) => {
+  const on = node(['--dynamic-config-dir=/d', '--feature-gates=DynamicKubeletConfig=true'], `${HEAD}maxPods: 110\n`);
+  const r = upgradeCheck(on, { to: '1.24', root: '/' });
+  t.equal(r.kind, 'UpgradeCheck');
+  t.equal(r.breaks, true);
+  t.equal(r.now.source, 'assigned');
+  t.same(r.withoutFlag?.changes, [{ path: 'maxPods', op: 'changed', from: 50, to: 110 }]);
+  const off = node(['--max-pods=60'], `${HEAD}maxPods: 50\n`);
+  const m = upgradeCheck(off, { to: '1.24', root: '/' });
+  t.equal(m.now.source, 'local', 'no flag: the store is not read');
+  t.equal(m.breaks, false);
+  t.equal(m.changesConfig, false);
+  t.equal(m.now.config?.maxPods, 60, 'flags applied');
+});
+
+t.test('the status hint', async (t) => {
+  t.equal(upgradeHint(['kubelet', '--config=/c'], 'assigned'), null);
+  t.match(upgradeHint(['kubelet', '--dynamic-config-dir', '/d'], 'assigned'), /1\.24\+ exits on --dynamic-config-dir; without the flag it silently drops the checkpoint/);
+  t.notMatch(upgradeHint(['kubelet', '--dynamic-config-dir=/d'], 'local'), /silently/);
+  t.match(upgradeHint(['kubelet', '--feature-gates', 'DynamicKubeletConfig=false'], 'local'), /--feature-gates still names DynamicKubeletConfig/);
+  t.equal(upgradeHint(['kubelet', '--feature-gates=X=true'], 'local'), null);
+});
