@@ -10,6 +10,7 @@ import { colorEnabled, type Streams } from '../lib/output/streams.js';
 import { UsageError } from '../lib/errors.js';
 import { printableMessage } from '../lib/output/sanitize.js';
 import { shellWord } from '../lib/integrity/next-steps.js';
+import { lazyStderr, stdoutSink } from './stdio.js';
 
 export interface GlobalArgs {
   dir?: string;
@@ -39,14 +40,15 @@ export function withGlobals<T>(y: Argv<T>): Argv<T & GlobalArgs> {
   return y.options(GLOBAL_OPTIONS).group(Object.keys(GLOBAL_OPTIONS), 'Global options:') as unknown as Argv<T & GlobalArgs>;
 }
 
+/** The process's streams; process.stdout/stderr only for a terminal (cmd/stdio.ts says why). */
 export function processStreams(args: Pick<GlobalArgs, 'color'>): Streams {
-  const isTTY = !!process.stdout.isTTY;
+  const out = stdoutSink();
   return {
-    stdout: process.stdout,
-    stderr: process.stderr,
-    isTTY,
-    color: colorEnabled({ isTTY, noColorFlag: args.color === false, env: process.env }),
-    width: process.stdout.columns || 80,
+    stdout: out.sink,
+    stderr: lazyStderr(),
+    isTTY: out.isTTY,
+    color: colorEnabled({ isTTY: out.isTTY, noColorFlag: args.color === false, env: process.env }),
+    width: out.columns || 80,
   };
 }
 

@@ -9,6 +9,7 @@ import { errorDocument } from '../lib/output/document.js';
 import { toYaml } from '../lib/output/print.js';
 import { printableBlock, printableMessage } from '../lib/output/sanitize.js';
 import { withGlobals } from './common.js';
+import { isTerminal } from './stdio.js';
 import * as status from './status.js';
 import * as ls from './ls.js';
 import * as show from './show.js';
@@ -25,8 +26,21 @@ import * as exportCmd from './export.js';
 import * as migrate from './migrate.js';
 import * as upgradeCheck from './upgrade-check.js';
 import * as completion from './completion.js';
+import * as report from './report.js';
+import * as check from './check.js';
+import * as fleet from './fleet.js';
+import * as metrics from './metrics.js';
+import { protectStdinSource } from './report.js';
 
-export const COMMANDS = [status, ls, show, verify, diff, journal, reset, rollback, undo, prune, clean, tui, exportCmd, migrate, upgradeCheck, completion];
+/**
+ * The package version, written in by the build (scripts/build.mjs). Without it yargs looks for
+ * a package.json above the working directory: slow (and a thrown assertion when there is none),
+ * and wrong wherever another package.json is found.
+ */
+declare const KUBELET_CKPT_VERSION: string | undefined;
+const VERSION = typeof KUBELET_CKPT_VERSION === 'string' ? KUBELET_CKPT_VERSION : 'unknown';
+
+export const COMMANDS = [status, ls, show, verify, diff, journal, reset, rollback, undo, prune, clean, tui, exportCmd, migrate, upgradeCheck, completion, report, check, metrics, fleet];
 
 /** The output format, read from raw argv so that even a parse failure honours -o json. */
 export function rawFormat(argv: readonly string[]): string {
@@ -77,8 +91,8 @@ export function buildCli(argv: string[]) {
     .recommendCommands()
     .help('help')
     .alias('help', 'h')
-    .version()
-    .wrap(Math.min(100, process.stdout.columns || 80))
+    .version(VERSION)
+    .wrap(Math.min(100, (isTerminal(1) && process.stdout.columns) || 80))
     .epilogue('Exit codes: 0 ok, 1 findings, 2 usage, 3 environment, 4 refused for safety, 5 internal error.\nSee kubelet-ckpt(1).')
     .fail((msg, err) => {
       // yargs' own parse failures (YError) are usage errors; anything a handler threw passes.
@@ -93,7 +107,7 @@ export function buildCli(argv: string[]) {
 export async function main(argv: string[] = hideBin(process.argv)): Promise<void> {
   const verbose = argv.includes('-v') || argv.includes('--verbose');
   try {
-    await buildCli(keepStdinRef(argv)).parseAsync();
+    await buildCli(keepStdinRef(protectStdinSource(argv))).parseAsync();
   } catch (err) {
     process.exitCode = reportError(err, argv, verbose);
   }

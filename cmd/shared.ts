@@ -2,7 +2,6 @@
 // the options, confirmation and printing of the recovery commands (reset, rollback,
 // undo, prune).
 
-import os from 'node:os';
 import fs from 'node:fs';
 import type { Argv } from 'yargs';
 import { RefusedError, UsageError } from '../lib/errors.js';
@@ -18,17 +17,40 @@ import { output, processStreams, session, setExit, warn, type GlobalArgs } from 
 import type { Judgement } from '../lib/integrity/judge.js';
 import type { JudgeOptions } from '../lib/integrity/pipeline.js';
 import type { JudgePool, JudgePoolFactory, JudgeTask } from '../lib/integrity/prejudge.js';
-import { workerThreads } from '../lib/builtins.js';
+import { os, workerThreads } from '../lib/builtins.js';
 
 export const JUDGE_WORKER_ROLE = 'judge-worker';
 
-/** A pool of (cores - 1) worker threads, up to 3, running this same script; null on one core. */
-export function workerJudgePool(options: JudgeOptions): JudgePoolFactory | null {
+/** Cores to use; node:os loads on this first call, not when every command starts. */
+function availableCores(): number {
+  const o = os();
+  return o.availableParallelism?.() ?? o.cpus().length;
+}
+
+interface WorkerEntry {
+  code: string;
+  eval: boolean;
+}
+
+/**
+ * What a worker thread runs to start this same program: the script (argv[1]), or in the
+ * single executable, where argv[1] is the executable itself, the start-up code its main
+ * script leaves in a global (scripts/build.mjs, buildSea).
+ */
+function workerEntry(): WorkerEntry | null {
+  const sea = (globalThis as { __kubeletCkptWorkerEval?: unknown }).__kubeletCkptWorkerEval;
+  if (typeof sea === 'string') return { code: sea, eval: true };
   const script = process.argv[1];
+  return script ? { code: script, eval: false } : null;
+}
+
+/** A pool of (cores - 1) worker threads, up to 3, running this same program; null on one core. */
+export function workerJudgePool(options: JudgeOptions): JudgePoolFactory | null {
+  const entry = workerEntry();
   // KUBELET_CKPT_JOBS caps the threads used (1: judge everything in this thread).
-  const cores = Number(process.env.KUBELET_CKPT_JOBS) || (os.availableParallelism?.() ?? os.cpus().length);
-  if (!script || cores < 2) return null;
-  return () => startPool(script, options, Math.min(cores - 1, 3));
+  const cores = Number(process.env.KUBELET_CKPT_JOBS) || availableCores();
+  if (!entry || cores < 2) return null;
+  return () => startPool(entry, options, Math.min(cores - 1, 3));
 }
 
 interface Reply {
@@ -36,14 +58,14 @@ interface Reply {
   verdicts: Judgement[];
 }
 
-function startPool(script: string, options: JudgeOptions, count: number): JudgePool {
+function startPool(entry: WorkerEntry, options: JudgeOptions, count: number): JudgePool {
   const pending = new Map<number, { resolve: (v: Judgement[]) => void; reject: (e: Error) => void }>();
   const fail = (e: Error) => {
     for (const p of pending.values()) p.reject(e);
     pending.clear();
   };
   const workers = Array.from({ length: count }, () => {
-    const w = new (workerThreads().Worker)(script, { env: { ...process.env, KUBELET_CKPT_ROLE: JUDGE_WORKER_ROLE }, workerData: { options }, resourceLimits: { maxYoungGenerationSizeMb: 8 }, stdout: true, stderr: true });
+    const w = new (workerThreads().Worker)(entry.code, { eval: entry.eval, env: { ...process.env, KUBELET_CKPT_ROLE: JUDGE_WORKER_ROLE }, workerData: { options }, resourceLimits: { maxYoungGenerationSizeMb: 8 }, stdout: true, stderr: true });
     w.on('message', (m: Reply) => {
       pending.get(m.id)?.resolve(m.verdicts);
       pending.delete(m.id);

@@ -2,12 +2,12 @@
 // Measured on `status`: `node:crypto` initialises OpenSSL and reads the CA store (~15% of
 // its instructions), `node:child_process` pulls in net and dgram; status needs neither.
 
-import { createRequire } from 'node:module';
-
-const load = createRequire(import.meta.url);
+// process.getBuiltinModule, not createRequire: node:module would load the ESM loader too.
+const load = (id: string): unknown => process.getBuiltinModule(id);
 let cryptoModule: typeof import('node:crypto') | undefined;
 let childProcessModule: typeof import('node:child_process') | undefined;
 let workerThreadsModule: typeof import('node:worker_threads') | undefined;
+let osModule: typeof import('node:os') | undefined;
 
 export function crypto(): typeof import('node:crypto') {
   return (cryptoModule ??= load('node:crypto') as typeof import('node:crypto'));
@@ -19,6 +19,11 @@ export function childProcess(): typeof import('node:child_process') {
 
 export function workerThreads(): typeof import('node:worker_threads') {
   return (workerThreadsModule ??= load('node:worker_threads') as typeof import('node:worker_threads'));
+}
+
+/** node:os: only verify/ls on large stores ask it (how many cores). */
+export function os(): typeof import('node:os') {
+  return (osModule ??= load('node:os') as typeof import('node:os'));
 }
 
 /** Lower-case hex SHA-256 of some bytes. */

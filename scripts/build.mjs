@@ -1,6 +1,6 @@
 // Build: type-check and compile the tree to build/, then bundle cmd/main.ts into one
 // file (dist/kubelet-ckpt.cjs) that runs with plain `node`.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { build } from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -33,6 +33,71 @@ const lazyHelpDeps = {
       resolveDir: path.dirname(args.path),
       loader: 'js',
     }));
+  },
+};
+
+/**
+ * yargs imports node:assert (13 M instructions to load, ~8% of a `status`) for two
+ * invariant checks it makes on every run. Hand it checks that behave the same (assert's
+ * strictEqual is Object.is) and load the real module only to throw its error.
+ */
+const cheapAssert = {
+  name: 'cheap-assert-for-yargs',
+  setup(b) {
+    // Likewise node:module (with the ESM loader and source maps behind it): yargs and its parser
+    // make a require() at load for config files we never ask them to read.
+    b.onResolve({ filter: /^node:module$/ }, (args) => (/[\\/]node_modules[\\/]yargs[\\/]/.test(args.importer) ? { path: 'module', namespace: 'cheap-assert' } : undefined));
+    b.onResolve({ filter: /^assert$/ }, (args) => (/[\\/]node_modules[\\/]yargs[\\/]/.test(args.importer) ? { path: 'assert', namespace: 'cheap-assert' } : undefined));
+    b.onLoad({ filter: /^module$/, namespace: 'cheap-assert' }, () => ({
+      contents: [
+        'export function createRequire(from) {',
+        "  let real;",
+        "  const get = () => (real ??= require('node:module').createRequire(from));",
+        '  const lazy = (id) => get()(id);',
+        '  lazy.resolve = (id, o) => get().resolve(id, o);',
+        '  return lazy;',
+        '}',
+      ].join('\n'),
+      loader: 'js',
+    }));
+    b.onLoad({ filter: /^assert$/, namespace: 'cheap-assert' }, () => ({
+      contents: [
+        "export function strictEqual(a, b, m) { if (!Object.is(a, b)) require('node:assert').strictEqual(a, b, m); }",
+        "export function notStrictEqual(a, b, m) { if (Object.is(a, b)) require('node:assert').notStrictEqual(a, b, m); }",
+      ].join('\n'),
+      loader: 'js',
+    }));
+  },
+};
+
+/**
+ * Two things yargs does when it loads or starts that cost `status` more than all its own work:
+ * - yargs() starts every parser with `.version()`, which guesses the version from a package.json
+ *   above the working directory: a walk up the tree and, when there is none (a node), a thrown
+ *   assertion with its stack formatted (25 M instructions). cmd/main.ts sets the version itself
+ *   (KUBELET_CKPT_VERSION below), so the factory starts with no version option instead.
+ * - its platform shim reads process.stdout.columns at load, which builds process.stdout (the
+ *   stream modules, and net for a pipe); it becomes a getter, read only if help is wrapped to it.
+ * Each replacement must find its text, so a yargs upgrade that moves it fails the build.
+ */
+const YARGS_PATCHES = [
+  { file: /[\\/]node_modules[\\/]yargs[\\/]build[\\/]lib[\\/]yargs-factory\.js$/, from: 'yargs.version();', to: 'yargs.version(false);' },
+  {
+    file: /[\\/]node_modules[\\/]yargs[\\/]lib[\\/]platform-shims[\\/]esm\.mjs$/,
+    from: "stdColumns: typeof process.stdout.columns !== 'undefined' ? process.stdout.columns : null",
+    to: "get stdColumns() { return typeof process.stdout.columns !== 'undefined' ? process.stdout.columns : null; }",
+  },
+];
+const yargsStartup = {
+  name: 'yargs-startup',
+  setup(b) {
+    for (const p of YARGS_PATCHES) {
+      b.onLoad({ filter: p.file }, async (args) => {
+        const text = await fs.promises.readFile(args.path, 'utf8');
+        if (!text.includes(p.from)) throw new Error(`build: ${args.path} no longer has ${JSON.stringify(p.from)}; revisit YARGS_PATCHES`);
+        return { contents: text.replace(p.from, p.to), loader: 'js', resolveDir: path.dirname(args.path) };
+      });
+    }
   },
 };
 
@@ -81,11 +146,19 @@ const result = await build({
   minifyWhitespace: true,
   legalComments: 'none',
   logLevel: 'warning',
-  plugins: [lazyHelpDeps, blessedStaticWidgets],
-  define: { 'import.meta.url': '__ckptImportMetaUrl' },
+  plugins: [lazyHelpDeps, cheapAssert, yargsStartup, blessedStaticWidgets],
+  define: { 'import.meta.url': '__ckptImportMetaUrl', KUBELET_CKPT_VERSION: JSON.stringify(JSON.parse(fs.readFileSync('package.json', 'utf8')).version) },
   banner: { js: "var __ckptImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
-const program = `(function (exports, require, module, __filename, __dirname) {${result.outputFiles[0].text}\n})`;
+/**
+ * Pure ASCII, so that V8 makes one-byte strings of it by copying, not decoding (a single
+ * non-ASCII character, as esbuild leaves in regex literals, turns the whole megabyte into a
+ * slowly decoded two-byte string: 16 M instructions in the SEA). esbuild (charset ascii)
+ * escapes such characters everywhere but in regex literals, where \uXXXX means the same code
+ * unit (a surrogate pair, in a /u regex, the same code point).
+ */
+const asciiOnly = (js) => js.replace(/[^\0-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const program = `(function (exports, require, module, __filename, __dirname) {${asciiOnly(result.outputFiles[0].text)}\n})`;
 
 /**
  * Start-up is dominated by V8 compiling the program (and each function on its first
@@ -98,27 +171,83 @@ const programFile = path.resolve('build/program.cjs');
 const cacheFile = path.resolve('build/program.cache');
 fs.writeFileSync(programFile, program);
 const dist = path.resolve('dist/kubelet-ckpt.cjs');
-execFileSync(process.execPath, ['scripts/train-cache.cjs', programFile, cacheFile, dist, '--', '--dir', 'fixtures/stores/healthy', 'status', '--no-journal', '-o', 'json'], { stdio: ['ignore', 'ignore', 'inherit'] });
-// The program and the cache ride at the end of the file as base64 in block comments:
-// V8 skips a comment far faster than it scans a megabyte string literal.
+// Trained on `status` as people and scripts run it: text on a healthy store, JSON on one that
+// fell back. (Every other command works without the cache, compiling as it goes.)
+const training = [
+  ['--dir', 'fixtures/stores/healthy', 'status', '--no-journal'],
+  ['--dir', 'fixtures/stores/fell-back', 'status', '--no-journal', '-o', 'json'],
+];
+execFileSync(process.execPath, ['scripts/train-cache.cjs', programFile, cacheFile, dist, ...training.flatMap((a) => ['--', ...a])], { stdio: ['ignore', 'ignore', 'inherit'] });
+/**
+ * The program and the cache ride at the end of the file inside two function bodies, each one
+ * block comment: V8 skips a comment far faster than it scans a megabyte string literal, and
+ * Function.prototype.toString hands back that stretch of the source Node already read, so the
+ * file is read once (the loader does not read __filename again). The program goes in as is,
+ * its few `*` `/` pairs written `*` NUL `/` (esbuild escapes control characters, so the
+ * program holds no NUL of its own); the binary cache goes in as base64.
+ */
+const CLOSE = '*/';
+const HIDDEN_CLOSE = '*\0/';
+if (program.includes('\0')) throw new Error('build: the program holds a NUL; the .cjs packing cannot hide its comment ends');
 const loader = `#!/usr/bin/env node
 'use strict';
-// kubelet-ckpt, single-file build. The program (base64, in the comments at the end of this
+// kubelet-ckpt, single-file build. The program (in the comment of programText, at the end of this
 // file) runs in a vm.Script with the V8 code cache made at build time (${process.version});
 // another Node rejects the cache and compiles.
 const { Script } = require('node:vm');
-const self = require('node:fs').readFileSync(__filename, 'latin1');
-const section = (tag) => {
-  const start = self.lastIndexOf('/*' + tag + ':') + tag.length + 3;
-  return Buffer.from(self.slice(start, self.indexOf('*/', start)), 'base64');
-};
-const program = section('program').toString('utf8');
-new Script(program, { filename: __filename, cachedData: section('cache') }).runInThisContext()(exports, require, module, __filename, __dirname);
-/*program:${Buffer.from(program).toString('base64')}*/
-/*cache:${fs.readFileSync(cacheFile).toString('base64')}*/
+const body = (f) => { const s = f.toString(); return s.slice(s.indexOf('/*') + 2, s.lastIndexOf('*/')); };
+const program = body(programText).replaceAll(${JSON.stringify(HIDDEN_CLOSE)}, '*/');
+new Script(program, { filename: __filename, cachedData: Buffer.from(body(cacheText), 'base64') }).runInThisContext()(exports, require, module, __filename, __dirname);
+function programText() {/*${program.replaceAll(CLOSE, HIDDEN_CLOSE)}*/}
+function cacheText() {/*${fs.readFileSync(cacheFile).toString('base64')}*/}
 `;
 fs.mkdirSync('dist', { recursive: true });
 fs.writeFileSync(dist, loader);
-// The ESM entry some tooling expects; the single file to copy onto a node is the .cjs.
+// The ESM entry some tooling expects; for a node with Node, the single file to copy is the .cjs.
 fs.writeFileSync('dist/kubelet-ckpt.mjs', "#!/usr/bin/env node\nimport './kubelet-ckpt.cjs';\n", { mode: 0o755 });
 fs.chmodSync('dist/kubelet-ckpt.cjs', 0o755);
+
+/**
+ * dist/kubelet-ckpt: a Node single-executable application (SEA) for a node with no Node: a
+ * copy of this node binary with a blob injected (postject) that holds a small main script
+ * and, as assets, the program and the same trained code cache. The binary is this very
+ * Node, so its V8 accepts the cache. SEA's own `useCodeCache` covers only what compiling
+ * the main script compiles eagerly (the loader, here), and `useSnapshot` was slower for
+ * `status` on Node 20 (the deserialised functions come back without their bytecode), so the
+ * trained cache is what makes it start fast. Linux x86-64 only (the goal; elsewhere skipped).
+ */
+function buildSea() {
+  const fuse = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
+  if (process.platform !== 'linux' || process.arch !== 'x64') {
+    console.error(`build: no single executable on ${process.platform}-${process.arch} (Linux x86-64 only)`);
+    return;
+  }
+  // The main script. It is also what a worker thread runs (eval) to start this program again,
+  // since in a SEA argv[1] is the executable, not a script (cmd/shared.ts, judge workers).
+  const start = `function start(require) {
+  const sea = require('node:sea');
+  globalThis.__kubeletCkptWorkerEval = '(' + start + ')(require)';
+  const script = new (require('node:vm').Script)(sea.getAsset('program', 'utf8'), { filename: process.execPath, cachedData: Buffer.from(sea.getRawAsset('cache')) });
+  const mod = { exports: {} };
+  script.runInThisContext()(mod.exports, require, mod, process.execPath, require('node:path').dirname(process.execPath));
+}`;
+  const main = path.resolve('build/sea-main.cjs');
+  fs.writeFileSync(main, `'use strict';\n// kubelet-ckpt single executable (${process.version}): the program and its V8 code cache are assets.\n${start}\nstart(require);\n`);
+  const config = path.resolve('build/sea-config.json');
+  const blob = path.resolve('build/sea.blob');
+  fs.writeFileSync(config, JSON.stringify({ main, output: blob, disableExperimentalSEAWarning: true, useCodeCache: false, useSnapshot: false, assets: { program: programFile, cache: cacheFile } }, null, 2));
+  const made = spawnSync(process.execPath, ['--experimental-sea-config', config], { encoding: 'utf8' });
+  if (made.status !== 0) throw new Error(`build: node --experimental-sea-config failed (${made.status}): ${made.stderr}${made.stdout}`);
+  const out = path.resolve('dist/kubelet-ckpt');
+  const tmp = `${out}.tmp`;
+  fs.rmSync(tmp, { force: true });
+  fs.copyFileSync(process.execPath, tmp);
+  fs.chmodSync(tmp, 0o755);
+  // postject (devDependency): writes the blob into an ELF note and flips the fuse. Its
+  // "Can't find string offset for section name" warnings are noise from the ELF parser.
+  const postject = path.resolve('node_modules/postject/dist/cli.js');
+  const r = spawnSync(process.execPath, [postject, tmp, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', fuse], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`build: postject failed (${r.status}): ${r.stderr}`);
+  fs.renameSync(tmp, out);
+}
+buildSea();

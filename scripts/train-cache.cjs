@@ -1,6 +1,7 @@
-// Build step: run the bundled program once (kubelet-ckpt status on a fixture store) inside
-// a vm.Script, then save V8's code cache, which by then holds every function that run
-// compiled. Usage: node scripts/train-cache.cjs PROGRAM.js CACHE_OUT FILENAME -- ARGS...
+// Build step: run the bundled program inside a vm.Script, once per argument list (the first
+// as the program starts, the others through its exported main() one after the other), then
+// save V8's code cache, which by then holds every function those runs compiled.
+// Usage: node scripts/train-cache.cjs PROGRAM.js CACHE_OUT FILENAME -- ARGS... [-- ARGS...]
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -8,9 +9,20 @@ const vm = require('node:vm');
 const { createRequire } = require('node:module');
 
 const [programFile, cacheOut, filename] = process.argv.slice(2, 5);
-const args = process.argv.slice(process.argv.indexOf('--') + 1);
+const runs = [];
+for (const a of process.argv.slice(process.argv.indexOf('--'))) {
+  if (a === '--') runs.push([]);
+  else runs.at(-1).push(a);
+}
 const script = new vm.Script(fs.readFileSync(programFile, 'utf8'), { filename });
-process.argv = [process.argv[0], filename, ...args];
-process.on('exit', () => fs.writeFileSync(cacheOut, script.createCachedData()));
+process.argv = [process.argv[0], filename, ...runs[0]];
 const mod = { exports: {} };
 script.runInThisContext()(mod.exports, createRequire(filename), mod, filename, path.dirname(filename));
+let next = 1;
+process.on('beforeExit', () => {
+  if (next < runs.length) void mod.exports.main(runs[next++]);
+});
+process.on('exit', () => {
+  process.exitCode = 0;
+  fs.writeFileSync(cacheOut, script.createCachedData());
+});

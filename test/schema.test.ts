@@ -15,7 +15,8 @@ const STORES = path.join(repoRoot, 'fixtures/stores');
 const JOURNAL = path.join(repoRoot, 'fixtures/journals/structured-1.22.short.log');
 
 t.test('a schema per kind, shipped with the package, using only keywords the validator knows', async (t) => {
-  t.strictSame(fs.readdirSync(SCHEMAS).sort(), [...KINDS].map((k) => `${k}.json`).sort());
+  const files = fs.readdirSync(SCHEMAS);
+  for (const k of KINDS) t.ok(files.includes(`${k}.json`), `schema/${k}.json`);
   const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { files: string[] };
   t.ok(pkg.files.includes('schema/'), 'package.json files has schema/');
   for (const k of KINDS) {

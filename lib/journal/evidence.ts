@@ -31,6 +31,8 @@ export interface Evidence {
   summary: string | null;
   restarts: number;
   crashLoop: boolean;
+  /** The checkpoint the newest kubelet process loaded (null: local config, or no load seen). */
+  running: { uid: string; resourceVersion: string | null } | null;
   /** Why there is no evidence, when there is none (`no journal readable` …). */
   reason: string | null;
 }
@@ -54,7 +56,7 @@ const RELEVANT: ReadonlySet<EventKind> = new Set([
 
 const LIVE_JOURNAL_DIRS = ['/var/log/journal', '/run/log/journal'];
 
-const none = (reason: string): Evidence => ({ lastEvent: null, summary: null, restarts: 0, crashLoop: false, reason });
+const none = (reason: string): Evidence => ({ lastEvent: null, summary: null, restarts: 0, crashLoop: false, running: null, reason });
 
 export async function lastEvidence(opts: EvidenceOptions = {}): Promise<Evidence> {
   const bin = findOnPath(opts.journalctl ?? 'journalctl');
@@ -81,8 +83,9 @@ export async function lastEvidence(opts: EvidenceOptions = {}): Promise<Evidence
 /** The evidence a result holds (pure; also used on results read some other way). */
 export function evidenceOf(r: JournalResult): Evidence {
   const last = lastRelevant(r.events);
-  if (!last) return { ...none('no kubelet config events in the newest journal entries'), restarts: r.restarts, crashLoop: r.crashLoop };
-  return { lastEvent: last, summary: sanitize(describe(last, r)), restarts: r.restarts, crashLoop: r.crashLoop, reason: null };
+  const running = r.processes.at(-1)?.loaded ?? null;
+  if (!last) return { ...none('no kubelet config events in the newest journal entries'), restarts: r.restarts, crashLoop: r.crashLoop, running };
+  return { lastEvent: last, summary: sanitize(describe(last, r)), restarts: r.restarts, crashLoop: r.crashLoop, running, reason: null };
 }
 
 function lastRelevant(events: readonly JournalEvent[]): JournalEvent | null {

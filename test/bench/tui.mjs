@@ -4,12 +4,13 @@
 // `node -e 0` measured in the same run) and the redraw time of each key press (handling plus
 // drawing, in the process), while the background verify runs and after it has finished.
 // Targets (DESIGN.md / issue 7): first screen <= 300 ms, a key press redraw <= 50 ms.
-//   node test/bench/tui.mjs [--uids N] [--runs N] [--smoke]
+//   node test/bench/tui.mjs [--uids N] [--runs N] [--smoke] [--sea]
+// --sea runs the single executable (dist/kubelet-ckpt) instead of node and the .cjs.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { cli, generateStore, median, percentile } from './lib/store.mjs';
+import { generateStore, median, percentile, programArgv } from './lib/store.mjs';
 
 const arg = (name, dflt) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : dflt);
 const smoke = process.argv.includes('--smoke');
@@ -63,7 +64,7 @@ async function once(store) {
   const file = path.join(os.tmpdir(), `kckpt-tui-timings-${process.pid}.jsonl`);
   fs.rmSync(file, { force: true });
   const env = `KUBELET_CKPT_TUI_TIMINGS='${file}' NO_COLOR=1 TERM=xterm-256color`;
-  tmux('new-session', '-d', '-s', 'b', '-x', '80', '-y', '24', `env ${env} '${process.execPath}' '${cli}' --dir '${store}' tui --no-journal; sleep 600`);
+  tmux('new-session', '-d', '-s', 'b', '-x', '80', '-y', '24', `env ${env} ${programArgv().map((a) => `'${a}'`).join(' ')} --dir '${store}' tui --no-journal; sleep 600`);
   try {
     const first = (await until(file, (rs) => rs.some((r) => r.event === 'first-screen'), 'the first screen')).find((r) => r.event === 'first-screen').ms;
     await press(file, KEYS);
@@ -98,7 +99,7 @@ try {
   const during = rs.flatMap((r) => r.during);
   const after = rs.flatMap((r) => r.after);
   const f = (x) => x.toFixed(1);
-  console.log(`tui: ${uids * 10} checkpoints, ${runs} run(s), 80x24, NO_COLOR`);
+  console.log(`tui: ${uids * 10} checkpoints, ${runs} run(s), 80x24, NO_COLOR, ${process.argv.includes('--sea') ? 'single executable' : 'node + .cjs'}`);
   console.log(`tui: first screen ${f(first)} ms (target <= 300 ms), node -e 0 ${f(anchor)} ms, ratio ${(first / anchor).toFixed(2)}x`);
   console.log(`tui: key redraw while verifying: median ${f(median(during))} ms, p95 ${f(percentile(during, 0.95))} ms, max ${f(Math.max(...during))} ms (target <= 50 ms; ${during.length} keys)`);
   console.log(`tui: key redraw after verify:    median ${f(median(after))} ms, p95 ${f(percentile(after, 0.95))} ms, max ${f(Math.max(...after))} ms (${after.length} keys)`);

@@ -7,6 +7,12 @@ import path from 'node:path';
 
 export const repo = path.resolve(new URL('../../..', import.meta.url).pathname);
 export const cli = path.join(repo, 'dist', 'kubelet-ckpt.cjs');
+export const sea = path.join(repo, 'dist', 'kubelet-ckpt');
+
+/** The program to run: `node dist/kubelet-ckpt.cjs`, or with --sea the single executable. */
+export function programArgv(argv = process.argv) {
+  return argv.includes('--sea') ? [sea] : [process.execPath, cli];
+}
 
 const payload = fs.readFileSync(path.join(repo, 'fixtures/demo/var/lib/kubelet/dynamic-config/store/checkpoints/5808539f-48e3-4e47-8ce6-c261c48fa1d9/42315/kubelet'), 'utf8');
 const uidOf = (u) => `${u.toString(16).padStart(8, '0')}-0000-4000-8000-${u.toString(16).padStart(12, '0')}`;

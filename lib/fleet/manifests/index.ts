@@ -1,0 +1,47 @@
+// `fleet manifest KIND`: the text of a ready-to-use configuration for the engine that runs
+// kubelet-ckpt on many nodes.
+
+import { UsageError } from '../../errors.js';
+import { ansiblePlaybook } from './ansible.js';
+import { daemonSetManifest, jobManifest, sonobuoyPlugin } from './kube.js';
+import { npdConfig } from './npd.js';
+import { GO_DURATION, type ManifestOptions } from './options.js';
+
+export const MANIFEST_KINDS = ['npd', 'job', 'daemonset', 'sonobuoy', 'ansible'] as const;
+export type ManifestKind = (typeof MANIFEST_KINDS)[number];
+
+/** Where the node's / is where the tool runs: the host itself for Ansible, a mount in a pod. */
+export function defaultHostRoot(kind: ManifestKind): string {
+  return kind === 'ansible' ? '/' : '/host';
+}
+
+export interface AllManifestOptions extends ManifestOptions {
+  /** job: one Job per node name. */
+  targetNodes: readonly string[];
+  localBundle: string;
+  reportsDir: string;
+}
+
+function checkOptions(o: AllManifestOptions): void {
+  for (const [name, v] of [['--interval', o.interval], ['--timeout', o.timeout]] as const) {
+    if (!GO_DURATION.test(v)) throw new UsageError(`${name} ${JSON.stringify(v)} is not a Go duration`, 'write it as NPD does: 30s, 1m, 1m30s');
+  }
+  if (!o.bundle.startsWith('/')) throw new UsageError(`--bundle ${JSON.stringify(o.bundle)} must be an absolute path`, 'the engines resolve relative paths against their own working directory');
+  if (!o.hostRoot.startsWith('/')) throw new UsageError(`--host-root ${JSON.stringify(o.hostRoot)} must be an absolute path`);
+}
+
+export function manifest(kind: ManifestKind, o: AllManifestOptions): string {
+  checkOptions(o);
+  switch (kind) {
+    case 'npd':
+      return `${JSON.stringify(npdConfig(o), null, 2)}\n`;
+    case 'job':
+      return jobManifest(o, o.targetNodes);
+    case 'daemonset':
+      return daemonSetManifest(o);
+    case 'sonobuoy':
+      return sonobuoyPlugin(o);
+    case 'ansible':
+      return ansiblePlaybook(o);
+  }
+}

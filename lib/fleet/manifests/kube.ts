@@ -1,0 +1,147 @@
+// `fleet manifest job|daemonset`: run `report` on nodes with the host's / mounted read-only,
+// the way kube-bench (a Job per node, the report in the pod log) and Sonobuoy (a DaemonSet
+// plugin that writes its result and a `done` file, then waits) do. The text starts with a
+// short guide, as YAML comments, to gather the reports into `report merge`.
+
+import * as yaml from 'js-yaml';
+import type { ManifestOptions } from './options.js';
+
+export const APP_LABEL = 'kubelet-ckpt-report';
+
+const labels = { 'app.kubernetes.io/name': APP_LABEL, 'app.kubernetes.io/part-of': 'kubelet-ckpt' };
+
+/** `node BUNDLE --root /host -q report --node-name $(NODE_NAME)` (the kubelet expands $(NODE_NAME)). */
+function reportArgv(o: ManifestOptions): string[] {
+  return [o.node ?? 'node', o.bundle, '--root', o.hostRoot, '-q', 'report', '--node-name', '$(NODE_NAME)'];
+}
+
+function container(o: ManifestOptions, command: string[], extraMounts: object[] = []) {
+  return {
+    name: 'kubelet-ckpt',
+    image: o.image,
+    command,
+    env: [{ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }],
+    // Root reads the store (0700 directories) from a read-only mount and writes nothing there.
+    securityContext: { runAsUser: 0, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false },
+    resources: { requests: { cpu: '50m', memory: '64Mi' }, limits: { memory: '512Mi' } },
+    volumeMounts: [{ name: 'host', mountPath: o.hostRoot, readOnly: true }, ...extraMounts],
+  };
+}
+
+function podSpec(o: ManifestOptions, c: object, extra: Record<string, unknown>, extraVolumes: object[] = []) {
+  return {
+    ...extra,
+    // Every node, control plane and tainted ones included (as Sonobuoy's default podSpec).
+    tolerations: [{ operator: 'Exists' }],
+    containers: [c],
+    volumes: [{ name: 'host', hostPath: { path: '/', type: 'Directory' } }, ...extraVolumes],
+  };
+}
+
+function dump(docs: object[]): string {
+  return docs.map((d) => `---\n${yaml.dump(d, { noRefs: true, lineWidth: -1, sortKeys: false })}`).join('');
+}
+
+const comment = (lines: string[]) => lines.map((l) => (l ? `# ${l}` : '#')).join('\n') + '\n';
+
+/** One Job per target node (nodeName pins it), or one Job for whichever node takes it. */
+export function jobManifest(o: ManifestOptions, targets: readonly string[]): string {
+  const guide = comment([
+    'kubelet-ckpt report as Jobs, kube-bench style: one Job per node, the NodeReport in the pod log.',
+    'The image needs node and the bundle at the --bundle path (or give --bundle under /host for a',
+    'bundle already copied onto the nodes). One Job per node:',
+    '  for n in $(kubectl get nodes -o name | cut -d/ -f2); do',
+    '    kubelet-ckpt fleet manifest job --target-node "$n"; done | kubectl apply -f -',
+    'Gather the reports once the Jobs completed, and merge them:',
+    `  kubectl -n ${o.namespace} wait --for=condition=complete job -l app.kubernetes.io/name=${APP_LABEL} --timeout=5m`,
+    `  for p in $(kubectl -n ${o.namespace} get pods -l app.kubernetes.io/name=${APP_LABEL} -o name); do`,
+    `    kubectl -n ${o.namespace} logs "$p"; done > reports.json`,
+    '  kubelet-ckpt report merge reports.json',
+    `Clean up: kubectl -n ${o.namespace} delete job -l app.kubernetes.io/name=${APP_LABEL}`,
+  ]);
+  const nodes: (string | null)[] = targets.length ? [...targets] : [null];
+  const docs = nodes.map((n) => ({
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name: n ? `kubelet-ckpt-report-${jobSuffix(n)}` : 'kubelet-ckpt-report', namespace: o.namespace, labels },
+    spec: {
+      backoffLimit: 0,
+      ttlSecondsAfterFinished: 86400,
+      template: { metadata: { labels }, spec: podSpec(o, container(o, reportArgv(o)), { ...(n ? { nodeName: n } : {}), restartPolicy: 'Never' }) },
+    },
+  }));
+  return guide + dump(docs);
+}
+
+/** A Job name from a node name: DNS-1123, at most 63 characters. */
+function jobSuffix(node: string): string {
+  const s = node.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '');
+  return s.slice(0, 63 - 'kubelet-ckpt-report-'.length).replace(/-+$/, '') || 'node';
+}
+
+/**
+ * The DaemonSet's container: report into the results directory, print it (pod log), write the
+ * `done` file naming it (Sonobuoy's worker picks it up), then wait: a container that exits
+ * would be restarted and report again.
+ */
+const DS_SCRIPT = [
+  'set -e',
+  'd="${SONOBUOY_RESULTS_DIR:-/tmp/sonobuoy/results}"',
+  'mkdir -p "$d"',
+  'f="$d/report-$NODE_NAME.json"',
+  '"$0" "$1" --root "$2" -q report --node-name "$NODE_NAME" > "$f.tmp"',
+  'mv "$f.tmp" "$f"',
+  'cat "$f"',
+  'echo "$f" > "$d/done"',
+  'exec sleep infinity',
+].join('\n');
+
+export function daemonSetManifest(o: ManifestOptions): string {
+  const guide = comment([
+    'kubelet-ckpt report as a DaemonSet, Sonobuoy style: every node reports once, into the pod',
+    'log and $SONOBUOY_RESULTS_DIR (a `done` file names the report), then the pod waits.',
+    'The image needs node and the bundle at the --bundle path.',
+    '  kubelet-ckpt fleet manifest daemonset | kubectl apply -f -',
+    `  kubectl -n ${o.namespace} rollout status ds/kubelet-ckpt-report --timeout=5m`,
+    'Gather the reports (one pod per node) and merge them:',
+    `  for p in $(kubectl -n ${o.namespace} get pods -l app.kubernetes.io/name=${APP_LABEL} -o name); do`,
+    `    kubectl -n ${o.namespace} logs "$p"; done | kubelet-ckpt report merge -`,
+    'Under Sonobuoy, use the same container as a DaemonSet plugin (result-format: raw) and merge',
+    'the archive: kubelet-ckpt report merge $(sonobuoy retrieve)',
+    `Clean up: kubectl -n ${o.namespace} delete ds kubelet-ckpt-report`,
+  ]);
+  const c = container(o, ['sh', '-c', DS_SCRIPT, o.node ?? 'node', o.bundle, o.hostRoot], [{ name: 'results', mountPath: '/tmp/sonobuoy/results' }]);
+  const ds = {
+    apiVersion: 'apps/v1',
+    kind: 'DaemonSet',
+    metadata: { name: 'kubelet-ckpt-report', namespace: o.namespace, labels },
+    spec: {
+      selector: { matchLabels: { 'app.kubernetes.io/name': APP_LABEL } },
+      template: { metadata: { labels }, spec: podSpec(o, c, { terminationGracePeriodSeconds: 1 }, [{ name: 'results', emptyDir: {} }]) },
+    },
+  };
+  return guide + dump([ds]);
+}
+
+/**
+ * The same container as a Sonobuoy DaemonSet plugin (`sonobuoy run --plugin FILE`): Sonobuoy
+ * mounts its own results directory and sets SONOBUOY_RESULTS_DIR, so the plugin has no
+ * results volume of its own; `report merge` reads the archive `sonobuoy retrieve` returns.
+ */
+export function sonobuoyPlugin(o: ManifestOptions): string {
+  const guide = comment([
+    'kubelet-ckpt report as a Sonobuoy DaemonSet plugin: every node writes its NodeReport and',
+    'the done file; Sonobuoy collects them per node.',
+    '  kubelet-ckpt fleet manifest sonobuoy > kubelet-ckpt-plugin.yaml',
+    '  sonobuoy run --plugin kubelet-ckpt-plugin.yaml --wait',
+    '  kubelet-ckpt report merge "$(sonobuoy retrieve)"',
+  ]);
+  const c = container(o, ['sh', '-c', DS_SCRIPT, o.node ?? 'node', o.bundle, o.hostRoot]);
+  const plugin = {
+    'sonobuoy-config': { driver: 'DaemonSet', 'plugin-name': 'kubelet-ckpt', 'result-format': 'raw', description: 'kubelet-ckpt NodeReport of every node' },
+    spec: c,
+    // podSpec.containers is Sonobuoy's to fill from spec.
+    podSpec: { ...podSpec(o, c, { terminationGracePeriodSeconds: 1 }), containers: [] },
+  };
+  return guide + dump([plugin]);
+}

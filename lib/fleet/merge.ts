@@ -1,0 +1,221 @@
+// `report merge`: many NodeReports into one fleet view — nodes grouped by the config they
+// run (by content hash), next boots that differ from what runs now, nodes in trouble, and
+// divergence (one UID/RV, different bytes on different nodes). Pure: documents in, view out.
+
+import type { FoundDoc } from './sources.js';
+import { REPORT_API_VERSION, type NodeReport } from './types.js';
+
+export type Trouble = 'will-not-start' | 'fell-back' | 'crash-loop' | 'unknown' | 'store-unreadable';
+
+export interface FleetNode {
+  /** The node name; `name@host` when another report names the same node from another host. */
+  id: string;
+  name: string;
+  host: string;
+  from: string;
+}
+
+export interface ConfigGroup {
+  /** sha256 of the config, or `local:unknown`, `none`, `unknown`, `no-store` when there is no hash. */
+  key: string;
+  sha256: string | null;
+  /** The sources that run it (a hash may come from several ConfigMaps or the local file). */
+  configs: string[];
+  nodes: string[];
+}
+
+export interface NextBootChange {
+  node: string;
+  running: string;
+  nextBoot: string;
+}
+
+export interface TroubledNode {
+  node: string;
+  problems: Trouble[];
+  reason: string;
+}
+
+/** A node whose kubelet would not start, or would silently change config, at 1.24. */
+export interface NotReady {
+  node: string;
+  to: string;
+  why: string;
+}
+
+export interface Divergence {
+  uid: string;
+  resourceVersion: string;
+  variants: { sha256: string; nodes: string[] }[];
+}
+
+export interface FleetReport {
+  apiVersion: typeof REPORT_API_VERSION;
+  kind: 'FleetReport';
+  nodes: number;
+  groups: ConfigGroup[];
+  nextBootDiffers: NextBootChange[];
+  trouble: TroubledNode[];
+  /** Nodes not ready to leave Dynamic Kubelet Config (from each report's `migration`). */
+  notReadyToMigrate: NotReady[];
+  divergence: Divergence[];
+  warnings: string[];
+}
+
+/** Fields every v1 report carries; an older or damaged report without them is reported. */
+const REQUIRED = ['apiVersion', 'kind', 'generatedAt', 'node.name', 'node.host', 'store.state', 'assigned', 'lastKnownGood', 'nextBoot', 'findings', 'crashLoop'].map((f) => ({ f, path: f.split('.') }));
+
+function get(o: unknown, path: readonly string[]): unknown {
+  let v: unknown = o;
+  for (const k of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<string, unknown>)[k];
+  }
+  return v;
+}
+
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+/** The parts of a report merge reads, defensively: any field may be absent or of another type. */
+interface Seen {
+  label: string;
+  name: string;
+  host: string;
+  generatedAt: string;
+  r: Partial<NodeReport>;
+}
+
+function see(d: FoundDoc, warnings: string[]): Seen | null {
+  const r = d.value as Partial<NodeReport>;
+  const name = str(get(r, ['node', 'name']));
+  if (!name) {
+    warnings.push(`${d.label}: skipped: the report names no node (node.name)`);
+    return null;
+  }
+  const missing = REQUIRED.filter((x) => get(r, x.path) === undefined).map((x) => x.f);
+  if (missing.length) warnings.push(`${d.label}: report for ${name} lacks ${missing.join(', ')} (written by another version?); merged with what it has`);
+  if (r.apiVersion !== undefined && r.apiVersion !== REPORT_API_VERSION) warnings.push(`${d.label}: report for ${name} is ${String(r.apiVersion)}; read as ${REPORT_API_VERSION} (fields it does not know are ignored)`);
+  return { label: d.label, name, host: str(get(r, ['node', 'host'])) ?? '', generatedAt: str(r.generatedAt) ?? '', r };
+}
+
+/** One report per node: the same name from the same host twice keeps the newer; from different hosts both stay, as name@host. */
+function dedupe(seen: Seen[], warnings: string[]): { node: FleetNode; r: Partial<NodeReport> }[] {
+  const byKey = new Map<string, Seen>();
+  for (const s of seen) {
+    const k = `${s.name}\0${s.host}`;
+    const prev = byKey.get(k);
+    if (!prev) {
+      byKey.set(k, s);
+      continue;
+    }
+    const keep = s.generatedAt > prev.generatedAt ? s : prev;
+    warnings.push(`${s.name}: reported twice from host ${JSON.stringify(s.host)} (${prev.label}, ${s.label}); kept the newer, ${keep.label}`);
+    byKey.set(k, keep);
+  }
+  const hostsOf = new Map<string, number>();
+  for (const s of byKey.values()) hostsOf.set(s.name, (hostsOf.get(s.name) ?? 0) + 1);
+  const out = [...byKey.values()].map((s) => {
+    const dup = hostsOf.get(s.name)! > 1;
+    return { node: { id: dup ? `${s.name}@${s.host}` : s.name, name: s.name, host: s.host, from: s.label }, r: s.r };
+  });
+  for (const [name, n] of hostsOf) if (n > 1) warnings.push(`${name}: ${n} reports from different hosts name this node; kept apart as ${name}@HOST`);
+  return out.sort((a, b) => (a.node.id < b.node.id ? -1 : a.node.id > b.node.id ? 1 : 0));
+}
+
+const shortId = (uid: string | undefined, rv: string | null | undefined) => `${uid ?? '?'}/${rv ?? '?'}`;
+
+/** What the node runs: the journal's word when there is one, else the next boot (what a kubelet left alone runs). */
+function runs(r: Partial<NodeReport>): { key: string; sha256: string | null; label: string } {
+  if (r.store && r.store.state === 'absent') return { key: 'no-store', sha256: null, label: 'no dynamic config store' };
+  if (r.store && r.store.state === 'unreadable') return { key: 'unknown', sha256: null, label: 'store unreadable' };
+  const run = r.running;
+  if (run && typeof run === 'object') {
+    const label = `checkpoint ${shortId(run.uid, run.resourceVersion)} (journal)`;
+    return { key: run.sha256 ?? `checkpoint:${shortId(run.uid, run.resourceVersion)}`, sha256: run.sha256 ?? null, label };
+  }
+  const nb = r.nextBoot;
+  if (!nb || typeof nb !== 'object') return { key: 'unknown', sha256: null, label: 'not reported' };
+  const label = nb.ref ? `${nb.source} ${nb.ref.namespace}/${nb.ref.name} ${shortId(nb.ref.uid, nb.ref.resourceVersion)}` : String(nb.source);
+  if (nb.sha256) return { key: nb.sha256, sha256: nb.sha256, label };
+  return { key: nb.source === 'local' ? 'local:unknown' : String(nb.source ?? 'unknown'), sha256: null, label };
+}
+
+function troubleOf(r: Partial<NodeReport>): { problems: Trouble[]; reason: string } {
+  const p: Trouble[] = [];
+  const nb = r.nextBoot;
+  if (r.store?.state === 'unreadable') p.push('store-unreadable');
+  if (nb && nb.willStart === false) p.push('will-not-start');
+  if (nb && nb.fellBack === true) p.push('fell-back');
+  if (nb && nb.source === 'unknown') p.push('unknown');
+  if (r.crashLoop && r.crashLoop.crashLoop === true) p.push('crash-loop');
+  const reason = r.store?.state === 'unreadable' ? (r.store.error ?? 'store unreadable') : nb?.reason ?? '';
+  return { problems: p, reason: typeof reason === 'string' ? reason : '' };
+}
+
+/** Why a node is not ready to leave Dynamic Kubelet Config, or null (ready, or not reported). */
+function notReadyOf(r: Partial<NodeReport>): { to: string; why: string } | null {
+  const m = r.migration;
+  if (!m || typeof m !== 'object' || m.ready !== false) return null;
+  const fields = Array.isArray(m.revertedFields) ? m.revertedFields : [];
+  const why = m.error ? `not judged: ${m.error}` : m.breaks ? `the kubelet exits: ${m.exitMessage ?? 'at start-up'}` : fields.length ? `silently reverts ${fields.length} field${fields.length === 1 ? '' : 's'}: ${fields.slice(0, 5).join(', ')}${fields.length > 5 ? ', …' : ''}` : 'would not start once the flag is dropped';
+  return { to: typeof m.to === 'string' ? m.to : '1.24', why };
+}
+
+/** Every (UID/RV → sha256) claim a report makes: its meta files, next boot and running config. */
+function claims(r: Partial<NodeReport>): [string, string, string][] {
+  const out: [string, string, string][] = [];
+  const add = (uid: unknown, rv: unknown, sha: unknown) => {
+    if (typeof uid === 'string' && typeof rv === 'string' && typeof sha === 'string') out.push([uid, rv, sha]);
+  };
+  for (const m of [r.assigned, r.lastKnownGood]) if (m && m.ref) add(m.ref.uid, m.ref.resourceVersion, m.sha256);
+  if (r.nextBoot?.ref) add(r.nextBoot.ref.uid, r.nextBoot.ref.resourceVersion, r.nextBoot.sha256);
+  if (r.running) add(r.running.uid, r.running.resourceVersion, r.running.sha256);
+  return out;
+}
+
+export function mergeReports(docs: readonly FoundDoc[], gatherWarnings: readonly string[] = []): FleetReport {
+  const warnings = [...gatherWarnings];
+  const seen = docs.map((d) => see(d, warnings)).filter((s): s is Seen => s !== null);
+  const nodes = dedupe(seen, warnings);
+  const groups = new Map<string, ConfigGroup>();
+  const nextBootDiffers: NextBootChange[] = [];
+  const trouble: TroubledNode[] = [];
+  const notReadyToMigrate: NotReady[] = [];
+  const shas = new Map<string, Map<string, Set<string>>>();
+  for (const { node, r } of nodes) {
+    const run = runs(r);
+    let g = groups.get(run.key);
+    if (!g) groups.set(run.key, (g = { key: run.key, sha256: run.sha256, configs: [], nodes: [] }));
+    if (!g.configs.includes(run.label)) g.configs.push(run.label);
+    g.nodes.push(node.id);
+    if (r.running && r.nextBoot) {
+      const nb = runs({ ...r, running: null });
+      if (nb.key !== run.key) nextBootDiffers.push({ node: node.id, running: run.label, nextBoot: nb.label });
+    }
+    const t = troubleOf(r);
+    if (t.problems.length) trouble.push({ node: node.id, ...t });
+    const nr = notReadyOf(r);
+    if (nr) notReadyToMigrate.push({ node: node.id, ...nr });
+    for (const [uid, rv, sha] of claims(r)) {
+      const k = `${uid}\0${rv}`;
+      let m = shas.get(k);
+      if (!m) shas.set(k, (m = new Map()));
+      let s = m.get(sha);
+      if (!s) m.set(sha, (s = new Set()));
+      s.add(node.id);
+    }
+  }
+  const divergence: Divergence[] = [];
+  for (const [k, m] of shas) {
+    if (m.size < 2) continue;
+    const [uid, resourceVersion] = k.split('\0') as [string, string];
+    divergence.push({ uid, resourceVersion, variants: [...m].map(([sha256, s]) => ({ sha256, nodes: [...s].sort() })).sort((a, b) => b.nodes.length - a.nodes.length || a.sha256.localeCompare(b.sha256)) });
+  }
+  divergence.sort((a, b) => `${a.uid}/${a.resourceVersion}`.localeCompare(`${b.uid}/${b.resourceVersion}`));
+  const sorted = [...groups.values()].sort((a, b) => b.nodes.length - a.nodes.length || a.key.localeCompare(b.key));
+  for (const g of sorted) g.configs.sort();
+  return { apiVersion: REPORT_API_VERSION, kind: 'FleetReport', nodes: nodes.length, groups: sorted, nextBootDiffers, trouble, notReadyToMigrate, divergence, warnings };
+}
+
+/** merge exits 1 when any node is in trouble. */
+export const fleetInTrouble = (f: FleetReport): boolean => f.trouble.length > 0;

@@ -1,0 +1,33 @@
+// The node's name as the kubelet registers it: --node-name when given, else the kubelet's
+// --hostname-override, else the host name (under --root: the node disk's /etc/hostname).
+
+import os from 'node:os';
+import { flagValue } from '../store/proc.js';
+import { rootedRead } from '../store/rooted.js';
+import type { NameSource } from './types.js';
+
+export interface NodeNameInput {
+  /** --node-name. */
+  given?: string | undefined;
+  /** The kubelet's command line, when discovery found one. */
+  kubeletArgv: readonly string[];
+  /** --root ('/' on a live node). */
+  root: string;
+  /** This machine's host name (os.hostname() unless a test passes one). */
+  hostname?: string;
+}
+
+/** The kubelet lower-cases the name it registers (nodeutil.GetHostname); so do we. */
+const clean = (s: string): string => s.trim().toLowerCase();
+
+export function nodeName(i: NodeNameInput): { name: string; nameFrom: NameSource } {
+  if (i.given && i.given.trim()) return { name: i.given.trim(), nameFrom: 'flag' };
+  const override = flagValue(i.kubeletArgv, 'hostname-override');
+  if (override && clean(override)) return { name: clean(override), nameFrom: 'hostname-override' };
+  if (i.root !== '/') {
+    const text = rootedRead(i.root, '/etc/hostname', 4096);
+    const first = text?.split('\n').map(clean).find((l) => l && !l.startsWith('#'));
+    if (first) return { name: first, nameFrom: 'hostname' };
+  }
+  return { name: clean(i.hostname ?? os.hostname()), nameFrom: 'hostname' };
+}

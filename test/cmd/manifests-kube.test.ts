@@ -1,0 +1,128 @@
+// fleet manifest job|daemonset: kubectl's client-side dry run reads them (offline: a dummy
+// kubeconfig on a loopback port nobody may connect to, and a discovery cache written here),
+// and the containers' commands, run here against a fixture root, produce the reports.
+import t from 'tap';
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import * as yaml from 'js-yaml';
+import { cliPath, copyFixture, json, runCli, tempDir, writeTree } from '../helpers.js';
+
+const hasKubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status === 0;
+
+/** A listener that counts connections: kubectl must make none. */
+async function tripwire(): Promise<{ port: number; connections: () => number; close: () => void }> {
+  let n = 0;
+  const server = net.createServer((s) => {
+    n++;
+    s.destroy();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { port: (server.address() as net.AddressInfo).port, connections: () => n, close: () => server.close() };
+}
+
+/** HOME with a kubeconfig for 127.0.0.1:port and the discovery documents kubectl would fetch. */
+function offlineHome(port: number): string {
+  const home = tempDir('kckpt-kube-');
+  const gv = (group: string, resources: object[]) => ({ kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group, resources });
+  const d = `.kube/cache/discovery/127.0.0.1_${port}`;
+  const group = (name: string) => ({ name, versions: [{ groupVersion: name ? `${name}/v1` : 'v1', version: 'v1' }], preferredVersion: { groupVersion: name ? `${name}/v1` : 'v1', version: 'v1' } });
+  writeTree(home, {
+    '.kube/config': `apiVersion: v1\nkind: Config\nclusters:\n- name: offline\n  cluster: {server: "https://127.0.0.1:${port}"}\nusers:\n- name: nobody\n  user: {token: dummy}\ncontexts:\n- name: offline\n  context: {cluster: offline, user: nobody}\ncurrent-context: offline\n`,
+    [`${d}/servergroups.json`]: JSON.stringify({ kind: 'APIGroupList', apiVersion: 'v1', groups: [group(''), group('apps'), group('batch')] }),
+    [`${d}/v1/serverresources.json`]: JSON.stringify(gv('v1', [{ name: 'pods', singularName: 'pod', namespaced: true, kind: 'Pod', verbs: ['create', 'get'] }])),
+    [`${d}/apps/v1/serverresources.json`]: JSON.stringify(gv('apps/v1', [{ name: 'daemonsets', singularName: 'daemonset', namespaced: true, kind: 'DaemonSet', verbs: ['create', 'get'], shortNames: ['ds'] }])),
+    [`${d}/batch/v1/serverresources.json`]: JSON.stringify(gv('batch/v1', [{ name: 'jobs', singularName: 'job', namespaced: true, kind: 'Job', verbs: ['create', 'get'] }])),
+  });
+  return home;
+}
+
+function kubectl(home: string, args: string[], input: string) {
+  return spawnSync('kubectl', args, { input, encoding: 'utf8', timeout: 30_000, env: { PATH: process.env.PATH, HOME: home, KUBECONFIG: path.join(home, '.kube/config') } });
+}
+
+const docsOf = (text: string) => yaml.loadAll(text).filter((d) => d !== null) as Record<string, unknown>[];
+
+for (const [kind, args] of [
+  ['job', ['--target-node', 'node-a', '--target-node', 'Node_B.example']],
+  ['job', []],
+  ['daemonset', ['--image', 'registry.example/kubelet-ckpt:0.1.0']],
+] as const) {
+  t.test(`fleet manifest ${kind} ${args.join(' ')}: kubectl create --dry-run=client -o yaml round trip, offline`, { skip: hasKubectl ? false : 'kubectl is not installed' }, async (t) => {
+    const ours = runCli(['fleet', 'manifest', kind, ...args]);
+    t.equal(ours.code, 0, ours.stderr);
+    const wire = await tripwire();
+    t.teardown(wire.close);
+    const home = offlineHome(wire.port);
+    // --validate=false: schema validation downloads the server's OpenAPI document (no server here).
+    const once = kubectl(home, ['create', '--dry-run=client', '--validate=false', '-o', 'yaml', '-f', '-'], ours.stdout);
+    t.equal(once.status, 0, once.stderr);
+    const back = docsOf(once.stdout).flatMap((d) => (d.kind === 'List' ? (d.items as Record<string, unknown>[]) : [d]));
+    t.same(back, docsOf(ours.stdout), 'kubectl reads every field back unchanged');
+    const twice = kubectl(home, ['create', '--dry-run=client', '--validate=false', '-o', 'yaml', '-f', '-'], once.stdout);
+    t.equal(twice.status, 0, twice.stderr);
+    t.equal(twice.stdout, once.stdout, 'a second round trip is byte-identical');
+    t.equal(wire.connections(), 0, 'kubectl contacted no server');
+    for (const d of back) {
+      const spec = ((d.spec as { template: { spec: Record<string, unknown> } }).template.spec) as { containers: { volumeMounts: { mountPath: string; readOnly?: boolean }[] }[]; volumes: { hostPath?: { path: string } }[] };
+      t.same(spec.containers[0]!.volumeMounts[0], { name: 'host', mountPath: '/host', readOnly: true }, 'the host is mounted read-only');
+      t.same(spec.volumes[0]!.hostPath, { path: '/', type: 'Directory' });
+    }
+    if (kind === 'job' && args.length) t.same(back.map((d) => (d.metadata as { name: string }).name), ['kubelet-ckpt-report-node-a', 'kubelet-ckpt-report-node-b-example']);
+  });
+}
+
+t.test('the Job container command, run here: one NodeReport on stdout', async (t) => {
+  const root = copyFixture('demo');
+  writeTree(root, { 'etc/hostname': 'demo-node\n' });
+  const doc = docsOf(runCli(['fleet', 'manifest', 'job', '--node', process.execPath, '--bundle', cliPath, '--host-root', root]).stdout)[0] as { spec: { template: { spec: { containers: { command: string[] }[] } } } };
+  const argv = doc.spec.template.spec.containers[0]!.command.map((a) => a.replace('$(NODE_NAME)', 'node-from-downward-api'));
+  const r = spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8', env: { PATH: process.env.PATH } });
+  t.equal(r.status, 0, r.stderr);
+  t.match(json({ code: 0, stdout: r.stdout, stderr: '' }), { kind: 'NodeReport', node: { name: 'node-from-downward-api' }, store: { state: 'ok' } });
+});
+
+t.test('the DaemonSet container script, run here: report file, done file, log, then it waits', async (t) => {
+  const root = copyFixture('demo');
+  const results = tempDir('kckpt-sono-results-');
+  const doc = docsOf(runCli(['fleet', 'manifest', 'daemonset', '--node', process.execPath, '--bundle', cliPath, '--host-root', root]).stdout)[0] as { spec: { template: { spec: { containers: { command: string[] }[] } } } };
+  const cmd = doc.spec.template.spec.containers[0]!.command;
+  const child = spawn(cmd[0]!, cmd.slice(1), { detached: true, env: { PATH: process.env.PATH, NODE_NAME: 'ds-node', SONOBUOY_RESULTS_DIR: results } });
+  t.teardown(() => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  });
+  let log = '';
+  child.stdout!.on('data', (b) => (log += b));
+  const done = path.join(results, 'done');
+  for (let i = 0; i < 300 && !fs.existsSync(done); i++) await new Promise((r) => setTimeout(r, 100));
+  t.ok(fs.existsSync(done), 'done written within 30 s');
+  const named = fs.readFileSync(done, 'utf8').trim();
+  t.equal(named, path.join(results, 'report-ds-node.json'));
+  const rep = JSON.parse(fs.readFileSync(named, 'utf8'));
+  t.match(rep, { kind: 'NodeReport', node: { name: 'ds-node' } });
+  await new Promise((r) => setTimeout(r, 300));
+  t.equal(child.exitCode, null, 'still running (a DaemonSet pod must not exit)');
+  t.same(JSON.parse(log), rep, 'the same report in the pod log');
+  t.same(fs.readdirSync(results).sort(), ['done', 'report-ds-node.json']);
+});
+
+t.test('fleet manifest sonobuoy: a DaemonSet plugin whose container and podSpec kubectl reads as a Pod', { skip: hasKubectl ? false : 'kubectl is not installed' }, async (t) => {
+  const out = runCli(['fleet', 'manifest', 'sonobuoy']);
+  t.equal(out.code, 0, out.stderr);
+  const plugin = docsOf(out.stdout)[0] as { 'sonobuoy-config': Record<string, string>; spec: { volumeMounts: { mountPath: string }[] }; podSpec: Record<string, unknown> };
+  t.same(plugin['sonobuoy-config'], { driver: 'DaemonSet', 'plugin-name': 'kubelet-ckpt', 'result-format': 'raw', description: 'kubelet-ckpt NodeReport of every node' });
+  t.same(plugin.spec.volumeMounts.map((m) => m.mountPath), ['/host'], 'no results mount of its own: Sonobuoy adds it');
+  const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'kubelet-ckpt-plugin', namespace: 'sonobuoy' }, spec: { ...plugin.podSpec, containers: [plugin.spec] } };
+  const wire = await tripwire();
+  t.teardown(wire.close);
+  const home = offlineHome(wire.port);
+  const r = kubectl(home, ['create', '--dry-run=client', '--validate=false', '-o', 'yaml', '-f', '-'], yaml.dump(pod));
+  t.equal(r.status, 0, r.stderr);
+  t.same(docsOf(r.stdout)[0], pod);
+  t.equal(wire.connections(), 0);
+});

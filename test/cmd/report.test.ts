@@ -1,0 +1,173 @@
+// `report` and `report merge` end to end, through the built CLI on real trees.
+import t from 'tap';
+import { spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { asNobody, copyFixture, isRoot, json, repoRoot, runCli, tempDir, writeTree } from '../helpers.js';
+import { check } from '../fleet/schema-check.js';
+import { fakeReport, SHA_B } from '../fleet/reports.js';
+
+const schema = JSON.parse(fs.readFileSync(path.join(repoRoot, 'schema/node-report.json'), 'utf8'));
+const sha = (p: string) => crypto.createHash('sha256').update(fs.readFileSync(p)).digest('hex');
+
+/** A node root: the demo node, with an /etc/hostname and optional extra kubelet args. */
+function nodeRoot(hostname: string | null, extraArgs = '--node-ip=10.0.0.12'): string {
+  const root = copyFixture('demo');
+  if (hostname !== null) writeTree(root, { 'etc/hostname': `${hostname}\n` });
+  writeTree(root, { 'etc/default/kubelet': `KUBELET_EXTRA_ARGS=${extraArgs}\n` });
+  return root;
+}
+
+t.test('report: the demo node, valid against schema/node-report.json, hashes of the real payloads', async (t) => {
+  const root = nodeRoot('Worker-7');
+  const r = runCli(['--root', root, 'report', '--no-journal']);
+  t.equal(r.code, 0, r.stderr);
+  const rep = json(r);
+  t.same(check(schema, rep), []);
+  const store = path.join(root, 'var/lib/kubelet/dynamic-config/store');
+  const cp = (rv: string) => path.join(store, 'checkpoints/5808539f-48e3-4e47-8ce6-c261c48fa1d9', rv, 'kubelet');
+  t.match(rep, {
+    apiVersion: 'kubelet-ckpt/v1',
+    kind: 'NodeReport',
+    node: { name: 'worker-7', nameFrom: 'hostname' },
+    kubelet: { version: null, rules: '1.23', config: path.join(root, 'var/lib/kubelet/config.yaml') },
+    store: { path: store, state: 'ok', error: null, checkpoints: 4 },
+    assigned: { state: 'source', ref: { uid: '5808539f-48e3-4e47-8ce6-c261c48fa1d9', resourceVersion: '42315' }, sha256: sha(cp('42315')) },
+    lastKnownGood: { state: 'source', ref: { resourceVersion: '41877' }, sha256: sha(cp('41877')) },
+    nextBoot: { source: 'assigned', sha256: sha(cp('42315')), willStart: true, fellBack: false, statusError: null },
+    findings: { scope: 'all', error: 0, warning: 0 },
+    crashLoop: { checked: false, crashLoop: null, detail: 'the journal was not read (--no-journal)' },
+    migration: { to: '1.24', ready: false, breaks: true, exitMessage: 'Error: failed to parse kubelet flag: unknown flag: --dynamic-config-dir', error: null },
+  });
+  t.equal(rep.running, null);
+});
+
+t.test('report: node name from --node-name, then --hostname-override, then /etc/hostname', async (t) => {
+  const over = nodeRoot('disk-name', '"--node-ip=10.0.0.12 --hostname-override=Override-Name"');
+  t.match(json(runCli(['--root', over, 'report', '--no-journal'])).node, { name: 'override-name', nameFrom: 'hostname-override' });
+  t.match(json(runCli(['--root', over, 'report', '--no-journal', '--node-name', 'given'])).node, { name: 'given', nameFrom: 'flag' });
+});
+
+t.test('report: a fell-back store; -o yaml', async (t) => {
+  const dir = copyFixture('stores/fell-back');
+  const rep = json(runCli(['--dir', dir, 'report', '--no-journal', '--node-name', 'fb', '--scope', 'referenced']));
+  t.same(check(schema, rep), []);
+  t.match(rep, { nextBoot: { source: 'last-known-good', fellBack: true, willStart: true, statusError: /./ }, findings: { scope: 'referenced' } });
+  t.equal(rep.nextBoot.sha256, sha(path.join(dir, 'store/checkpoints/946d785e-998a-11e7-a8dd-42010a800006/119980/kubelet')));
+  const y = runCli(['--dir', dir, 'report', '--no-journal', '-o', 'yaml']);
+  t.match(y.stdout, /^apiVersion: kubelet-ckpt\/v1\nkind: NodeReport\n/);
+});
+
+t.test('report: no store on this node, and a store that cannot be read, are said in the report (exit 0)', async (t) => {
+  const empty = tempDir();
+  fs.writeFileSync(path.join(empty, 'placeholder'), '');
+  const none = runCli(['--root', empty, 'report', '--no-journal', '--node-name', 'plain']);
+  t.equal(none.code, 0, none.stderr);
+  const n = json(none);
+  t.same(check(schema, n), []);
+  t.match(n, { store: { state: 'absent', path: null, error: /no dynamic kubelet config store found/, checkpoints: null }, nextBoot: null, findings: null });
+  if (!isRoot) return t.skip('the unreadable-store case drops privileges from root');
+  const dir = copyFixture('stores/healthy');
+  fs.chmodSync(path.join(dir, 'store'), 0o700);
+  const r = asNobody(['--dir', dir, 'report', '--no-journal', '--node-name', 'locked']);
+  t.equal(r.code, 0, r.stderr);
+  const u = json(r);
+  t.same(check(schema, u), []);
+  t.match(u, { store: { state: 'unreadable', error: /permission denied/ }, nextBoot: null });
+});
+
+// ---- merge ------------------------------------------------------------------------------
+
+function reportsDir(): string {
+  const d = tempDir('kckpt-merge-');
+  writeTree(d, {
+    'a/report.json': JSON.stringify(fakeReport({ name: 'a' }), null, 2),
+    'b/report.json': JSON.stringify(fakeReport({ name: 'b' })),
+    'c.json': JSON.stringify(fakeReport({ name: 'c', sha: SHA_B, rv: '2', uid: 'u2' })),
+    'truncated.json': JSON.stringify(fakeReport({ name: 'cut' })).slice(0, 200),
+    'corrupt.json': '{"kind": "NodeReport", "node": {"name": "x"}, oops}',
+    'notes.md': 'ignored: not a report file name',
+  });
+  return d;
+}
+
+t.test('merge: a directory with a truncated and a corrupt report: both skipped by name, the rest merged', async (t) => {
+  const d = reportsDir();
+  const r = runCli(['report', 'merge', d, '-o', 'json']);
+  t.equal(r.code, 0, r.stderr);
+  const f = json(r);
+  t.equal(f.kind, 'FleetReport');
+  t.equal(f.nodes, 3);
+  t.same(f.groups.map((g: { nodes: string[] }) => g.nodes), [['a', 'b'], ['c']]);
+  t.same(f.warnings, [`${d}/corrupt.json: skipped: corrupt JSON: ${f.warnings[0].split('corrupt JSON: ')[1]}`, `${d}/truncated.json: skipped: truncated JSON (the text ends inside a document)`]);
+  const text = runCli(['report', 'merge', d]);
+  t.equal(text.code, 0);
+  t.match(text.stdout, /^Fleet: 3 nodes, 2 configs, none in trouble\n/);
+  t.match(text.stdout, /CONFIG\s+NODES\s+RUNS\naaaaaaaaaaaa\s+2\s+assigned kube-system\/node-config/);
+  t.match(text.stderr, /warning: .*truncated\.json: skipped: truncated JSON/);
+});
+
+t.test('merge: NDJSON and concatenated pretty documents on stdin; exit 1 when a node is in trouble', async (t) => {
+  const nd = [fakeReport({ name: 'a' }), fakeReport({ name: 'fb', source: 'last-known-good', fellBack: true })].map((x) => JSON.stringify(x)).join('\n') + '\n';
+  const r = runCli(['report', 'merge', '-', '-o', 'json'], { input: nd });
+  t.equal(r.code, 1, r.stderr);
+  t.same(json(r).trouble.map((x: { node: string; problems: string[] }) => [x.node, x.problems]), [['fb', ['fell-back']]]);
+  const pretty = [fakeReport({ name: 'p1' }), fakeReport({ name: 'p2' })].map((x) => JSON.stringify(x, null, 2)).join('\n');
+  const p = runCli(['report', 'merge', '-'], { input: pretty });
+  t.equal(p.code, 0, p.stderr);
+  t.match(p.stdout, /aaaaaaaaaaaa: p1, p2/);
+  const txt = runCli(['report', 'merge', '-'], { input: nd });
+  t.match(txt.stdout, /In trouble\nNODE\s+PROBLEM\s+WHY\nfb\s+fell-back\s+made up/);
+});
+
+t.test('merge: a Sonobuoy-style results tarball (real tar + gzip), nested results.tar.gz too', async (t) => {
+  const d = tempDir('kckpt-sono-');
+  writeTree(d, {
+    'plugins/kubelet-ckpt/results/node-1/report.json': JSON.stringify(fakeReport({ name: 'node-1' })),
+    'plugins/kubelet-ckpt/sonobuoy_results.yaml': 'name: kubelet-ckpt\nstatus: complete\n',
+    'resources/cluster/Nodes.json': '{"items": []}',
+    'meta/config.json': '{"UUID": "x"}',
+    'inner/report.json': JSON.stringify(fakeReport({ name: 'node-2', crashLoop: true })),
+  });
+  const tar = (args: string[]) => t.equal(spawnSync('tar', args, { cwd: d }).status, 0, `tar ${args.join(' ')}`);
+  tar(['-czf', 'plugins/kubelet-ckpt/results/node-2.tar.gz', '-C', 'inner', 'report.json']);
+  fs.rmSync(path.join(d, 'inner'), { recursive: true });
+  const out = path.join(tempDir(), '202611250100_sonobuoy_0f0e.tar.gz');
+  tar(['-czf', out, 'plugins', 'resources', 'meta']);
+  const r = runCli(['report', 'merge', out, '-o', 'json']);
+  t.equal(r.code, 1, r.stderr);
+  const f = json(r);
+  t.equal(f.nodes, 2);
+  t.same(f.warnings, []);
+  t.same(f.trouble.map((x: { node: string }) => x.node), ['node-2']);
+  // A cut-short archive: what inflates is read, the damage is named.
+  const cut = path.join(tempDir(), 'cut.tar.gz');
+  fs.writeFileSync(cut, fs.readFileSync(out).subarray(0, Math.floor(fs.statSync(out).size / 2)));
+  const c = runCli(['report', 'merge', cut, '-o', 'json']);
+  t.match(c.stderr + JSON.stringify(json(c).warnings), /cut\.tar\.gz/);
+});
+
+t.test('merge: a named source that does not exist is an environment error (exit 3)', async (t) => {
+  const r = runCli(['report', 'merge', '/nonexistent/reports']);
+  t.equal(r.code, 3);
+  t.match(r.stderr, /cannot read \/nonexistent\/reports: no such file or directory/);
+  const n = runCli(['report', 'merge']);
+  t.equal(n.code, 2);
+});
+
+t.test('report | report merge: real reports of three fixture nodes', async (t) => {
+  const out = tempDir('kckpt-real-');
+  const runs: [string, string[]][] = [
+    ['h1', ['--dir', copyFixture('stores/healthy')]],
+    ['h2', ['--dir', copyFixture('stores/healthy')]],
+    ['fb', ['--dir', copyFixture('stores/fell-back')]],
+  ];
+  for (const [name, args] of runs) fs.writeFileSync(path.join(out, `${name}.json`), runCli([...args, 'report', '--no-journal', '--node-name', name]).stdout);
+  const r = runCli(['report', 'merge', out, '-o', 'json']);
+  t.equal(r.code, 1, r.stderr);
+  const f = json(r);
+  t.same(f.trouble.map((x: { node: string; problems: string[] }) => [x.node, x.problems]), [['fb', ['fell-back']]]);
+  t.same(f.groups.map((g: { nodes: string[] }) => g.nodes), [['fb', 'h1', 'h2']], 'the healthy assigned and the fell-back LKG are the same bytes (119980)');
+  t.same(f.divergence, []);
+});

@@ -1,0 +1,113 @@
+import t from 'tap';
+import { mergeReports, fleetInTrouble } from '../../../lib/fleet/merge.js';
+import { fakeReport, SHA_A, SHA_B } from '../../fleet/reports.js';
+import { renderFleet } from '../../../lib/output/fleet.js';
+import { palette } from '../../../lib/output/streams.js';
+
+const doc = (label: string, value: unknown) => ({ label, value });
+
+t.test('nodes grouped by the hash of what they run; same ConfigMap version on many nodes is one group', async (t) => {
+  const f = mergeReports([
+    doc('a.json', fakeReport({ name: 'a' })),
+    doc('b.json', fakeReport({ name: 'b' })),
+    doc('c.json', fakeReport({ name: 'c', sha: SHA_B, rv: '120200' })),
+    doc('d.json', fakeReport({ name: 'd', store: 'absent' })),
+  ]);
+  t.equal(f.kind, 'FleetReport');
+  t.equal(f.apiVersion, 'kubelet-ckpt/v1');
+  t.equal(f.nodes, 4);
+  t.same(f.groups.map((g) => [g.key, g.nodes]), [[SHA_A, ['a', 'b']], [SHA_B, ['c']], ['no-store', ['d']]]);
+  t.same(f.groups[0]!.configs, ['assigned kube-system/node-config 946d785e-998a-11e7-a8dd-42010a800006/119980']);
+  t.same(f.trouble, []);
+  t.same(f.divergence, []);
+  t.equal(fleetInTrouble(f), false);
+});
+
+t.test('fell back, will not start, crash loop, unknown and unreadable stores are trouble', async (t) => {
+  const f = mergeReports([
+    doc('1', fakeReport({ name: 'ok' })),
+    doc('2', fakeReport({ name: 'fb', source: 'last-known-good', fellBack: true })),
+    doc('3', fakeReport({ name: 'dead', source: 'none', willStart: false })),
+    doc('4', fakeReport({ name: 'loop', crashLoop: true })),
+    doc('5', fakeReport({ name: 'unk', source: 'unknown', willStart: null })),
+    doc('6', fakeReport({ name: 'locked', store: 'unreadable' })),
+  ]);
+  t.same(
+    f.trouble.map((x) => [x.node, x.problems]),
+    [
+      ['dead', ['will-not-start']],
+      ['fb', ['fell-back']],
+      ['locked', ['store-unreadable']],
+      ['loop', ['crash-loop']],
+      ['unk', ['unknown']],
+    ],
+  );
+  t.match(f.trouble.find((x) => x.node === 'locked')!.reason, /permission denied/);
+  t.equal(fleetInTrouble(f), true);
+});
+
+t.test('divergence: one UID/RV, different bytes on different nodes', async (t) => {
+  const f = mergeReports([doc('1', fakeReport({ name: 'a' })), doc('2', fakeReport({ name: 'b' })), doc('3', fakeReport({ name: 'c', sha: SHA_B }))]);
+  t.same(f.divergence, [{ uid: '946d785e-998a-11e7-a8dd-42010a800006', resourceVersion: '119980', variants: [{ sha256: SHA_A, nodes: ['a', 'b'] }, { sha256: SHA_B, nodes: ['c'] }] }]);
+});
+
+t.test('next boot differs from the config the journal says runs now', async (t) => {
+  const f = mergeReports([doc('1', fakeReport({ name: 'a', running: { uid: 'old-uid', resourceVersion: '7', sha256: SHA_B } })), doc('2', fakeReport({ name: 'b', running: { uid: '946d785e-998a-11e7-a8dd-42010a800006', resourceVersion: '119980', sha256: SHA_A } }))]);
+  t.same(f.nextBootDiffers, [{ node: 'a', running: 'checkpoint old-uid/7 (journal)', nextBoot: 'assigned kube-system/node-config 946d785e-998a-11e7-a8dd-42010a800006/119980' }]);
+  t.same(f.groups.map((g) => [g.key, g.nodes]), [[SHA_A, ['b']], [SHA_B, ['a']]]);
+});
+
+t.test('duplicate node names: kept apart by host; the same node twice keeps the newer report', async (t) => {
+  const f = mergeReports([
+    doc('x1', fakeReport({ name: 'n', host: 'h1' })),
+    doc('x2', fakeReport({ name: 'n', host: 'h2', sha: SHA_B, rv: '2' })),
+    doc('x3', fakeReport({ name: 'm', host: 'h', generatedAt: '2026-11-25T01:00:00.000Z', fellBack: true, source: 'last-known-good' })),
+    doc('x4', fakeReport({ name: 'm', host: 'h', generatedAt: '2026-11-25T02:00:00.000Z' })),
+  ]);
+  t.equal(f.nodes, 3);
+  t.same(f.groups.flatMap((g) => g.nodes).sort(), ['m', 'n@h1', 'n@h2']);
+  t.same(f.trouble, [], 'the newer report of m (healthy) wins');
+  t.match(f.warnings.join('\n'), /m: reported twice from host "h" \(x3, x4\); kept the newer, x4/);
+  t.match(f.warnings.join('\n'), /n: 2 reports from different hosts name this node; kept apart as n@HOST/);
+});
+
+t.test('reports from other versions: unknown fields ignored, missing fields reported, nameless skipped', async (t) => {
+  const newer = { ...fakeReport({ name: 'new' }), apiVersion: 'kubelet-ckpt/v2', futureField: { x: 1 } };
+  const older = fakeReport({ name: 'old' });
+  delete older.findings;
+  delete older.crashLoop;
+  const f = mergeReports([doc('new.json', newer), doc('old.json', older), doc('anon.json', { kind: 'NodeReport', apiVersion: 'kubelet-ckpt/v1' })]);
+  t.equal(f.nodes, 2);
+  t.same(f.warnings, [
+    'new.json: report for new is kubelet-ckpt/v2; read as kubelet-ckpt/v1 (fields it does not know are ignored)',
+    'old.json: report for old lacks findings, crashLoop (written by another version?); merged with what it has',
+    'anon.json: skipped: the report names no node (node.name)',
+  ]);
+  t.same(f.groups.map((g) => g.nodes), [['new', 'old']]);
+});
+
+t.test('hostile field types never throw', async (t) => {
+  const weird = { kind: 'NodeReport', node: { name: 'w', host: 7 }, store: 'x', nextBoot: 'y', running: 5, crashLoop: [], assigned: { ref: 'z' } };
+  const f = mergeReports([doc('w', weird)]);
+  t.equal(f.nodes, 1);
+  t.same(f.groups.map((g) => g.key), ['unknown']);
+});
+
+t.test('nodes not ready to leave Dynamic Kubelet Config: listed with why, not counted as trouble', async (t) => {
+  const ready = { to: '1.24', ready: true, breaks: false, exitMessage: null, revertedFields: [], error: null };
+  const f = mergeReports([
+    doc('1', fakeReport({ name: 'done', migration: ready })),
+    doc('2', fakeReport({ name: 'flag', migration: { ...ready, ready: false, breaks: true, exitMessage: 'Error: failed to parse kubelet flag: unknown flag: --dynamic-config-dir' } })),
+    doc('3', fakeReport({ name: 'revert', migration: { ...ready, ready: false, revertedFields: ['maxPods', 'kubeReserved'] } })),
+    doc('4', fakeReport({ name: 'old' })),
+  ]);
+  t.same(f.notReadyToMigrate, [
+    { node: 'flag', to: '1.24', why: 'the kubelet exits: Error: failed to parse kubelet flag: unknown flag: --dynamic-config-dir' },
+    { node: 'revert', to: '1.24', why: 'silently reverts 2 fields: maxPods, kubeReserved' },
+  ]);
+  t.same(f.trouble, []);
+  t.notOk(fleetInTrouble(f));
+  const text = renderFleet(f, { p: palette(false), width: 80, verbose: false, quiet: false });
+  t.match(text, /Not ready to leave Dynamic Kubelet Config \(1\.24\)\nNODE +WHY\nflag +the kubelet exits: Error: failed to parse kubelet/);
+  t.match(text, /on each: kubelet-ckpt upgrade-check, then kubelet-ckpt migrate/);
+});
