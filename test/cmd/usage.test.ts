@@ -7,7 +7,7 @@ import yaml from 'js-yaml';
 import { repoRoot, runCli } from '../helpers.js';
 
 const DEMO = path.join(repoRoot, 'fixtures/demo/var/lib/kubelet/dynamic-config');
-const ALL = 'status, ls, show, verify, diff, journal, reset, rollback, undo, prune, clean, tui, export, migrate, upgrade-check, completion';
+const ALL = 'status, ls, show, verify, diff, journal, reset, rollback, undo, prune, clean, tui, export, migrate, upgrade-check, completion, report, check, metrics, fleet';
 
 const table: [string[], string][] = [
   [['ls', '--uid'], 'error: option --uid needs a value\nhint: see kubelet-ckpt ls --help\n'],
