@@ -2,16 +2,21 @@
 // opening a session, printing. No logic about the store lives here.
 
 import type { Argv } from 'yargs';
-import { openSession, type Session } from '../lib/session.js';
+import { openJudgeContext, openSession, type GlobalOptions, type JudgeContext, type Session } from '../lib/session.js';
 import { resolveKubeletVersion } from '../lib/kubelet-version.js';
 import { print, type Format, type TextRenderer } from '../lib/output/print.js';
+import type { Kind } from '../lib/output/document.js';
 import { colorEnabled, type Streams } from '../lib/output/streams.js';
+import { UsageError } from '../lib/errors.js';
+import { printableMessage } from '../lib/output/sanitize.js';
+import { shellWord } from '../lib/integrity/next-steps.js';
 import { lazyStderr, stdoutSink } from './stdio.js';
 
 export interface GlobalArgs {
   dir?: string;
   root?: string;
   'kubelet-config'?: string;
+  'kubelet-flags'?: string;
   output: Format;
   color: boolean;
   'kubelet-version'?: string;
@@ -22,6 +27,7 @@ export interface GlobalArgs {
 export const GLOBAL_OPTIONS = {
   dir: { type: 'string', describe: "the kubelet's --dynamic-config-dir (the store is DIR/store; the store itself is accepted too)", requiresArg: true },
   root: { type: 'string', describe: "treat PATH as the node's / (a mounted node disk): discovery and default paths resolve under it", requiresArg: true },
+  'kubelet-flags': { type: 'string', describe: "the kubelet's command-line flags as one string, when they cannot be discovered (--dir on another machine): their overrides and --config apply", requiresArg: true },
   'kubelet-config': { type: 'string', describe: "the node's local --config file (for `local` refs and flag analysis); discovered when absent", requiresArg: true },
   output: { alias: 'o', choices: ['text', 'json', 'yaml'] as const, default: 'text' as const, describe: 'output format: text for people, json/yaml for scripts' },
   color: { type: 'boolean', default: true, describe: 'colour on a terminal (--no-color, NO_COLOR or a non-TTY stdout turn it off)' },
@@ -46,19 +52,45 @@ export function processStreams(args: Pick<GlobalArgs, 'color'>): Streams {
   };
 }
 
+/** A `warning:` (or other prefixed) line on stderr; its text may come from disk, so it is made printable. */
+export function warn(streams: Pick<Streams, 'stderr'>, text: string, prefix = 'warning'): void {
+  streams.stderr.write(`${prefix}: ${printableMessage(text)}\n`);
+}
+
 /** Open the store the global options name; discovery steps go to stderr with -v. */
 export function session(args: GlobalArgs, streams: Streams): Session {
+  return opened(args, streams, openSession);
+}
+
+/** The node's flags and local config for judging files, without reading (or needing) a store. */
+export function judgeContext(args: GlobalArgs, streams: Streams): JudgeContext {
+  return opened(args, streams, openJudgeContext);
+}
+
+function opened<T extends JudgeContext>(args: GlobalArgs, streams: Streams, open: (o: GlobalOptions) => T): T {
   const v = resolveKubeletVersion(args['kubelet-version']);
-  if (v.note && !args.quiet) streams.stderr.write(`warning: ${v.note}\n`);
-  const s = openSession({ dir: args.dir, root: args.root, kubeletConfig: args['kubelet-config'], kubeletVersion: v.version });
+  if (v.note && !args.quiet) warn(streams, v.note);
+  const s = open({ dir: args.dir, root: args.root, kubeletConfig: args['kubelet-config'], kubeletFlags: args['kubelet-flags'], kubeletVersion: v.version });
   if (args.verbose) {
-    for (const step of s.discovery.steps) streams.stderr.write(`discover: ${step}\n`);
+    for (const step of s.discovery.steps) warn(streams, step, 'discover');
   }
   return s;
 }
 
-export function output<T>(result: T, text: TextRenderer<T>, args: GlobalArgs, streams: Streams, compact = false): void {
-  print(result, text, streams, { format: args.output, verbose: args.verbose, quiet: args.quiet, compact });
+/** Print a result: text through its renderer, or a JSON/YAML document of the given kind (`compact`: JSON on one line). */
+export function output<T>(result: T, text: TextRenderer<T>, args: GlobalArgs, streams: Streams, kind: Kind | string, compact = false): void {
+  print(result, text, streams, { format: args.output, verbose: args.verbose, quiet: args.quiet, kind, compact });
+}
+
+/** `kubelet-ckpt` with the options that chose the store, for the next steps a command prints. */
+export function commandPrefix(args: GlobalArgs): string {
+  const words = ['kubelet-ckpt'];
+  if (args.root) words.push('--root', args.root);
+  if (args.dir) words.push('--dir', args.dir);
+  if (args['kubelet-config']) words.push('--kubelet-config', args['kubelet-config']);
+  if (args['kubelet-flags'] !== undefined) words.push('--kubelet-flags', args['kubelet-flags']);
+  if (args['kubelet-version']) words.push('--kubelet-version', args['kubelet-version']);
+  return words.map(shellWord).join(' ');
 }
 
 /** Handlers return their exit code; main sets it. */
@@ -68,4 +100,21 @@ export let setExit: ExitSetter = (code) => {
 };
 export function overrideExitSetter(f: ExitSetter): void {
   setExit = f;
+}
+
+/**
+ * A whole-number option read as typed (yargs would turn `abc` into NaN and lose it): as a
+ * yargs `coerce`, so a bad value is a usage error naming what was given (yargs passes the
+ * message on as its own; cmd/usage.ts adds the command's --help as the hint).
+ */
+export function wholeNumber(flag: string, max = Number.MAX_SAFE_INTEGER): (v: unknown) => number | undefined {
+  return (v) => {
+    if (v === undefined) return undefined;
+    const raw = Array.isArray(v) ? v[v.length - 1] : v;
+    const s = String(raw).trim();
+    if (!/^[0-9]+$/.test(s)) throw new UsageError(`${flag} ${JSON.stringify(String(raw))}: ${/^-?[0-9.e+]+$/i.test(s) && s !== '' ? 'not a whole number ≥ 0' : 'not a number'}`, null, 'INVALID_VALUE');
+    const n = Number(s);
+    if (n > max) throw new UsageError(`${flag} ${s}: at most ${max}`, null, 'INVALID_VALUE');
+    return n;
+  };
 }

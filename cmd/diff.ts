@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
 import { UsageError } from '../lib/errors.js';
-import { output, processStreams, session, setExit, type GlobalArgs } from './common.js';
+import { output, processStreams, session, setExit, warn, wholeNumber, type GlobalArgs } from './common.js';
 
 export const command = 'diff <from> [to]';
 export const describe = 'compare two configs field by field (and as text), or walk one UID through its resourceVersions';
@@ -21,7 +21,7 @@ export function builder(y: Argv<GlobalArgs>): Argv<Args> {
     .positional('to', { type: 'string', describe: 'the ref to compare with (default: assigned)' })
     .option('key', { type: 'string', array: true, nargs: 1, describe: 'the payload file of checkpoints holding several (default: the meta file\'s kubeletConfigKey, else "kubelet", else the only file); give it twice for different keys on each side' })
     .option('unified', { alias: 'u', type: 'boolean', default: false, describe: 'print the unified text diff of the raw files instead of the field changes' })
-    .option('context', { alias: 'U', type: 'number', requiresArg: true, describe: 'lines of context in the unified diff (default 3); implies -u in text output' })
+    .option('context', { alias: 'U', type: 'string', coerce: wholeNumber('-U', 100_000), requiresArg: true, describe: 'lines of context in the unified diff (default 3); implies -u in text output' })
     .option('defaults', { type: 'boolean', default: false, describe: 'apply the v1beta1 defaults to both sides first, so an omitted field equals one set to its default' })
     .option('label', { alias: 'L', type: 'string', array: true, nargs: 1, describe: 'label for a side instead of the ref and its UID/RV (give twice: from, then to)' })
     .example('$0 diff lkg', 'what changed from last-known-good to assigned')
@@ -50,8 +50,8 @@ export async function handler(args: Args): Promise<void> {
     { keys: args.key ?? [], context: context ?? 3, defaults: args.defaults, labels: args.label ?? [], version: s.version, stepText: unified && args.output === 'text' },
   );
   // Notes are part of the text report; with JSON or a pure patch they go to stderr.
-  if ((args.output !== 'text' || unified) && !args.quiet) for (const n of diffNotes(report)) streams.stderr.write(`warning: ${n}\n`);
-  if (args.output === 'text') output(report, renderDiff({ unified, sanitize: streams.isTTY }), args, streams);
-  else output(diffJson(report), () => '', args, streams);
+  if ((args.output !== 'text' || unified) && !args.quiet) for (const n of diffNotes(report)) warn(streams, n);
+  if (args.output === 'text') output(report, renderDiff({ unified, sanitize: streams.isTTY }), args, streams, report.mode === 'history' ? 'DiffHistory' : 'DiffReport');
+  else output(diffJson(report), () => '', args, streams, report.mode === 'history' ? 'DiffHistory' : 'DiffReport');
   setExit(diffExitCode(report));
 }

@@ -30,7 +30,7 @@ export async function handler(args: Args): Promise<void> {
   const { runExport } = await import('../lib/migrate/export.js');
   const { renderExport } = await import('../lib/output/migrate.js');
   const r = runExport(s, { ref: args.ref ?? null, key: args.key ?? null, effective: args.effective, force: args.force, root: args.root ?? '/', out: args.out ?? null });
-  output(r, renderExport, args, streams);
+  output(r, renderExport, args, streams, 'ExportResult');
   if (args.output === 'text' && !args.quiet) for (const w of r.warnings) streams.stderr.write(`warning: ${w}\n`);
   setExit(0);
 }

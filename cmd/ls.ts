@@ -1,12 +1,11 @@
 import type { Argv } from 'yargs';
-import { buildList, verifyStates } from '../lib/store/list.js';
-import { verifyParallel } from '../lib/integrity/run.js';
+import { listSession } from '../lib/integrity/run.js';
 import { workerJudgePool } from './shared.js';
 import { renderList } from '../lib/output/ls.js';
 import { output, processStreams, session, setExit, type GlobalArgs } from './common.js';
 
 export const command = 'ls';
-export const describe = 'list every checkpoint: UID, resourceVersion, files, mtime, markers A (assigned) and L (last-known-good)';
+export const describe = 'list every checkpoint: UID, resourceVersion, files, mtime, markers A (assigned), L (last-known-good), B (boots next), and what verify found';
 
 interface Args extends GlobalArgs {
   uid?: string;
@@ -22,7 +21,6 @@ export function builder(y: Argv<GlobalArgs>): Argv<Args> {
 export async function handler(args: Args): Promise<void> {
   const streams = processStreams(args);
   const s = session(args, streams);
-  const { report, reader } = await verifyParallel(s, workerJudgePool(s.judgeOptions));
-  output(buildList(s.snap, reader, { uid: args.uid, verify: verifyStates(report.findings) }), renderList, args, streams);
+  output(await listSession(s, workerJudgePool(s.judgeOptions), args.uid), renderList, args, streams, 'CheckpointList');
   setExit(0);
 }

@@ -3,7 +3,11 @@
 
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { UsageError, asCkptError, EXIT } from '../lib/errors.js';
+import { CkptError, asCkptError, EXIT } from '../lib/errors.js';
+import { keepStdinRef, usageErrorFor, type CommandModule } from './usage.js';
+import { errorDocument } from '../lib/output/document.js';
+import { toYaml } from '../lib/output/print.js';
+import { printableBlock, printableMessage } from '../lib/output/sanitize.js';
 import { withGlobals } from './common.js';
 import { isTerminal } from './stdio.js';
 import * as status from './status.js';
@@ -52,12 +56,14 @@ export function rawFormat(argv: readonly string[]): string {
 
 export function reportError(err: unknown, argv: readonly string[], verbose: boolean): number {
   const e = asCkptError(err);
-  if (rawFormat(argv) === 'json') {
-    process.stderr.write(`${JSON.stringify({ error: { code: e.code, message: e.message, hint: e.hint, exitCode: e.exitCode } })}\n`);
+  const format = rawFormat(argv);
+  if (format === 'json' || format === 'yaml') {
+    const doc = errorDocument(e);
+    process.stderr.write(format === 'json' ? `${JSON.stringify(doc)}\n` : toYaml(doc));
   } else {
-    process.stderr.write(`error: ${e.message}\n`);
-    if (e.hint) process.stderr.write(`hint: ${e.hint}\n`);
-    if (verbose && e.exitCode === EXIT.INTERNAL && e.stack) process.stderr.write(`${e.stack}\n`);
+    process.stderr.write(`error: ${printableMessage(e.message)}\n`);
+    if (e.hint) process.stderr.write(`hint: ${printableMessage(e.hint)}\n`);
+    if (verbose && e.exitCode === EXIT.INTERNAL && e.stack) process.stderr.write(`${printableBlock(e.stack)}\n`);
   }
   return e.exitCode;
 }
@@ -89,7 +95,9 @@ export function buildCli(argv: string[]) {
     .wrap(Math.min(100, (isTerminal(1) && process.stdout.columns) || 80))
     .epilogue('Exit codes: 0 ok, 1 findings, 2 usage, 3 environment, 4 refused for safety, 5 internal error.\nSee kubelet-ckpt(1).')
     .fail((msg, err) => {
-      throw err ?? new UsageError(msg ?? 'bad usage', 'see kubelet-ckpt --help');
+      // yargs' own parse failures (YError) are usage errors; anything a handler threw passes.
+      if (err && (err instanceof CkptError || err.name !== 'YError')) throw err;
+      throw usageErrorFor(msg ?? err?.message ?? 'bad usage', argv, COMMANDS as unknown as CommandModule[]);
     });
   for (const c of COMMANDS) cli = cli.command(c as never);
   skipHelpCache(cli);
@@ -99,7 +107,7 @@ export function buildCli(argv: string[]) {
 export async function main(argv: string[] = hideBin(process.argv)): Promise<void> {
   const verbose = argv.includes('-v') || argv.includes('--verbose');
   try {
-    await buildCli(protectStdinSource(argv)).parseAsync();
+    await buildCli(keepStdinRef(protectStdinSource(argv))).parseAsync();
   } catch (err) {
     process.exitCode = reportError(err, argv, verbose);
   }

@@ -1,5 +1,5 @@
 import type { Argv } from 'yargs';
-import { processStreams, session, setExit, type GlobalArgs } from './common.js';
+import { processStreams, session, setExit, wholeNumber, type GlobalArgs } from './common.js';
 import { commandLineOf, confirm, modeOf, printResult, recoveryContext, recoveryOptions, type RecoveryArgs } from './shared.js';
 
 export const command = 'prune';
@@ -11,7 +11,7 @@ interface Args extends RecoveryArgs {
 
 export function builder(y: Argv<GlobalArgs>): Argv<Args> {
   return recoveryOptions(y, 'remove')
-    .option('keep', { type: 'number', default: 0, requiresArg: true, describe: 'keep the N newest unreferenced resourceVersions of each UID, besides the referenced ones' })
+    .option('keep', { type: 'string', default: '0', coerce: wholeNumber('--keep'), requiresArg: true, describe: 'keep the N newest unreferenced resourceVersions of each UID, besides the referenced ones' })
     .option('force', { type: 'boolean', default: false, describe: 'prune even though a kubelet using the store is running (a referenced checkpoint is never removed)' })
     .example('$0 prune', 'what would be removed, and the bytes it would free (a dry run)')
     .example('$0 prune --keep 2 --yes', 'remove all but the 2 newest unreferenced resourceVersions per UID') as unknown as Argv<Args>;
@@ -25,7 +25,10 @@ export async function handler(args: Args): Promise<void> {
   const commandLine = commandLineOf(['prune', args.keep ? `--keep ${args.keep}` : ''], args);
   const request = { keep: args.keep, force: args.force, restartKubelet: args['restart-kubelet'] };
   if (mode === 'dry-run') {
-    await printResult(rec.previewPrune(await rec.planPrune(await recoveryContext(args, first, commandLine), request)), args, streams);
+    const plan = await rec.planPrune(await recoveryContext(args, first, commandLine), request);
+    await printResult(rec.previewPrune(plan), args, streams);
+    // The plan is shown; the real run would refuse, so the dry run exits as it would (4).
+    if (plan.refusals.length) throw plan.refusals[0];
     return setExit(0);
   }
   // Under the lock from the first read: what is referenced cannot change until we are done.

@@ -48,7 +48,7 @@ const merge = {
     const streams = processStreams(args);
     const g = gatherReports(args.sources.map((x) => (x === STDIN_TOKEN ? '-' : x)), () => fs.readFileSync(0));
     const fleet = mergeReports(g.docs, g.warnings);
-    output(fleet, renderFleet, args, streams);
+    output(fleet, renderFleet, args, streams, 'FleetReport');
     if (args.output === 'text') for (const w of fleet.warnings) streams.stderr.write(`warning: ${w}\n`);
     setExit(fleetInTrouble(fleet) ? 1 : 0);
   },
@@ -84,7 +84,7 @@ export async function handler(args: Args): Promise<void> {
   const streams = processStreams(args);
   const report = await nodeReport(args, streams);
   // A report is a document for machines: JSON unless YAML is asked for.
-  print(report, () => '', streams, { format: args.output === 'yaml' ? 'yaml' : 'json' });
+  print(report, () => '', streams, { format: args.output === 'yaml' ? 'yaml' : 'json', kind: report.kind });
   setExit(0);
 }
 

@@ -12,7 +12,7 @@ import type { MigrateManifest, MigrateResult } from '../lib/migrate/apply.js';
 type MigrateBackup = { manifest: MigrateManifest; path: string };
 import type { Session } from '../lib/session.js';
 import type { Streams } from '../lib/output/streams.js';
-import { output, processStreams, session, setExit, type GlobalArgs } from './common.js';
+import { output, processStreams, session, setExit, warn, type GlobalArgs } from './common.js';
 
 import type { Judgement } from '../lib/integrity/judge.js';
 import type { JudgeOptions } from '../lib/integrity/pipeline.js';
@@ -198,16 +198,17 @@ export async function ask(question: string): Promise<boolean> {
 export async function confirm(preview: RecoveryResult, question: string, nothing: string, args: RecoveryArgs, streams: Streams): Promise<void> {
   const { renderConfirm } = await import('../lib/output/recovery.js');
   const { palette } = await import('../lib/output/streams.js');
-  streams.stderr.write(`${renderConfirm(preview, { p: palette(streams.color), width: streams.width, verbose: args.verbose, quiet: args.quiet })}\n`);
-  for (const w of preview.warnings) streams.stderr.write(`warning: ${w}\n`);
+  const { sanitizeDeep } = await import('../lib/output/sanitize.js');
+  streams.stderr.write(`${renderConfirm(sanitizeDeep(preview), { p: palette(streams.color), width: streams.width, verbose: args.verbose, quiet: args.quiet })}\n`);
+  for (const w of preview.warnings) warn(streams, w);
   if (!(await ask(question))) throw new RefusedError(`not confirmed: ${nothing}`, null, 'DECLINED');
 }
 
 /** Print a result; in text mode its warnings go to stderr (except those already shown before a question). */
 export async function printResult(r: RecoveryResult, args: RecoveryArgs, streams: Streams, shown: readonly string[] = []): Promise<void> {
   const { renderRecovery } = await import('../lib/output/recovery.js');
-  output(r, renderRecovery, args, streams);
-  if (args.output === 'text' && !args.quiet) for (const w of r.warnings) if (!shown.includes(w)) streams.stderr.write(`warning: ${w}\n`);
+  output(r, renderRecovery, args, streams, 'RecoveryResult');
+  if (args.output === 'text' && !args.quiet) for (const w of r.warnings) if (!shown.includes(w)) warn(streams, w);
 }
 
 /**
@@ -227,6 +228,8 @@ export async function runMetaCommand(args: RecoveryArgs, words: string[], plan: 
     const held = rec.holderRefusal(first.snap.dynamicConfigDir);
     if (held && !p.refusals.some((r) => r.code === held.code)) p.refusals.push(held);
     await printResult(rec.previewMeta(p), args, streams);
+    // The plan is shown; the real run would refuse, so the dry run exits as it would (4).
+    rec.assertAllowed(p);
     return setExit(0);
   }
   await rec.withStoreLock(first.snap.dynamicConfigDir, commandLine, async () => {
@@ -263,7 +266,7 @@ export async function runMigrateUndo(args: RecoveryArgs, s: Session, backup: Mig
 async function runFilePlan(args: RecoveryArgs, streams: Streams, mode: Mode, preview: MigrateResult, refusals: readonly Error[], apply: () => Promise<MigrateResult>): Promise<void> {
   const { renderMigrate } = await import('../lib/output/migrate.js');
   if (mode === 'dry-run') {
-    output(preview, renderMigrate, args, streams);
+    output(preview, renderMigrate, args, streams, 'MigrateResult');
     if (args.output === 'text' && !args.quiet) for (const w of preview.warnings) streams.stderr.write(`warning: ${w}\n`);
     return setExit(refusals.length ? 4 : 0);
   }
@@ -275,7 +278,7 @@ async function runFilePlan(args: RecoveryArgs, streams: Streams, mode: Mode, pre
     if (!(await ask('Write these files? [y/N] '))) throw new RefusedError('not confirmed: nothing was changed', null, 'DECLINED');
   }
   const r = await apply();
-  output(r, renderMigrate, args, streams);
+  output(r, renderMigrate, args, streams, 'MigrateResult');
   if (args.output === 'text' && !args.quiet) for (const w of r.warnings) if (mode !== 'ask' || !preview.warnings.includes(w)) streams.stderr.write(`warning: ${w}\n`);
   setExit(0);
 }

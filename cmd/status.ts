@@ -2,7 +2,8 @@ import type { Argv } from 'yargs';
 import { buildStatus, statusDegraded, type StatusReport } from '../lib/integrity/status.js';
 import type { Session } from '../lib/session.js';
 import { renderStatus } from '../lib/output/status.js';
-import { output, processStreams, session, setExit, type GlobalArgs } from './common.js';
+import { commandPrefix, output, processStreams, session, setExit, warn, type GlobalArgs } from './common.js';
+import { nextSteps } from '../lib/integrity/next-steps.js';
 import type { Streams } from '../lib/output/streams.js';
 import { verifySession } from '../lib/integrity/run.js';
 import type { Finding } from '../lib/integrity/findings.js';
@@ -29,13 +30,14 @@ export async function handler(args: Args): Promise<void> {
   const streams = processStreams(args);
   if (args.watch) return watch(args, streams);
   const report = await statusReport(args, session(args, streams));
-  output(report, renderStatus, args, streams);
+  output(report, renderStatus, args, streams, 'StatusReport');
   setExit(statusDegraded(report) ? 1 : 0);
 }
 
 async function statusReport(args: Args, s: Session): Promise<StatusReport> {
   const report = buildStatus(s, problemsOf(s));
   if (args.journal) report.journal = await journalEvidence(args, s);
+  report.nextSteps = nextSteps(commandPrefix(args), { nextBoot: report.nextBoot, findings: report.problems, crashLoop: report.journal?.crashLoop, from: 'status' });
   return report;
 }
 
@@ -50,13 +52,13 @@ async function watch(args: Args, streams: Streams): Promise<void> {
   let reading = false;
   const draw = () => {
     if (!tty) {
-      output(report, renderStatus, args, streams, true);
+      output(report, renderStatus, args, streams, 'StatusReport', true);
       if (args.output === 'text') streams.stdout.write('\n');
       return;
     }
     streams.stdout.write('\x1b[H\x1b[2J');
     streams.stdout.write(`${watchHeader(report, new Date())}\n\n`);
-    output(report, renderStatus, args, streams);
+    output(report, renderStatus, args, streams, 'StatusReport');
   };
   draw();
   const { watchStore } = await import('../lib/store/watch.js');
@@ -67,7 +69,7 @@ async function watch(args: Args, streams: Streams): Promise<void> {
       .then((r) => {
         report = r;
         draw();
-      }, (err: unknown) => streams.stderr.write(`error: ${(err as Error).message}\n`))
+      }, (err: unknown) => warn(streams, (err as Error).message, 'error'))
       .finally(() => (reading = false));
   });
   const tick = tty ? setInterval(draw, 1000) : null;

@@ -27,7 +27,7 @@ export async function handler(args: Args): Promise<void> {
     const { listBackups } = await import('../lib/recovery/index.js');
     const { renderBackups } = await import('../lib/output/recovery.js');
     const backups = listBackups(s.snap.dynamicConfigDir).map(({ id, time, command, files }) => ({ id, time, command, files }));
-    output({ backups }, renderBackups, args, streams);
+    output({ backups }, renderBackups, args, streams, 'BackupList');
     return setExit(0);
   }
   const rec = await import('../lib/recovery/index.js');

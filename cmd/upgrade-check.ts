@@ -21,6 +21,6 @@ export async function handler(args: Args): Promise<void> {
   const { upgradeCheck } = await import('../lib/migrate/upgrade.js');
   const { renderUpgrade } = await import('../lib/output/migrate.js');
   const r = upgradeCheck(s, { to: args.to, root: args.root ?? '/' });
-  output(r, renderUpgrade, args, streams);
+  output(r, renderUpgrade, args, streams, 'UpgradeCheck');
   setExit(r.breaks || r.changesConfig ? 1 : 0);
 }

@@ -17,6 +17,8 @@ export interface GlobalOptions {
   dir?: string | undefined;
   root?: string | undefined;
   kubeletConfig?: string | undefined;
+  /** --kubelet-flags: the kubelet's flags, when they cannot be discovered. */
+  kubeletFlags?: string | undefined;
   /** Already resolved from `auto` by the caller. */
   kubeletVersion: KubeletVersion;
   now?: Date | undefined;
@@ -101,16 +103,35 @@ function memoJudge(judge: ConfigJudge, size = 4): ConfigJudge {
   };
 }
 
-/** Resolve the store and read it. Throws EnvError (exit 3) when it cannot be found or read. */
-export function openSession(opts: GlobalOptions): Session {
-  const root = opts.root ? checkRoot(opts.root) : '/';
-  const discovery = discover({ root, dir: opts.dir });
-  const dir = requireStoreDir(discovery);
-  const snap = takeSnapshot(dir, { now: opts.now });
+/** What judging a file needs: the node's kubelet command line and local config, found as for a session. */
+export interface JudgeContext {
+  readonly discovery: Discovery;
+  readonly judge: ConfigJudge;
+  readonly local: LocalConfig;
+  readonly version: string;
+  readonly kubeletArgv: readonly string[];
+  readonly judgeOptions: JudgeOptions;
+}
+
+function judgeContext(opts: GlobalOptions, discovery: Discovery): JudgeContext {
   const argv = discovery.commandLine?.argv ?? [];
   const localPath = opts.kubeletConfig ? path.resolve(opts.kubeletConfig) : discovery.configFile;
   const { local, gates } = readLocal(localPath, { version: opts.kubeletVersion, argv }, discovery.commandLine?.argv ?? null);
   const judgeOptions: JudgeOptions = { version: opts.kubeletVersion, argv, localGates: gates };
-  const judge = memoJudge(judgeConfig(judgeOptions));
-  return { snap, discovery, reader: fsPayloadReader(snap), judge, local, version: opts.kubeletVersion, kubeletArgv: argv, judgeOptions };
+  return { discovery, judge: memoJudge(judgeConfig(judgeOptions)), local, version: opts.kubeletVersion, kubeletArgv: argv, judgeOptions };
+}
+
+/** For judging files (`verify ./new.yaml`) where no store is found: the node's flags, if any, still apply. */
+export function openJudgeContext(opts: GlobalOptions): JudgeContext {
+  const root = opts.root ? checkRoot(opts.root) : '/';
+  return judgeContext(opts, discover({ root, dir: opts.dir, flags: opts.kubeletFlags }));
+}
+
+/** Resolve the store and read it. Throws EnvError (exit 3) when it cannot be found or read. */
+export function openSession(opts: GlobalOptions): Session {
+  const root = opts.root ? checkRoot(opts.root) : '/';
+  const discovery = discover({ root, dir: opts.dir, flags: opts.kubeletFlags });
+  const dir = requireStoreDir(discovery);
+  const snap = takeSnapshot(dir, { now: opts.now });
+  return { snap, reader: fsPayloadReader(snap), ...judgeContext(opts, discovery) };
 }

@@ -1,6 +1,9 @@
 // One side of a diff: a ref resolved through the store (DESIGN.md "Refs"), its bytes read
 // through the same capped reader as `show`, decoded, and labelled for people.
 
+import { printable } from '../output/sanitize.js';
+
+export { printable };
 import { UsageError, CkptError } from '../errors.js';
 import { metaSources, resolveRef, type Resolved } from '../store/refs.js';
 import { refBytes } from '../store/show.js';
@@ -39,11 +42,6 @@ export interface DiffSource {
   /** Host path of the node's --config file, when known. */
   localConfig: string | null;
   cwd?: string;
-}
-
-/** Terminal-safe text for labels built from names found on disk or given by the user. */
-export function printable(s: string): string {
-  return s.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
 
 /** The default label: the ref, and what it resolved to when that is not obvious from the ref. */

@@ -19,8 +19,30 @@ function judgementOf(o: LoadOutcome): Judgement {
     failures: o.failures.map((f) => ({ field: f.field, fields: f.fields, message: f.message })),
     strict: o.strict.map((s) => ({ path: s.path, message: s.message })),
     relativePaths: o.relativePaths.map((r) => ({ field: r.field, value: r.value })),
-    overrides: o.overrides.map((x) => ({ flag: x.flag.replace(/^-+/, ''), path: x.path, value: x.value, payloadValue: payloadValue(o, x.path) })),
+    overrides: o.overrides
+      .map((x) => ({ flag: x.flag.replace(/^-+/, ''), path: x.path, value: x.value, payloadValue: payloadValue(o, x.path), merges: x.kind === 'map-bool' }))
+      // A flag that sets what the payload already says overrides nothing: no FLAG_OVERRIDE noise.
+      .filter((x) => !sameSetting(x.payloadValue, x.value, x.merges))
+      .map(({ merges: _merges, ...x }) => x),
   };
+}
+
+/**
+ * Whether a flag's value equals what the payload sets. Scalars compare as text (a flag's
+ * `110` and the payload's 110, `10s` and "10s"); a merging map flag (feature gates) only by
+ * the keys it sets, any other map or list whole.
+ */
+export function sameSetting(payload: unknown, flag: unknown, merges = false): boolean {
+  if (Array.isArray(payload) || Array.isArray(flag)) {
+    return Array.isArray(payload) && Array.isArray(flag) && payload.length === flag.length && payload.every((v, i) => sameSetting(v, flag[i]));
+  }
+  const isMap = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object';
+  if (isMap(payload) || isMap(flag)) {
+    if (!isMap(payload) || !isMap(flag)) return false;
+    const keys = merges ? Object.keys(flag) : [...new Set([...Object.keys(payload), ...Object.keys(flag)])];
+    return keys.every((k) => Object.hasOwn(payload, k) && Object.hasOwn(flag, k) && sameSetting(payload[k], flag[k]));
+  }
+  return payload !== undefined && flag !== undefined && String(payload) === String(flag);
 }
 
 function payloadValue(o: LoadOutcome, dotted: string): unknown {

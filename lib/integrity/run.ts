@@ -1,9 +1,17 @@
 // Verify over an open session, with refs resolved to the checkpoints they name.
 
-import { metaSources, resolveRef, resolveUid } from '../store/refs.js';
+import { fileHint, metaSources, resolveRef, resolveUid, unlistableError } from '../store/refs.js';
+import { buildList, verifyStates, type ListReport } from '../store/list.js';
+import { predictNextBoot } from './nextboot.js';
 import type { Session } from '../session.js';
 import type { PayloadReader } from '../store/snapshot.js';
-import { verifyStore, type VerifyReport } from './verify.js';
+import path from 'node:path';
+import { judgementFindings, verifyStore, type VerifyReport } from './verify.js';
+import { refBytes } from '../store/show.js';
+import type { Resolved } from '../store/refs.js';
+import type { Snapshot } from '../store/snapshot.js';
+import type { ConfigJudge } from './judge.js';
+import { bySeverity, type Finding } from './findings.js';
 import { cachedReader, lookupJudge, payloadTask, PARALLEL_MIN_TASKS, type JudgePoolFactory, type JudgeTask } from './prejudge.js';
 import type { Judgement } from './judge.js';
 
@@ -12,7 +20,11 @@ function onlySet(s: Session, refs: readonly string[]): Set<string> | undefined {
   const only = new Set<string>();
   for (const ref of refs) {
     if (!ref.includes('/') && !['assigned', 'last-known-good', 'lkg', 'local'].includes(ref)) {
-      for (const cp of resolveUid(s.snap, ref).checkpoints) only.add(`${cp.uid}/${cp.rv}`);
+      try {
+        for (const cp of resolveUid(s.snap, ref).checkpoints) only.add(`${cp.uid}/${cp.rv}`);
+      } catch (err) {
+        throw fileHint(err, ref);
+      }
       continue;
     }
     const r = resolveRef(s.snap, ref, { localConfig: s.local.path });
@@ -102,4 +114,57 @@ export async function verifyParallel(s: Session, makePool: JudgePoolFactory | nu
   const judge = lookupJudge(tasks, verdicts, s.judge);
   const reader = cachedReader(s.snap, tasks, s.reader);
   return { report: verifyStore(s.snap, { reader, judge, local: s.local, payloads: 'all' }), reader };
+}
+
+/**
+ * `ls`: every checkpoint with what verify found about it (findings reached through a meta
+ * file count for the checkpoint they name) and the one the next boot runs. A store whose
+ * checkpoints/ cannot be listed is an error (exit 3), never "no checkpoints".
+ */
+export async function listSession(s: Session, makePool: JudgePoolFactory | null, uid?: string): Promise<ListReport> {
+  if (s.snap.checkpointsDir.kind === 'unreadable') throw unlistableError(`the store cannot be read: checkpoints/: ${s.snap.checkpointsDir.error ?? 'unknown error'}`);
+  const { report, reader } = await verifyParallel(s, makePool);
+  const nb = predictNextBoot(s.snap, { reader, judge: s.judge, local: s.local });
+  const bootsNext = nb.ref && (nb.source === 'assigned' || nb.source === 'last-known-good') ? `${nb.ref.uid}/${nb.ref.resourceVersion}` : null;
+  return buildList(s.snap, reader, { uid, verify: verifyStates(report.findings), bootsNext });
+}
+
+/** A ref that names a file rather than something in the store: a path, `-` (stdin) or `local`. */
+export function isFileRef(ref: string): boolean {
+  return ref === '-' || ref === 'local' || ref.startsWith('/') || ref.startsWith('./') || ref.startsWith('../');
+}
+
+export interface FileInput {
+  /** The ref as given. */
+  ref: string;
+  /** Absolute path, or `-` for stdin. */
+  path: string;
+  bytes: Buffer;
+}
+
+/** Read a file ref (not `-`, which the caller reads): exit 3 when it cannot be read, 2 when it names nothing. */
+export function readFileRef(ref: string, localConfig: string | null): FileInput {
+  const r: Resolved = ref === 'local' ? { kind: 'local', ref, via: null, path: localConfig } : { kind: 'file', ref, path: path.resolve(ref) };
+  const b = refBytes(NO_STORE, NO_READER, r);
+  return { ref, path: b.path, bytes: b.bytes };
+}
+
+const NO_STORE = null as unknown as Snapshot;
+const NO_READER = null as unknown as PayloadReader;
+
+/**
+ * Judge candidate files exactly as a checkpoint payload (decode, defaults, this node's
+ * flags, validation for the kubelet version): for checking a config before it is uploaded.
+ */
+export function verifyFiles(judge: ConfigJudge, files: readonly FileInput[]): Finding[] {
+  return files.flatMap((f) => judgementFindings(judge(f.bytes, f.path === '-' ? path.resolve('stdin') : f.path), f.path, f.ref));
+}
+
+/** verify with refs: store refs through verifySession, files judged on their own; one report. */
+export function verifyRefs(s: Session | null, judge: ConfigJudge, refs: readonly string[], files: readonly FileInput[]): VerifyReport {
+  const storeRefs = refs.filter((r) => !isFileRef(r));
+  const store = s && storeRefs.length ? verifySession(s, storeRefs) : null;
+  const findings = [...(store?.findings ?? []), ...verifyFiles(judge, files)];
+  findings.sort(bySeverity);
+  return { ok: !findings.some((x) => x.severity === 'error'), findings, checked: [...refs], ...(store?.nextBoot ? { nextBoot: store.nextBoot } : {}) };
 }

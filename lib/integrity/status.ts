@@ -6,6 +6,7 @@ import { allCheckpoints } from '../store/snapshot.js';
 import { toSourceRef, type SourceRef } from '../store/types.js';
 import type { Session } from '../session.js';
 import type { Finding } from './findings.js';
+import type { NextStep } from './next-steps.js';
 import { predictNextBoot, trialOf, type NextBoot, type Trial } from './nextboot.js';
 import { upgradeHint } from '../migrate/hint.js';
 
@@ -29,6 +30,10 @@ export interface StatusReport {
   /** Extra detail for text mode and -v: each meta file's state. */
   meta: { assigned: MetaSummary; lastKnownGood: MetaSummary };
   localConfig: string | null;
+  /** Where the kubelet's command line (its flags) came from: `pid 1234`, a unit; null when not found (flags not applied). */
+  kubeletCommandLine: string | null;
+  /** The commands to run about what is wrong (added by the command, which knows its options). */
+  nextSteps?: NextStep[];
   /** One line when a 1.24+ kubelet would break on this node (upgrade-check has the detail). */
   upgradeHint: string | null;
 }
@@ -45,6 +50,13 @@ function summary(d: MetaDecode, mtimeMs: number, exists: boolean): MetaSummary {
   };
 }
 
+/** The trial clock; a config that is already last-known-good is in no trial. */
+function trialFor(s: Session, a: MetaDecode, l: MetaDecode): Trial | null {
+  const t = trialOf(s.snap);
+  const same = a.state === 'source' && l.state === 'source' && a.source.uid === l.source.uid && a.source.resourceVersion === l.source.resourceVersion;
+  return t && same ? { ...t, inTrial: false } : t;
+}
+
 /** Build the status report; `problems` come from verify (passed in to keep this pure). */
 export function buildStatus(s: Session, problems: Finding[]): StatusReport {
   const a = decodeMetaState(s.snap.meta.assigned);
@@ -58,12 +70,13 @@ export function buildStatus(s: Session, problems: Finding[]): StatusReport {
     assigned: refOf(a),
     lastKnownGood: refOf(l),
     assignedModified: aExists ? new Date(ae.mtimeMs).toISOString() : null,
-    trial: a.state === 'source' ? trialOf(s.snap) : null,
+    trial: a.state === 'source' ? trialFor(s, a, l) : null,
     nextBoot,
     checkpoints: allCheckpoints(s.snap).length,
     problems,
     meta: { assigned: summary(a, ae.mtimeMs, aExists), lastKnownGood: summary(l, le.mtimeMs, le.kind !== 'missing' && le.kind !== 'unreadable') },
     localConfig: s.local.path,
+    kubeletCommandLine: s.discovery.commandLine?.source ?? null,
     upgradeHint: upgradeHint(s.kubeletArgv, nextBoot.source),
   };
 }

@@ -11,7 +11,8 @@ import { bySeverity, type Finding, type Severity } from './findings.js';
 import { checkCheckpointHash } from './hash.js';
 import type { ConfigJudge, Judgement } from './judge.js';
 import { describeFailure } from '../config/validate.js';
-import { predictNextBoot, type LocalConfig } from './nextboot.js';
+import { predictNextBoot, type LocalConfig, type NextBoot } from './nextboot.js';
+import type { NextStep } from './next-steps.js';
 
 export interface VerifyOptions {
   reader: PayloadReader;
@@ -32,6 +33,12 @@ export interface VerifyOptions {
 export interface VerifyReport {
   ok: boolean;
   findings: Finding[];
+  /** What was judged when refs were given (as given: `assigned`, `./new.yaml`, `-`); absent for the whole store. */
+  checked?: string[];
+  /** The next boot as predicted over the store (absent when only files were judged). */
+  nextBoot?: Pick<NextBoot, 'source' | 'willStart' | 'statusError'>;
+  /** The commands to run about what was found (added by the command, which knows its options). */
+  nextSteps?: NextStep[];
 }
 
 const CONFIGMAP_KEY = /^[-._a-zA-Z0-9]+$/;
@@ -88,7 +95,7 @@ function referencedFindings(snap: Snapshot, name: MetaName, d: MetaDecode): Find
   if (cp.entry.kind !== 'dir' || !s.kubeletConfigKey) return [];
   if (!cp.files.some((x) => x.name === s.kubeletConfigKey)) {
     const other = cp.others.find((o) => o.name === s.kubeletConfigKey);
-    return [f('error', 'PAYLOAD_KEY_MISSING', `checkpoint ${ref} has no file "${s.kubeletConfigKey}" (meta/${name}'s kubeletConfigKey)${other ? `: it is ${entryKindText(other)}` : `; it has ${cp.files.map((x) => x.name).join(', ') || 'no files'}`}`, `${cp.rel}/${s.kubeletConfigKey}`, name)];
+    return [f('error', 'PAYLOAD_KEY_MISSING', `checkpoint ${ref} has no file "${s.kubeletConfigKey}" (meta/${name}'s kubeletConfigKey)${other ? `: it is ${entryKindText(other)}` : `; it has ${cp.files.map((x) => JSON.stringify(x.name)).join(', ') || 'no files'}`}`, `${cp.rel}/${s.kubeletConfigKey}`, name)];
   }
   return [];
 }
@@ -208,7 +215,7 @@ function isUtf8(b: Buffer): boolean {
   }
 }
 
-function judgementFindings(j: Judgement, path: string, ref: string): Finding[] {
+export function judgementFindings(j: Judgement, path: string, ref: string): Finding[] {
   const out: Finding[] = [];
   if (j.stage === 'load-error') out.push(f('error', 'PAYLOAD_DECODE', `the kubelet cannot load this config ("failed to load config"): ${j.error}`, path, ref));
   if (j.stage === 'validate-error') {
@@ -323,5 +330,5 @@ export function verifyStore(snap: Snapshot, opts: VerifyOptions): VerifyReport {
   if (st && !st.ok) findings.push(f('error', 'STARTUP_FAILS', `the kubelet will not start: ${nb.reason}`, null, null));
   else if (nb.willStart === false) findings.push(f('error', 'NEXT_BOOT_FAILS', `the kubelet will not start: ${nb.reason}`, null, 'assigned'));
   findings.sort(bySeverity);
-  return { ok: !findings.some((x) => x.severity === 'error'), findings };
+  return { ok: !findings.some((x) => x.severity === 'error'), findings, nextBoot: { source: nb.source, willStart: nb.willStart, statusError: nb.statusError } };
 }

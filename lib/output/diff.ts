@@ -5,7 +5,7 @@
 import type { DiffReport, FieldChange, HistoryReport, HistoryStep, PairReport } from '../diff/report.js';
 import { listEdits } from '../diff/lists.js';
 import { formatPath, quote } from '../diff/path.js';
-import { printable } from '../diff/sides.js';
+import { printable, printableBlock } from './sanitize.js';
 import { isObject, sortedKeys, type Value } from '../diff/value.js';
 import type { Palette } from './streams.js';
 import type { TextContext } from './print.js';
@@ -21,10 +21,8 @@ export interface DiffTextOptions {
 const MAX_DEPTH = 12;
 const MAX_BLOCK_LINES = 200;
 
-/** Everything but tab and newline that a terminal would act on, made visible. */
-export function sanitizeLine(s: string): string {
-  return s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
-}
+/** One line of a file's content, made safe for a terminal (tabs kept). */
+export const sanitizeLine = printableBlock;
 
 function keyText(k: string): string {
   const p = formatPath([k]);

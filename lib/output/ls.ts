@@ -8,10 +8,10 @@ export function renderList(r: ListReport, ctx: TextContext): string {
   const { p } = ctx;
   if (r.checkpoints.length === 0) return ctx.quiet ? '' : 'no checkpoints';
   const rvw = Math.min(12, Math.max(2, ...r.checkpoints.map((c) => c.resourceVersion.length)));
-  const head = `${'AL'} ${'UID'.padEnd(36)} ${'RV'.padEnd(rvw)} ${'MODIFIED'.padEnd(20)} ${'STATE'.padEnd(7)} FILES`;
+  const head = `${'ALB'} ${'UID'.padEnd(36)} ${'RV'.padEnd(rvw)} ${'MODIFIED'.padEnd(20)} ${'STATE'.padEnd(7)} FILES`;
   const lines = ctx.quiet ? [] : [p.dim(head)];
   for (const c of r.checkpoints) {
-    const marks = `${c.assigned ? p.bold('A') : ' '}${c.lastKnownGood ? p.bold('L') : ' '}`;
+    const marks = `${c.assigned ? p.bold('A') : ' '}${c.lastKnownGood ? p.bold('L') : ' '}${c.bootsNext ? p.bold('B') : ' '}`;
     const state = c.verify === 'error' ? p.red('error'.padEnd(7)) : c.verify === 'warning' ? p.yellow('warning') : c.verify === 'ok' ? p.green('ok'.padEnd(7)) : '-'.padEnd(7);
     const files = c.files.map((f) => `${f.name} (${humanBytes(f.size)})`).join(', ') || '(empty)';
     lines.push(`${marks} ${c.uid.padEnd(36)} ${c.resourceVersion.padEnd(rvw)} ${shortTime(c.modified).padEnd(20)} ${state} ${files}`);

@@ -2,6 +2,8 @@
 
 import * as yaml from 'js-yaml';
 import { palette, type Palette, type Streams } from './streams.js';
+import { sanitizeDeep } from './sanitize.js';
+import { documentOf, type Kind } from './document.js';
 
 export type Format = 'text' | 'json' | 'yaml';
 export const FORMATS: readonly Format[] = ['text', 'json', 'yaml'];
@@ -11,6 +13,8 @@ export interface TextContext {
   width: number;
   verbose: boolean;
   quiet: boolean;
+  /** stdout is a terminal: long lines are folded to `width`; off a terminal they stay whole. */
+  tty?: boolean;
 }
 
 export type TextRenderer<T> = (result: T, ctx: TextContext) => string;
@@ -30,8 +34,13 @@ export function toYaml(result: unknown): string {
   return yaml.dump(plainData, { noRefs: true, lineWidth: -1, sortKeys: false });
 }
 
+/** Fields holding text of several lines (a payload, a meta file's bytes before and after a change). */
+const BLOCK_KEYS = ['text', 'before', 'after'];
+
 export interface PrintOptions {
   format: Format;
+  /** The document's kind under json/yaml (lib/output/document.ts). */
+  kind: Kind | string;
   verbose?: boolean;
   quiet?: boolean;
   /** JSON on one line (a stream of documents, e.g. `status --watch -o json`). */
@@ -39,10 +48,13 @@ export interface PrintOptions {
 }
 
 export function print<T>(result: T, text: TextRenderer<T>, streams: Streams, opts: PrintOptions): void {
-  if (opts.format === 'json') streams.stdout.write(toJson(result, opts.compact));
-  else if (opts.format === 'yaml') streams.stdout.write(toYaml(result));
+  if (opts.format === 'json') streams.stdout.write(toJson(documentOf(result as object, opts.kind), opts.compact));
+  else if (opts.format === 'yaml') streams.stdout.write(toYaml(documentOf(result as object, opts.kind)));
   else {
-    const out = text(result, { p: palette(streams.color), width: streams.width, verbose: !!opts.verbose, quiet: !!opts.quiet });
+    // Every string a renderer sees is already safe for a terminal (lib/output/sanitize.ts);
+    // a unified diff's lines are the diff renderer's to sanitize (exact when piped into a patch).
+    const safe = sanitizeDeep(result, { block: BLOCK_KEYS, exact: ['unified', 'bytes'] });
+    const out = text(safe, { p: palette(streams.color), width: streams.width, verbose: !!opts.verbose, quiet: !!opts.quiet, tty: streams.isTTY });
     if (out) streams.stdout.write(out.endsWith('\n') ? out : `${out}\n`);
   }
 }

@@ -4,7 +4,9 @@ import { countBySeverity } from '../integrity/findings.js';
 import type { StatusReport } from '../integrity/status.js';
 import type { SourceRef } from '../store/types.js';
 import type { TextContext } from './print.js';
-import { ago, clip, shortTime } from './time.js';
+import { ago, shortTime } from './time.js';
+import { fitText } from './wrap.js';
+import { renderNextSteps } from './next-steps.js';
 
 const L = 17;
 const row = (label: string, value: string) => `${label.padEnd(L)}${value}`;
@@ -32,27 +34,54 @@ export function nextBootTarget(nb: NextBoot, short = false): string | null {
   return nb.ref ? `${nb.source} ${short ? nb.ref.uid.slice(0, 8) : nb.ref.uid}/${nb.ref.resourceVersion}` : nb.source;
 }
 
+/** The trial clause of the `written …` line; never says "in trial" for a config that is already last-known-good. */
+function trialText(r: StatusReport, p: TextContext['p']): string {
+  if (!r.trial) return '';
+  const same = r.assigned && r.lastKnownGood && r.assigned.uid === r.lastKnownGood.uid && r.assigned.resourceVersion === r.lastKnownGood.resourceVersion;
+  if (same) return 'already last-known-good';
+  return r.trial.inTrial ? p.yellow(`in trial until ${shortTime(r.trial.endsAt)}`) : `trial ended ${shortTime(r.trial.endsAt)}`;
+}
+
+/** What promotion to last-known-good waits for, in words that agree with the trial line. */
+function promotionText(r: StatusReport): string | null {
+  if (!r.nextBoot.promotesToLastKnownGood || r.nextBoot.source !== 'assigned') return null;
+  if (r.trial?.inTrial) return `becomes last-known-good once its 10-minute trial is over (${shortTime(r.trial.endsAt)})`;
+  return 'its trial is over: a running kubelet makes it last-known-good';
+}
+
 export function renderStatus(r: StatusReport, ctx: TextContext): string {
   const { p } = ctx;
   const now = new Date();
+  // Reasons are never cut: folded to the terminal's width, whole when piped.
+  const long = (s: string, paint: (x: string) => string = (x) => x) => fitText(s, ctx.width - L, !!ctx.tty).map((l) => more(paint(l)));
   const lines: string[] = [row('Store', r.store)];
   lines.push(row('Assigned', sourceLine(r.assigned, r.meta.assigned.state)));
-  if (r.meta.assigned.error) lines.push(more(p.red(clip(r.meta.assigned.error, ctx.width * 2, ctx.verbose))));
+  if (r.meta.assigned.error) lines.push(...long(r.meta.assigned.error, p.red));
   if (r.assignedModified) {
-    const trial = r.trial ? (r.trial.inTrial ? p.yellow(`in trial until ${shortTime(r.trial.endsAt)}`) : `trial ended ${shortTime(r.trial.endsAt)}`) : '';
+    const trial = trialText(r, p);
     lines.push(more(`written ${shortTime(r.assignedModified)} (${ago(r.assignedModified, now)})${trial ? `; ${trial}` : ''}`));
   }
   lines.push(row('Last-known-good', sourceLine(r.lastKnownGood, r.meta.lastKnownGood.state)));
-  if (r.meta.lastKnownGood.error) lines.push(more(p.red(clip(r.meta.lastKnownGood.error, ctx.width * 2, ctx.verbose))));
+  if (r.meta.lastKnownGood.error) lines.push(...long(r.meta.lastKnownGood.error, p.red));
   const nb = r.nextBoot;
   const v = nextBootVerdict(nb);
   const verdict = v.tone === 'good' ? p.green(v.text) : v.tone === 'bad' ? p.red(v.text) : p.yellow(v.text);
   const target = nextBootTarget(nb);
   lines.push(row('Next boot', target ? `${p.bold(target)}: ${verdict}` : verdict));
-  lines.push(more(clip(nb.reason, ctx.width * 3, ctx.verbose)));
+  lines.push(...long(nb.reason));
+  // "starts" as the kubelet decides it at its config bootstrap; what fails later is not foreseen.
+  if (nb.willStart === true && !ctx.quiet) lines.push(more(p.dim('(from the files: errors at run time, e.g. a cgroupDriver the runtime rejects, are not predicted)')));
   if (nb.statusError) lines.push(more(`Node.Status.Config.Error: ${JSON.stringify(nb.statusError)}`));
-  if (nb.promotesToLastKnownGood && nb.source === 'assigned') lines.push(more('becomes last-known-good once its 10-minute trial is over'));
-  if (r.upgradeHint) lines.push(row('Upgrade', p.yellow(clip(r.upgradeHint, ctx.width * 2, ctx.verbose))));
+  const promotion = promotionText(r);
+  if (promotion) lines.push(...long(promotion));
+  if (!r.kubeletCommandLine) {
+    lines.push(row('Flags', p.yellow('not applied')));
+    lines.push(...long("the kubelet's command line was not found (no running kubelet, no unit naming this store), so no flag overrides were checked; run on the node, give --root for its mounted disk, or give them with --kubelet-flags='--max-pods=110 …'"));
+  }
+  if (r.upgradeHint) {
+    const [first, ...rest] = fitText(r.upgradeHint, ctx.width - L, !!ctx.tty);
+    lines.push(row('Upgrade', p.yellow(first!)), ...rest.map((x) => more(p.yellow(x))));
+  }
   lines.push(row('Checkpoints', String(r.checkpoints)));
   const c = countBySeverity(r.problems);
   const prob = c.error + c.warning === 0 ? p.green('none') : [c.error ? p.red(`${c.error} error${c.error > 1 ? 's' : ''}`) : '', c.warning ? p.yellow(`${c.warning} warning${c.warning > 1 ? 's' : ''}`) : ''].filter(Boolean).join(', ') + ' (see `kubelet-ckpt verify`)';
@@ -62,8 +91,10 @@ export function renderStatus(r: StatusReport, ctx: TextContext): string {
   if (ctx.verbose && r.localConfig) lines.push(row('Local config', r.localConfig));
   if (r.journal) {
     const j = r.journal;
-    lines.push(row('Journal', clip(j.summary ?? 'no kubelet config events found', Math.max(20, ctx.width - L), ctx.verbose)));
+    const [first, ...rest] = fitText(j.summary ?? 'no kubelet config events found', ctx.width - L, !!ctx.tty);
+    lines.push(row('Journal', first!), ...rest.map(more));
     if (j.crashLoop) lines.push(more(p.red(`crash loop: ${j.restarts} restarts, 3 or more failed starts within 10 minutes`)));
   }
+  lines.push(...renderNextSteps(r.nextSteps, ctx));
   return lines.join('\n');
 }

@@ -8,7 +8,7 @@ import type { Session } from '../session.js';
 import { encodeEmptyMeta, encodeMeta } from '../store/encode.js';
 import { decodeMeta, decodeMetaState, type MetaDecode } from '../store/meta.js';
 import { flagValue } from '../store/proc.js';
-import { payloadKey, resolveRef } from '../store/refs.js';
+import { payloadKey, resolveRef, unlistable, unlistableError } from '../store/refs.js';
 import type { Checkpoint } from '../store/snapshot.js';
 import { META_NAMES, type ConfigMapSource, type MetaName } from '../store/types.js';
 import { trialOf } from '../integrity/nextboot.js';
@@ -277,11 +277,16 @@ export function targetProblems(s: Session, t: Target): string[] {
   const src = t.source;
   const ref = `${src.uid}/${src.resourceVersion}`;
   const cp = t.checkpoint;
-  if (!cp) return [`checkpoint ${ref} is not on disk`];
+  if (!cp) {
+    // Not found because it could not be looked for: an environment error, not a missing target.
+    const why = unlistable(s.snap, src.uid);
+    if (why) throw unlistableError(why);
+    return [`checkpoint ${ref} is not on disk`];
+  }
   if (cp.entry.kind !== 'dir') return [`checkpoint ${ref} is not a directory (${cp.entry.kind})`];
   const out: string[] = [];
   if (!cp.files.some((f) => f.name === src.kubeletConfigKey)) {
-    out.push(`checkpoint ${ref} has no file "${src.kubeletConfigKey}" (it has ${cp.files.map((f) => f.name).join(', ') || 'no files'})`);
+    out.push(`checkpoint ${ref} has no file "${src.kubeletConfigKey}" (it has ${cp.files.map((f) => JSON.stringify(f.name)).join(', ') || 'no files'})`);
   }
   const report = verifyStore(s.snap, { reader: s.reader, judge: s.judge, local: s.local, only: new Set([ref]) });
   for (const f of report.findings) if (f.severity === 'error' && f.ref === ref) out.push(`${f.code}: ${f.message}`);

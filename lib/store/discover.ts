@@ -7,7 +7,7 @@ import path from 'node:path';
 import { EnvError } from '../errors.js';
 import { flagValue, listKubeletProcesses } from './proc.js';
 import { resolveInRoot, rootedIsDir, rootedRead } from './rooted.js';
-import { expandExecStart, parseEnvFile, readKubeletUnit, type NodeReader } from './systemd.js';
+import { expandExecStart, parseEnvFile, readKubeletUnit, splitWords, type NodeReader } from './systemd.js';
 
 export const DEFAULT_DYNAMIC_CONFIG_DIR = '/var/lib/kubelet/dynamic-config';
 
@@ -48,6 +48,8 @@ export interface Discovery {
 export interface DiscoverOptions {
   /** The node's / (rescue use); '/' on a live node. */
   root?: string;
+  /** --kubelet-flags: the kubelet's command-line flags as one string, when they cannot be discovered. */
+  flags?: string | undefined;
   procRoot?: string;
   /**
    * --dir, when given: the store is known, and only a kubelet command line naming this
@@ -131,7 +133,22 @@ function forGivenDir(d: Discovery, given: string): Discovery {
 /** Discover the kubelet's command line and its --dynamic-config-dir. Never throws. */
 export function discover(opts: DiscoverOptions = {}): Discovery {
   const found = discoverNode(opts);
-  return opts.dir ? forGivenDir(found, opts.dir) : found;
+  const d = opts.dir ? forGivenDir(found, opts.dir) : found;
+  return opts.flags !== undefined ? withGivenFlags(d, opts.flags, opts.root ?? '/') : d;
+}
+
+/**
+ * --kubelet-flags: the flags the operator gives replace any discovered command line; they
+ * name the --config file, and the store when --dir does not.
+ */
+function withGivenFlags(d: Discovery, flags: string, root: string): Discovery {
+  const argv = ['kubelet', ...splitWords(flags)];
+  const commandLine: KubeletCommandLine = { argv, source: '--kubelet-flags', pid: null, cwd: '/' };
+  const dcd = flagValue(argv, 'dynamic-config-dir');
+  const dir = d.via === '--dir' || !dcd ? d.dir : hostPath(root, nodeAbs('/', dcd));
+  const cfg = flagValue(argv, 'config');
+  const steps = [...d.steps, `--kubelet-flags: the kubelet's flags as given (${argv.length - 1} words)`];
+  return { ...d, dir, via: d.via === '--dir' || !dcd ? d.via : '--dynamic-config-dir in --kubelet-flags', steps, commandLine, configFile: cfg ? hostPath(root, nodeAbs('/', cfg)) : null };
 }
 
 function discoverNode(opts: DiscoverOptions): Discovery {

@@ -24,6 +24,8 @@ export interface ListedCheckpoint {
   files: ListedFile[];
   assigned: boolean;
   lastKnownGood: boolean;
+  /** The kubelet will run this checkpoint at its next start (marker B), when that was predicted. */
+  bootsNext?: boolean;
   /** Worst finding severity for this checkpoint, when verify ran. */
   verify?: VerifyState;
 }
@@ -50,6 +52,8 @@ export interface ListOptions {
   uid?: string | undefined;
   /** Worst verify state per `UID/RV` (absent = ok), when the caller ran verify. */
   verify?: Map<string, VerifyState>;
+  /** `UID/RV` of the checkpoint the next boot runs (null: local, none or unknown), when predicted. */
+  bootsNext?: string | null;
 }
 
 /** List checkpoints UID by UID (in name order), resourceVersions oldest first. */
@@ -70,6 +74,7 @@ export function buildList(snap: Snapshot, reader: PayloadReader, opts: ListOptio
         assigned: m.assigned === id,
         lastKnownGood: m.lkg === id,
       };
+      if (opts.bootsNext !== undefined) item.bootsNext = opts.bootsNext === id;
       if (opts.verify) item.verify = opts.verify.get(id) ?? 'ok';
       out.push(item);
     }
@@ -77,12 +82,21 @@ export function buildList(snap: Snapshot, reader: PayloadReader, opts: ListOptio
   return { checkpoints: out };
 }
 
+/** The checkpoint a finding is about: its ref when that is a `UID/RV`, else the checkpoint its path lies in. */
+function checkpointOfFinding(x: Finding): string | null {
+  if (x.ref?.includes('/')) return x.ref;
+  // Findings reached through a meta file (PAYLOAD_KEY_MISSING, LKG_UNUSABLE) name the meta file as ref.
+  const m = x.path?.match(/^checkpoints\/([^/]+)\/([^/]+)/);
+  return m ? `${m[1]}/${m[2]}` : null;
+}
+
 /** The worst severity per `UID/RV` (info does not count); checkpoints without findings are ok. */
 export function verifyStates(findings: readonly Finding[]): Map<string, VerifyState> {
   const m = new Map<string, VerifyState>();
   for (const x of findings) {
-    if (!x.ref || !x.ref.includes('/') || x.severity === 'info') continue;
-    if (x.severity === 'error' || !m.has(x.ref)) m.set(x.ref, x.severity);
+    const id = checkpointOfFinding(x);
+    if (!id || x.severity === 'info') continue;
+    if (x.severity === 'error' || !m.has(id)) m.set(id, x.severity);
   }
   return m;
 }

@@ -1,9 +1,11 @@
 // Ref resolution (DESIGN.md "Refs"): how a command names a config.
 
+import fs from 'node:fs';
 import path from 'node:path';
 import { EnvError, RefusedError, UsageError } from '../errors.js';
 import { decodeMetaState } from './meta.js';
 import { orderRVs } from './order.js';
+import { closest } from '../suggest.js';
 import { unsafeNameReason } from './safepath.js';
 import type { Checkpoint, Snapshot } from './snapshot.js';
 import type { ConfigMapSource, MetaName } from './types.js';
@@ -35,6 +37,19 @@ export interface ResolveOptions {
 const META_ALIASES: Record<string, MetaName> = { assigned: 'assigned', 'last-known-good': 'last-known-good', lkg: 'last-known-good' };
 const MIN_PREFIX = 4;
 
+/** Why the checkpoints of `uid` cannot be listed (checkpoints/ or the UID directory unreadable), else null. */
+export function unlistable(snap: Snapshot, uid: string): string | null {
+  if (snap.checkpointsDir.kind === 'unreadable') return `checkpoints/ cannot be read: ${snap.checkpointsDir.error ?? 'unknown error'}`;
+  const u = snap.uids.find((x) => x.uid === uid);
+  return u?.listError ? `${u.entry.rel}/ cannot be read: ${u.listError}` : null;
+}
+
+/** The error for a checkpoint that could not be looked for: permission denied is said as such. */
+export function unlistableError(reason: string): EnvError {
+  const denied = /permission denied/.test(reason);
+  return new EnvError(`${reason}${denied ? ' — run as root' : ''}`, denied ? 'the store is readable by root only: run kubelet-ckpt with sudo' : 'run `kubelet-ckpt verify` for details', 'STORE_UNREADABLE');
+}
+
 /** Sources recorded by the meta files, keyed by UID. */
 export function metaSources(snap: Snapshot): Map<string, { name: MetaName; source: ConfigMapSource }> {
   const out = new Map<string, { name: MetaName; source: ConfigMapSource }>();
@@ -56,6 +71,8 @@ export function payloadKey(cp: Checkpoint, source: ConfigMapSource | null, key?:
 
 /** Resolve a UID or unique prefix (≥ 4 characters) to its checkpoints, ordered. */
 export function resolveUid(snap: Snapshot, uid: string): { uid: string; checkpoints: Checkpoint[] } {
+  const why = unlistable(snap, uid);
+  if (why && !snap.uids.some((u) => u.uid === uid && !u.listError)) throw unlistableError(why);
   const exact = snap.uids.find((u) => u.uid === uid);
   if (exact) return { uid, checkpoints: orderRVs(exact.checkpoints) };
   const hits = uid.length >= MIN_PREFIX ? snap.uids.filter((u) => u.uid.startsWith(uid)) : [];
@@ -64,6 +81,9 @@ export function resolveUid(snap: Snapshot, uid: string): { uid: string; checkpoi
     throw new UsageError(`UID prefix "${uid}" is ambiguous: it matches ${hits.map((h) => h.uid).join(', ')}`, 'give more characters of the UID', 'AMBIGUOUS_REF');
   }
   const hint = uid.length < MIN_PREFIX && snap.uids.some((u) => u.uid.startsWith(uid)) ? `a UID prefix needs at least ${MIN_PREFIX} characters` : 'run `kubelet-ckpt ls` to see the checkpoints';
+  // A typo of a named ref (`lkgg`, `asigned`) says which was meant.
+  const guess = closest(uid, NAMED_REFS);
+  if (guess) throw new UsageError(`unknown ref "${uid}"; did you mean ${guess}?`, hint, 'UNKNOWN_REF');
   throw new UsageError(`unknown ref "${uid}": no checkpoint UID ${uid.length < 36 ? 'starts with' : 'is'} "${uid}"`, hint, 'UNKNOWN_REF');
 }
 
@@ -105,6 +125,8 @@ function throughMeta(snap: Snapshot, ref: string, name: MetaName, opts: ResolveO
   const u = snap.uids.find((x) => x.uid === s.uid);
   const cp = u?.checkpoints.find((c) => c.rv === s.resourceVersion);
   if (!cp) {
+    const why = unlistable(snap, s.uid);
+    if (why) throw unlistableError(why);
     throw new EnvError(`meta/${name} names checkpoint ${s.uid}/${s.resourceVersion}, which is not on disk`, 'run `kubelet-ckpt verify` for details', 'CHECKPOINT_MISSING');
   }
   return { kind: 'checkpoint', ref, via: name, checkpoint: cp, key: opts.key || s.kubeletConfigKey || null, source: s };
@@ -122,11 +144,29 @@ export function resolveRef(snap: Snapshot, ref: string, opts: ResolveOptions = {
   if (ref.startsWith('/') || ref.startsWith('./') || ref.startsWith('../')) {
     return { kind: 'file', ref, path: path.resolve(opts.cwd ?? process.cwd(), ref) };
   }
+  if (ref.startsWith('meta/')) {
+    const guess = closest(ref, NAMED_REFS.filter((n) => n.startsWith('meta/')));
+    throw new UsageError(`unknown ref "${ref}"${guess ? `; did you mean ${guess}?` : ''}`, 'the meta files are meta/assigned and meta/last-known-good', 'UNKNOWN_REF');
+  }
   const parts = ref.split('/');
   if (parts.length > 2) throw new UsageError(`bad ref "${ref}": expected UID/RV`, 'a file path must start with /, ./ or ../', 'UNKNOWN_REF');
   for (const p of parts) {
     const why = unsafeNameReason(p);
     if (why) throw new UsageError(`bad ref "${ref}": "${p}" ${why}`, null, 'UNSAFE_REF');
   }
-  return checkpointOf(snap, ref, parts[0]!, parts[1] ?? null, opts);
+  try {
+    return checkpointOf(snap, ref, parts[0]!, parts[1] ?? null, opts);
+  } catch (err) {
+    throw fileHint(err, ref, opts.cwd ?? process.cwd());
+  }
 }
+
+/** An unknown ref that is a file here (`new.yaml`): say how to name a file. */
+export function fileHint(err: unknown, ref: string, cwd: string = process.cwd()): unknown {
+  if (!(err instanceof UsageError) || err.code !== 'UNKNOWN_REF' || !fs.existsSync(path.resolve(cwd, ref))) return err;
+  return new UsageError(err.message, `a file path must start with /, ./ or ../: ./${ref}`, err.code);
+}
+
+const NAMED_REFS = ['assigned', 'last-known-good', 'lkg', 'local', 'meta/assigned', 'meta/last-known-good'];
+
+

@@ -9,7 +9,8 @@ import { resolveRef, type Resolved, type ResolveOptions } from './refs.js';
 
 export interface ShowReport {
   ref: string;
-  kind: Resolved['kind'];
+  /** What the ref named: a checkpoint, a meta file, the local config or a file (`kind` is the document's). */
+  refKind: Resolved['kind'];
   uid: string | null;
   resourceVersion: string | null;
   key: string | null;
@@ -65,14 +66,14 @@ export function refBytes(snap: Snapshot, reader: PayloadReader, r: Resolved): { 
       const cp = r.checkpoint;
       if (!r.key) {
         throw new UsageError(
-          `checkpoint ${cp.uid}/${cp.rv} has ${cp.files.length} files and none is named "kubelet": ${cp.files.map((f) => f.name).join(', ')}`,
+          `checkpoint ${cp.uid}/${cp.rv} has ${cp.files.length} files and none is named "kubelet": ${cp.files.map((f) => JSON.stringify(f.name)).join(', ')}`,
           'choose one with --key KEY',
           'KEY_REQUIRED',
         );
       }
       const c = reader.read(cp, r.key);
       if (!c.ok) {
-        if (c.code === 'missing') throw new UsageError(`checkpoint ${cp.uid}/${cp.rv} has no file "${r.key}" (it has ${cp.files.map((f) => f.name).join(', ') || 'none'})`, null, 'KEY_MISSING');
+        if (c.code === 'missing') throw new UsageError(`checkpoint ${cp.uid}/${cp.rv} has no file "${r.key}" (it has ${cp.files.map((f) => JSON.stringify(f.name)).join(', ') || 'none'})`, null, 'KEY_MISSING');
         throw new EnvError(`cannot read ${cp.rel}/${r.key}: ${c.error}`, null, 'UNREADABLE_INPUT');
       }
       if (c.truncated) throw new EnvError(`${cp.rel}/${r.key} is larger than 1 MiB (the ConfigMap limit); refusing to read it whole`, 'inspect it with other tools; `kubelet-ckpt verify` reports it', 'TOO_LARGE');
@@ -86,7 +87,7 @@ export function buildShow(snap: Snapshot, reader: PayloadReader, ref: string, op
   const b = refBytes(snap, reader, r);
   return {
     ref,
-    kind: r.kind,
+    refKind: r.kind,
     uid: r.kind === 'checkpoint' ? r.checkpoint.uid : null,
     resourceVersion: r.kind === 'checkpoint' ? r.checkpoint.rv : null,
     key: b.key,

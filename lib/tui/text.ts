@@ -2,13 +2,8 @@
 // and is hostile until made printable; widths are counted in terminal columns; styling is
 // blessed's tag syntax, applied only to text that has already been escaped.
 
-/** Control characters (C0, C1, DEL) and bidi overrides, made visible as `\xNN` / `\uNNNN`; tabs become spaces. */
-export function printable(s: string): string {
-  return s.replace(/\t/g, '  ').replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) => {
-    const n = c.charCodeAt(0);
-    return n > 0xff ? `\\u${n.toString(16).padStart(4, '0')}` : `\\x${n.toString(16).padStart(2, '0')}`;
-  });
-}
+// The one sanitizer for all human output lives in lib/output/sanitize.ts; the TUI uses it too.
+export { printable } from '../output/sanitize.js';
 
 /** Blessed tags use `{…}`: escape both braces so disk content is never read as markup. */
 export function escapeTags(s: string): string {

@@ -23,7 +23,7 @@ interface Out {
 t.test('JSON shape and the same events from text, gz, JSON export and stdin', async (t) => {
   const runs = ['structured-1.22.short.log', 'structured-1.22.short.log.gz', 'structured-1.22.json'].map((f) => json<Out>(runCli(['--dir', DEMO_ROOT + '/var/lib/kubelet/dynamic-config', 'journal', '--file', J(f), '-o', 'json'])));
   const first = runs[0]!;
-  t.has(Object.keys(first), ['events', 'checkpoints', 'processes', 'restarts', 'crashLoop', 'skipped', 'truncated']);
+  t.same(Object.keys(first), ['apiVersion', 'kind', 'events', 'checkpoints', 'processes', 'restarts', 'crashLoop', 'skipped', 'truncated']);
   t.equal(first.truncated, 0);
   t.ok(first.events.length > 20);
   t.same(Object.keys(first.events[0]!), ['time', 'pid', 'kind', 'uid', 'resourceVersion', 'apiPath', 'key', 'exitStatus', 'message', 'source']);

@@ -101,7 +101,7 @@ for (const l of LAYOUTS) {
     if (l.needsForce) {
       const refused = runCli(['--root', root, 'migrate', '--yes']);
       t.equal(refused.code, 4);
-      t.match(refused.stderr, new RegExp(`${l.config} exists and differs from the export:\\n--- ${l.config}`));
+      t.match(refused.stderr, new RegExp(`${l.config} exists and differs from the export:\\n {2}--- ${l.config}`));
       t.same(tree(root), before, 'refused: nothing changed');
     }
 

@@ -28,7 +28,7 @@ t.test('a kubelet using this store refuses (exit 4); --force writes with a warni
   }
   t.same(treeHash(dcd), before);
   const d = cli(dcd, ['rollback', '--dry-run', '-o', 'json']);
-  t.equal(d.code, 0);
+  t.equal(d.code, 4, 'a dry run exits as the real run would: refused');
   t.match(json(d), { dryRun: true, wouldRefuse: [new RegExp(`pid ${k.pid}`)] });
   t.same(treeHash(dcd), before);
   const f = cli(dcd, ['rollback', '--yes', '--force']);

@@ -35,6 +35,7 @@ ${LKG.trimEnd()}
   );
   const j = cli(dcd, ['rollback', '--dry-run', '-o', 'json']);
   t.same(json(j), {
+    apiVersion: 'kubelet-ckpt/v1', kind: 'RecoveryResult',
     dryRun: true,
     changes: [
       {
@@ -76,7 +77,7 @@ t.test('reset all --yes, then undo restores exactly; each step checked on disk',
 
   const list = cli(dcd, ['undo', '--list', '-o', 'json']);
   const id = path.basename(out.backup);
-  t.same(json(list), { backups: [{ id, time: `${id.slice(0, 4)}-${id.slice(4, 6)}-${id.slice(6, 11)}:${id.slice(11, 13)}:${id.slice(13)}`, command: 'reset all --to local', files: ['meta/last-known-good', 'meta/assigned'] }] });
+  t.same(json(list), { apiVersion: 'kubelet-ckpt/v1', kind: 'BackupList', backups: [{ id, time: `${id.slice(0, 4)}-${id.slice(4, 6)}-${id.slice(6, 11)}:${id.slice(11, 13)}:${id.slice(13)}`, command: 'reset all --to local', files: ['meta/last-known-good', 'meta/assigned'] }] });
   const dry = treeHash(dcd);
   t.equal(cli(dcd, ['undo', '--dry-run']).code, 0);
   t.same(treeHash(dcd), dry, 'undo --dry-run changes nothing');
@@ -173,7 +174,7 @@ t.test('-o json errors: stdout empty, the error object on stderr', async (t) => 
   const dcd = makeStore(t.testdir({}));
   const table: [string[], string, number][] = [
     [['reset', 'all'], 'NEEDS_CONFIRMATION', 2],
-    [['rollback', '--yes', '--to', 'x'], 'USAGE', 2],
+    [['rollback', '--yes', '--to', 'x'], 'UNKNOWN_OPTION', 2],
     [['undo', '--yes'], 'NO_BACKUP', 4],
   ];
   for (const [args, code, exitCode] of table) {
@@ -212,6 +213,7 @@ t.test('prune: dry run, then --yes; JSON with freedBytes; referenced checkpoints
   const before = treeHash(dcd);
   const d = cli(dcd, ['prune', '-o', 'json']);
   t.same(json(d), {
+    apiVersion: 'kubelet-ckpt/v1', kind: 'RecoveryResult',
     dryRun: true,
     changes: ['1', '3'].map((rv) => ({ path: `checkpoints/${UID}/${rv}`, before: `${UID}/${rv}`, after: null, kind: 'checkpoint', files: ['kubelet'], bytes: GOOD_PAYLOAD.length })),
     backup: null,

@@ -44,7 +44,7 @@ const codes = (r: { findings: { code: string }[] }) => [...new Set(r.findings.ma
 
 t.test('a healthy store has no findings', async (t) => {
   const r = verify(t, base({}));
-  t.same(r, { ok: true, findings: [] });
+  t.same({ ok: r.ok, findings: r.findings }, { ok: true, findings: [] });
 });
 
 const table: [string, Record<string, string | Buffer | null>, string[], ((dir: string) => void)?][] = [

@@ -1,0 +1,48 @@
+// What to run next when something is wrong, as `git status` says it: each problem status or
+// verify finds is followed by the command that investigates or fixes it. Pure: the reports
+// in, the steps out; the caller gives the command prefix (with the --dir/--root it was given).
+
+import type { Finding } from './findings.js';
+import type { NextBoot } from './nextboot.js';
+
+export interface NextStep {
+  /** The command line to run, e.g. `kubelet-ckpt rollback --dry-run`. */
+  command: string;
+  /** What it shows or does, in a few words. */
+  why: string;
+}
+
+export interface StepInputs {
+  nextBoot?: Pick<NextBoot, 'source' | 'willStart' | 'statusError'> | null;
+  findings: readonly Pick<Finding, 'code' | 'severity'>[];
+  crashLoop?: boolean | undefined;
+  /** The command asking: it does not suggest itself. */
+  from: 'status' | 'verify';
+}
+
+/** The steps for what is wrong, most urgent first, each command once; empty when all is well. */
+export function nextSteps(prefix: string, i: StepInputs): NextStep[] {
+  const out: NextStep[] = [];
+  const add = (args: string, why: string) => {
+    const command = `${prefix} ${args}`;
+    if (!out.some((s) => s.command === command)) out.push({ command, why });
+  };
+  const has = (code: string) => i.findings.some((f) => f.code === code);
+  const nb = i.nextBoot;
+  if (nb?.willStart === false) {
+    add('reset all --dry-run', 'the kubelet will not start: what resetting both meta files to the local config would write');
+  } else if (nb?.source === 'last-known-good' || (nb?.statusError && nb.source === 'local')) {
+    add('diff lkg', 'the assigned config fails: what changed from last-known-good to it');
+    add('rollback --dry-run', 'what making last-known-good the assigned config again would write');
+  }
+  if (has('LKG_UNUSABLE')) add('reset last-known-good --dry-run', 'last-known-good would not load: what clearing it would write');
+  if (i.crashLoop) add('journal', 'the kubelet is crash-looping: its restarts and what it logged');
+  if (i.from !== 'verify' && (nb?.willStart === null || i.findings.some((f) => f.severity === 'error'))) add('verify', 'every problem in detail');
+  if (has('TMP_LEFTOVER')) add('clean', "remove the leftovers of interrupted writes (a dry run first; backed up, undoable)");
+  return out;
+}
+
+/** A word for a shell command line: quoted when it holds anything but safe characters. */
+export function shellWord(w: string): string {
+  return /^[-\w./:=@%+,]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`;
+}

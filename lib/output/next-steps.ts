@@ -1,0 +1,18 @@
+// Text rendering of the next steps that end `status` and `verify` when something is wrong.
+
+import type { NextStep } from '../integrity/next-steps.js';
+import type { TextContext } from './print.js';
+
+const COL = 36;
+
+export function renderNextSteps(steps: readonly NextStep[] | undefined, ctx: TextContext): string[] {
+  if (!steps?.length || ctx.quiet) return [];
+  const lines = ['', 'Next steps:'];
+  for (const s of steps) {
+    const cmd = `  ${ctx.p.bold(s.command)}`;
+    const pad = ' '.repeat(Math.max(1, COL - s.command.length - 2));
+    if (s.command.length + 2 < COL && (!ctx.tty || COL + s.why.length <= ctx.width)) lines.push(`${cmd}${pad}${ctx.p.dim(s.why)}`);
+    else lines.push(cmd, `      ${ctx.p.dim(s.why)}`);
+  }
+  return lines;
+}

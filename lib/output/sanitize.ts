@@ -1,0 +1,74 @@
+// The one sanitizer for human output, CLI and TUI. Anything that came from disk, a log or a
+// flag is hostile until it passes here: control characters (C0, DEL, C1, so ESC and every
+// escape sequence it starts), bidi overrides and isolates, and line separators are shown
+// as `\xNN` / `\uNNNN`, so a name can neither drive the terminal, reorder what is shown,
+// nor start a line of its own (a fake "ok: no problems found"). JSON and YAML output stay exact.
+
+/** C0 but tab and newline, DEL, C1, ALM (U+061C), LRM/RLM, LS/PS, the bidi embeddings, overrides and isolates. */
+// eslint-disable-next-line no-control-regex
+const BLOCK_UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+// eslint-disable-next-line no-control-regex
+const LINE_UNSAFE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+function escapeChar(c: string): string {
+  const n = c.charCodeAt(0);
+  return n > 0xff ? `\\u${n.toString(16).padStart(4, '0')}` : `\\x${n.toString(16).padStart(2, '0')}`;
+}
+
+/** One line of text: everything unsafe escaped, newlines included; a tab becomes two spaces. */
+export function printable(s: string): string {
+  return s.replace(/\t/g, '  ').replace(LINE_UNSAFE, escapeChar);
+}
+
+/** Text of several lines (a payload, a unified diff): newlines and tabs kept, the rest as in `printable`. */
+export function printableBlock(s: string): string {
+  return s.replace(BLOCK_UNSAFE, escapeChar);
+}
+
+/**
+ * A message of our own that may hold text from disk (an error, a warning): made printable
+ * line by line, and every line after the first indented, so nothing in it can pose as a
+ * line of its own (`error: …` then a fake `ok: no problems found`).
+ */
+export function printableMessage(s: string): string {
+  return s
+    .split('\n')
+    .map((l, i) => (i === 0 || /^\s/.test(l) ? printable(l) : `  ${printable(l)}`))
+    .join('\n');
+}
+
+/** Whether `s` holds anything `printable` would change (fast path for the common case). */
+export function isPrintable(s: string): boolean {
+  LINE_UNSAFE.lastIndex = 0;
+  return !LINE_UNSAFE.test(s) && !s.includes('\t');
+}
+
+export interface DeepOptions {
+  /** Keys whose string values are multi-line text: kept as lines (printableBlock). */
+  block?: readonly string[];
+  /** Keys left exactly as they are (their renderer sanitizes, e.g. a unified diff piped to a file). */
+  exact?: readonly string[];
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  if (v === null || typeof v !== 'object') return false;
+  const proto = Object.getPrototypeOf(v) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * A copy of a result with every string made printable, for a text renderer: keys and values
+ * of plain objects and arrays; anything else (Buffer, Date, Map) is kept as it is.
+ */
+export function sanitizeDeep<T>(value: T, o: DeepOptions = {}, key = ''): T {
+  if (typeof value === 'string') {
+    if (o.exact?.includes(key)) return value;
+    return (o.block?.includes(key) ? printableBlock(value) : printable(value)) as T;
+  }
+  if (Array.isArray(value)) return value.map((v) => sanitizeDeep(v, o, key)) as T;
+  if (!isPlainObject(value)) return value;
+  if (o.exact?.includes(key)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[printable(k)] = sanitizeDeep(v, o, k);
+  return out as T;
+}

@@ -1,0 +1,113 @@
+// The next step, always (issue 13 item 2): status and verify end with the commands that
+// investigate or fix what is wrong; reasons are never cut; the trial line agrees with itself.
+import t from 'tap';
+import fs from 'node:fs';
+import path from 'node:path';
+import { copyFixture, json, repoRoot, runCli } from '../helpers.js';
+import { foldWords } from '../../lib/output/wrap.js';
+import { renderVerify } from '../../lib/output/verify.js';
+import { palette } from '../../lib/output/streams.js';
+import { nextSteps } from '../../lib/integrity/next-steps.js';
+
+const STORES = path.join(repoRoot, 'fixtures/stores');
+const X = '946d785e-998a-11e7-a8dd-42010a800006';
+
+t.test('status: fell back → diff lkg, rollback --dry-run, verify', async (t) => {
+  const dir = path.join(STORES, 'fell-back');
+  const r = runCli(['--dir', dir, 'status', '--no-journal']);
+  t.equal(r.code, 1);
+  const tail = r.stdout.slice(r.stdout.indexOf('Flags'));
+  t.equal(
+    tail,
+    [
+      'Flags            not applied',
+      "                 the kubelet's command line was not found (no running kubelet, no unit naming this store), so no flag overrides were checked; run on the node, give --root for its mounted disk, or give them with --kubelet-flags='--max-pods=110 …'",
+      'Checkpoints      2',
+      'Problems         1 error (see `kubelet-ckpt verify`)',
+      '',
+      'Next steps:',
+      `  kubelet-ckpt --dir ${dir} diff lkg`,
+      '      the assigned config fails: what changed from last-known-good to it',
+      `  kubelet-ckpt --dir ${dir} rollback --dry-run`,
+      '      what making last-known-good the assigned config again would write',
+      `  kubelet-ckpt --dir ${dir} verify`,
+      '      every problem in detail',
+      '',
+    ].join('\n'),
+  );
+  t.match(r.stdout, `Next boot        last-known-good ${X}/119980: starts, degraded\n                 assigned checkpoint ${X}/120200 fails validation (invalid configuration: healthzPort (--healthz-port) 70000 must be between 1 and 65535, inclusive); the kubelet falls back to last-known-good ${X}/119980\n`, 'the reason is whole when piped');
+  const j = json<{ nextSteps: { command: string }[]; kubeletCommandLine: string | null }>(runCli(['--dir', dir, 'status', '--no-journal', '-o', 'json']));
+  t.strictSame(j.nextSteps.map((s) => s.command), [`kubelet-ckpt --dir ${dir} diff lkg`, `kubelet-ckpt --dir ${dir} rollback --dry-run`, `kubelet-ckpt --dir ${dir} verify`]);
+  t.equal(j.kubeletCommandLine, null);
+});
+
+t.test('status and verify: will not start → reset all --dry-run; leftovers → clean; all well → no steps', async (t) => {
+  const dir = path.join(STORES, 'corrupt');
+  const s = runCli(['--dir', dir, 'status', '--no-journal']);
+  t.match(s.stdout, `\nNext steps:\n  kubelet-ckpt --dir ${dir} reset all --dry-run\n      the kubelet will not start: what resetting both meta files to the local config would write\n  kubelet-ckpt --dir ${dir} verify\n      every problem in detail\n  kubelet-ckpt --dir ${dir} clean\n`);
+  const v = runCli(['--dir', dir, 'verify']);
+  t.equal(v.code, 1);
+  t.match(v.stdout, `FAILED: 3 errors, 2 warnings, 0 info\n\nNext steps:\n  kubelet-ckpt --dir ${dir} reset all --dry-run\n`);
+  t.notMatch(v.stdout, / verify\n/, 'verify does not suggest itself');
+  const ok = runCli(['--dir', path.join(STORES, 'healthy'), 'verify']);
+  t.equal(ok.stdout, 'ok: no problems found\n');
+  t.strictSame(json(runCli(['--dir', path.join(STORES, 'healthy'), 'verify', '-o', 'json'])).nextSteps, []);
+  const quoted = nextSteps("kubelet-ckpt --dir '/a b'", { nextBoot: { source: 'none', willStart: false, statusError: null }, findings: [], crashLoop: true, from: 'status' });
+  t.strictSame(quoted.map((x) => x.command), ["kubelet-ckpt --dir '/a b' reset all --dry-run", "kubelet-ckpt --dir '/a b' journal"], 'a crash loop points at journal');
+});
+
+t.test('the trial line: assigned == last-known-good is in no trial; an ended trial is not "once its trial is over"', async (t) => {
+  const healthy = copyFixture('stores/healthy');
+  const now = new Date();
+  fs.utimesSync(path.join(healthy, 'store/meta/assigned'), now, now);
+  const h = runCli(['--dir', healthy, 'status', '--no-journal']);
+  t.match(h.stdout, /; already last-known-good\n/);
+  t.notMatch(h.stdout, /in trial/);
+  t.equal(json<{ trial: { inTrial: boolean } }>(runCli(['--dir', healthy, 'status', '--no-journal', '-o', 'json'])).trial.inTrial, false);
+  const trial = copyFixture('stores/in-trial');
+  const old = new Date(Date.now() - 3600_000);
+  fs.utimesSync(path.join(trial, 'store/meta/assigned'), old, old);
+  const ended = runCli(['--dir', trial, 'status', '--no-journal']);
+  t.match(ended.stdout, /; trial ended .*\n/);
+  t.match(ended.stdout, /its trial is over: a running kubelet makes it last-known-good\n/);
+  t.notMatch(ended.stdout, /once its 10-minute trial is over/);
+  fs.utimesSync(path.join(trial, 'store/meta/assigned'), now, now);
+  const running = runCli(['--dir', trial, 'status', '--no-journal']);
+  t.match(running.stdout, /; in trial until .*\n/);
+  t.match(running.stdout, /becomes last-known-good once its 10-minute trial is over \(/);
+});
+
+t.test('on a terminal, long reasons fold at spaces, never inside a UID', async (t) => {
+  const uid = `${X}/120200`;
+  t.strictSame(foldWords(`checkpoint ${uid} fails validation: healthzPort 70000 must be between 1 and 65535`, 40), [`checkpoint`, uid, 'fails validation: healthzPort 70000 must', 'be between 1 and 65535']);
+  const text = renderVerify({ ok: false, findings: [{ severity: 'error', code: 'PAYLOAD_INVALID', message: `the kubelet rejects ${uid}: maxPods -1 must not be a negative number`, path: null, ref: uid }] }, { p: palette(false), width: 50, verbose: false, quiet: false, tty: true });
+  t.equal(text, `${uid}\n  error   PAYLOAD_INVALID\n          the kubelet rejects\n          ${uid}:\n          maxPods -1 must not be a negative number\nFAILED: 1 error, 0 warnings, 0 info`);
+  t.notMatch(text, /…/);
+});
+
+t.test('FLAG_OVERRIDE only when the flag changes what the payload says; file names quoted', async (t) => {
+  const root = copyFixture('demo');
+  const env = path.join(root, 'var/lib/kubelet/kubeadm-flags.env');
+  fs.writeFileSync(env, fs.readFileSync(env, 'utf8').replace('--resolv-conf', '--max-pods=110 --resolv-conf'));
+  const v = json<{ findings: { code: string; ref: string; message: string }[] }>(runCli(['--root', root, 'verify', '-o', 'json']));
+  const overrides = v.findings.filter((f) => f.code === 'FLAG_OVERRIDE');
+  t.strictSame(overrides.map((f) => [f.ref, f.message]), [['5808539f-48e3-4e47-8ce6-c261c48fa1d9/42315', 'maxPods is 150 here, but the kubelet\'s --max-pods flag sets 110: the flag wins']], 'lkg and 41230 set maxPods: 110 too: no finding for them');
+  const corrupt = runCli(['--dir', path.join(STORES, 'corrupt'), 'verify']);
+  t.match(corrupt.stdout, `checkpoint ${X}/120250 has no file "kubelet" (meta/last-known-good's kubeletConfigKey); it has "other"`);
+});
+
+t.test('--kubelet-flags: the flags given apply when none can be discovered', async (t) => {
+  const dir = path.join(repoRoot, 'fixtures/demo/var/lib/kubelet/dynamic-config');
+  const v = runCli(['--dir', dir, '--kubelet-flags=--max-pods=110 --feature-gates=DynamicKubeletConfig=true', 'verify']);
+  t.equal(v.stdout, "5808539f-48e3-4e47-8ce6-c261c48fa1d9/42315\n  info    FLAG_OVERRIDE\n          maxPods is 150 here, but the kubelet's --max-pods flag sets 110: the flag wins\nok: 0 errors, 0 warnings, 1 info\n");
+  t.equal(v.code, 0);
+  const s = runCli(['--dir', dir, '--kubelet-flags=--max-pods=110', 'status', '--no-journal']);
+  t.notMatch(s.stdout, /Flags/);
+  t.equal(json<{ kubeletCommandLine: string }>(runCli(['--dir', dir, '--kubelet-flags=--max-pods=110', 'status', '--no-journal', '-o', 'json'])).kubeletCommandLine, '--kubelet-flags');
+});
+
+t.test('a prediction of "starts" says what it does not cover', async (t) => {
+  const r = runCli(['--dir', path.join(STORES, 'healthy'), 'status', '--no-journal']);
+  t.match(r.stdout, '\n                 (from the files: errors at run time, e.g. a cgroupDriver the runtime rejects, are not predicted)\n');
+  t.notMatch(runCli(['--dir', path.join(STORES, 'corrupt'), 'status', '--no-journal']).stdout, /not predicted/);
+});

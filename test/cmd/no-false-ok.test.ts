@@ -1,0 +1,67 @@
+// No false "ok" (issue 13 item 1): a file or stdin is judged as a candidate config, a ref
+// that names nothing is an error, ls's STATE carries what verify knows and marks what boots
+// next (B), and permission denied is said as such.
+import t from 'tap';
+import fs from 'node:fs';
+import path from 'node:path';
+import { asNobody, copyFixture, isRoot, json, repoRoot, runCli } from '../helpers.js';
+
+const STORES = path.join(repoRoot, 'fixtures/stores');
+const X = '946d785e-998a-11e7-a8dd-42010a800006';
+const GOOD = path.join(STORES, `healthy/store/checkpoints/${X}/119980/kubelet`);
+
+t.test('verify PATH and verify -: judged as a checkpoint payload', async (t) => {
+  const dir = t.testdir({ 'garbage.yaml': 'garbage: [\n', 'negative.yaml': 'kind: KubeletConfiguration\napiVersion: kubelet.config.k8s.io/v1beta1\nmaxPods: -1\n' });
+  const opts = { cwd: dir };
+  const good = runCli(['verify', GOOD], opts);
+  t.equal(good.stdout, `ok: no problems found (checked: ${GOOD})\n`);
+  t.equal(good.code, 0);
+  const garbage = runCli(['verify', './garbage.yaml'], opts);
+  t.equal(garbage.stdout, './garbage.yaml\n  error   PAYLOAD_DECODE\n          the kubelet cannot load this config ("failed to load config"): failed to decode: yaml: line 2: unexpected end of the stream within a flow collection\nFAILED: 1 error, 0 warnings, 0 info (checked: ./garbage.yaml)\n');
+  t.equal(garbage.code, 1);
+  const missing = runCli(['verify', '/nonexistent.yaml'], opts);
+  t.equal(missing.stdout, '');
+  t.equal(missing.stderr, 'error: cannot read file /nonexistent.yaml: no such file or directory\n');
+  t.equal(missing.code, 3);
+  const isDir = runCli(['verify', `./`], opts);
+  t.equal(isDir.stdout, '');
+  t.equal(isDir.code, 3);
+  const stdin = runCli(['verify', '-'], { ...opts, input: fs.readFileSync(path.join(dir, 'negative.yaml')) });
+  t.equal(stdin.stdout, '- (stdin)\n  error   PAYLOAD_INVALID\n          the kubelet rejects this config ("failed to validate config"): invalid configuration: maxPods (--max-pods) -1 must not be a negative number\nFAILED: 1 error, 0 warnings, 0 info (checked: - (stdin))\n');
+  t.equal(stdin.code, 1);
+  const j = json(runCli(['verify', '-', '-o', 'json'], { ...opts, input: fs.readFileSync(GOOD) }));
+  t.strictSame(j, { apiVersion: 'kubelet-ckpt/v1', kind: 'VerifyReport', ok: true, findings: [], checked: ['-'] });
+  // A store ref and a file in one run: one document.
+  const both = json<{ checked: string[]; ok: boolean }>(runCli(['--dir', path.join(STORES, 'healthy'), 'verify', 'lkg', './garbage.yaml', '-o', 'json'], opts));
+  t.strictSame(both.checked, ['lkg', './garbage.yaml']);
+  t.equal(both.ok, false);
+  const typo = runCli(['--dir', path.join(STORES, 'healthy'), 'verify', 'garbage.yaml'], opts);
+  t.equal(typo.code, 2, 'a relative path without ./ is not taken for a file');
+  t.match(typo.stderr, /a file path must start with \/, \.\/ or \.\.\//);
+});
+
+t.test('ls: STATE says what verify knows; B marks what boots next', async (t) => {
+  const corrupt = runCli(['--dir', path.join(STORES, 'corrupt'), 'ls']);
+  t.match(corrupt.stdout, new RegExp(`^ L  ${X} 120250 .* error   other \\(`, 'm'), 'a last-known-good whose payload key is missing is not ok');
+  const fell = runCli(['--dir', path.join(STORES, 'fell-back'), 'ls']);
+  t.match(fell.stdout, /^ALB UID /);
+  t.match(fell.stdout, new RegExp(`^ LB ${X} 119980 `, 'm'));
+  t.match(fell.stdout, new RegExp(`^A   ${X} 120200 .* error `, 'm'));
+  const j = json<{ checkpoints: { resourceVersion: string; bootsNext: boolean; verify: string }[] }>(runCli(['--dir', path.join(STORES, 'fell-back'), 'ls', '-o', 'json']));
+  t.strictSame(j.checkpoints.map((c) => [c.resourceVersion, c.bootsNext, c.verify]), [['119980', true, 'ok'], ['120200', false, 'error']]);
+});
+
+t.test('permission denied is said as such, not "no checkpoints" or "not on disk"', { skip: !isRoot && 'needs root to drop privileges' }, async (t) => {
+  const dir = copyFixture('stores/fell-back');
+  fs.chmodSync(path.join(dir, 'store/checkpoints'), 0o700);
+  const ls = asNobody(['--dir', dir, 'ls']);
+  t.equal(ls.stdout, '');
+  t.match(ls.stderr, 'error: the store cannot be read: checkpoints/: permission denied — run as root\nhint: the store is readable by root only: run kubelet-ckpt with sudo\n');
+  t.equal(ls.code, 3);
+  for (const args of [['show', 'lkg'], ['diff', 'lkg'], ['rollback', '--dry-run'], ['show', X]]) {
+    const r = asNobody(['--dir', dir, ...args]);
+    t.match(r.stderr, 'error: checkpoints/ cannot be read: permission denied — run as root\n', args.join(' '));
+    t.notMatch(r.stderr, /not on disk/, args.join(' '));
+    t.equal(r.code, 3, args.join(' '));
+  }
+});

@@ -1,0 +1,50 @@
+// Field extraction (issue 13 item 10): show REF --field PATH prints one value; several refs
+// in one show give one document.
+import t from 'tap';
+import path from 'node:path';
+import { json, repoRoot, runCli } from '../helpers.js';
+import { parseFieldPath } from '../../lib/diff/field.js';
+
+const DEMO = path.join(repoRoot, 'fixtures/demo/var/lib/kubelet/dynamic-config');
+const UID = '5808539f-48e3-4e47-8ce6-c261c48fa1d9';
+const show = (...args: string[]) => runCli(['--dir', DEMO, 'show', ...args]);
+
+t.test('field paths as diff prints them', async (t) => {
+  t.strictSame(parseFieldPath('maxPods'), [{ key: 'maxPods' }]);
+  t.strictSame(parseFieldPath('evictionHard["memory.available"]'), [{ key: 'evictionHard' }, { key: 'memory.available' }]);
+  t.strictSame(parseFieldPath('authentication.x509.clientCAFile'), [{ key: 'authentication' }, { key: 'x509' }, { key: 'clientCAFile' }]);
+  t.strictSame(parseFieldPath('clusterDNS[1]'), [{ key: 'clusterDNS' }, { index: 1 }]);
+  t.strictSame(parseFieldPath('a["q\\"]"].b'), [{ key: 'a' }, { key: 'q"]' }, { key: 'b' }]);
+  for (const bad of ['', '.a', 'a.', 'a[', 'a[x]', 'a["x"', 'a..b']) t.throws(() => parseFieldPath(bad), { code: 'BAD_FIELD' }, bad);
+});
+
+t.test('show --field: one value, exit 1 when not set', async (t) => {
+  const m = show('lkg', '--field', 'maxPods');
+  t.equal(m.stdout, '110\n');
+  t.equal(m.code, 0);
+  const e = show('lkg', '--field', 'evictionHard["memory.available"]');
+  t.equal(e.stdout, '200Mi\n');
+  const dns = show('lkg', '--field', 'clusterDNS');
+  t.equal(dns.stdout, '["10.96.0.10"]\n');
+  const none = show('lkg', '--field', 'kubeReserved');
+  t.equal(none.stdout, '# kubeReserved is not set in lkg (the kubelet uses its default)\n');
+  t.equal(none.code, 1);
+  t.strictSame(json(show('lkg', '--field', 'clusterDNS[0]', '-o', 'json')), { apiVersion: 'kubelet-ckpt/v1', kind: 'FieldValue', ref: 'lkg', field: 'clusterDNS[0]', set: true, value: '10.96.0.10' });
+  const bad = show('lkg', '--field', 'a[');
+  t.equal(bad.stderr, 'error: --field "a[": an unclosed [\nhint: write fields as diff prints them: maxPods, evictionHard["memory.available"], clusterDNS[0]\n');
+  t.equal(bad.code, 2);
+});
+
+t.test('several refs: one document', async (t) => {
+  const two = show('lkg', 'assigned', '--field', 'maxPods');
+  t.equal(two.stdout, 'lkg\t110\nassigned\t150\n');
+  const j = json<{ kind: string; items: { ref: string; refKind: string; uid: string; resourceVersion: string }[] }>(show('lkg', 'assigned', '-o', 'json'));
+  t.equal(j.kind, 'ShowList');
+  t.strictSame(j.items.map((i) => [i.ref, i.refKind, i.resourceVersion]), [['lkg', 'checkpoint', '41877'], ['assigned', 'checkpoint', '42315']]);
+  const text = show('lkg', 'assigned');
+  t.match(text.stdout, new RegExp(`^==> lkg \\(checkpoints/${UID}/41877/kubelet\\) <==\\n`));
+  t.match(text.stdout, `\n\n==> assigned (checkpoints/${UID}/42315/kubelet) <==\n`);
+  const raw = show('lkg', 'assigned', '--raw');
+  t.equal(raw.code, 2);
+  t.equal(raw.stderr, 'error: --raw prints the bytes of one ref\nhint: give one ref, or leave out --raw\n');
+});
