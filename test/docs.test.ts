@@ -51,3 +51,17 @@ t.test('man/*.1 are generated from man/*.md and render', async (t) => {
   if (m.error) t.skip('man is not installed');
   else t.match(m.stdout, /KUBELET-CKPT\(1\)/);
 });
+
+t.test('JSON shapes are literal code blocks: man neither justifies nor hyphenates inside field names', async (t) => {
+  for (const f of fs.readdirSync(path.join(repoRoot, 'man')).filter((n) => n.endsWith('.md'))) {
+    const md = fs.readFileSync(path.join(repoRoot, 'man', f), 'utf8');
+    const m = /\n## JSON\n([\s\S]*?)(?=\n## |$)/.exec(md);
+    if (!m) continue;
+    const inline = [...m[1]!.matchAll(/`(\{[^`]*\})`/g)].map((x) => x[1]!).filter((x) => x.length > 40);
+    t.same(inline, [], `${f}: no long JSON shape as inline code`);
+    for (const l of m[1]!.split('\n').filter((l) => l.startsWith('    '))) t.ok(l.length <= 78, `${f}: a code line fits 80 columns: ${l}`);
+    const roff = fs.readFileSync(path.join(repoRoot, 'man', f.replace(/\.md$/, '.1')), 'utf8');
+    const section = /\n\.SH "?JSON"?\n([\s\S]*?)(?=\n\.SH |$)/.exec(roff)?.[1] ?? '';
+    t.match(section, /\.nf\n/, `${f}: the JSON section has a no-fill block`);
+  }
+});
