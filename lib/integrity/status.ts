@@ -50,12 +50,6 @@ function summary(d: MetaDecode, mtimeMs: number, exists: boolean): MetaSummary {
   };
 }
 
-/** The trial clock; a config that is already last-known-good is in no trial. */
-function trialFor(s: Session, a: MetaDecode, l: MetaDecode): Trial | null {
-  const t = trialOf(s.snap);
-  const same = a.state === 'source' && l.state === 'source' && a.source.uid === l.source.uid && a.source.resourceVersion === l.source.resourceVersion;
-  return t && same ? { ...t, inTrial: false } : t;
-}
 
 /** Build the status report; `problems` come from verify (passed in to keep this pure). */
 export function buildStatus(s: Session, problems: Finding[]): StatusReport {
@@ -70,7 +64,9 @@ export function buildStatus(s: Session, problems: Finding[]): StatusReport {
     assigned: refOf(a),
     lastKnownGood: refOf(l),
     assignedModified: aExists ? new Date(ae.mtimeMs).toISOString() : null,
-    trial: a.state === 'source' ? trialFor(s, a, l) : null,
+    // The kubelet's own clock (the boot vectors' inTrial), also when assigned is already
+    // last-known-good: then nothing is promoted (promotesToLastKnownGood), as the text says.
+    trial: a.state === 'source' ? trialOf(s.snap) : null,
     nextBoot,
     checkpoints: allCheckpoints(s.snap).length,
     problems,

@@ -56,14 +56,17 @@ t.test('status and verify: will not start → reset all --dry-run; leftovers →
   t.strictSame(quoted.map((x) => x.command), ["kubelet-ckpt --dir '/a b' reset all --dry-run", "kubelet-ckpt --dir '/a b' journal"], 'a crash loop points at journal');
 });
 
-t.test('the trial line: assigned == last-known-good is in no trial; an ended trial is not "once its trial is over"', async (t) => {
+t.test('the trial line: assigned == last-known-good is not called in trial; an ended trial is not "once its trial is over"', async (t) => {
   const healthy = copyFixture('stores/healthy');
   const now = new Date();
   fs.utimesSync(path.join(healthy, 'store/meta/assigned'), now, now);
   const h = runCli(['--dir', healthy, 'status', '--no-journal']);
   t.match(h.stdout, /; already last-known-good\n/);
   t.notMatch(h.stdout, /in trial/);
-  t.equal(json<{ trial: { inTrial: boolean } }>(runCli(['--dir', healthy, 'status', '--no-journal', '-o', 'json'])).trial.inTrial, false);
+  // JSON keeps the kubelet's own clock (boot-random.json's inTrial); nothing is promoted.
+  const hj = json<{ trial: { inTrial: boolean }; nextBoot: { promotesToLastKnownGood: boolean } }>(runCli(['--dir', healthy, 'status', '--no-journal', '-o', 'json']));
+  t.equal(hj.trial.inTrial, true, 'the kubelet\'s trial clock runs');
+  t.equal(hj.nextBoot.promotesToLastKnownGood, false, 'but nothing is promoted');
   const trial = copyFixture('stores/in-trial');
   const old = new Date(Date.now() - 3600_000);
   fs.utimesSync(path.join(trial, 'store/meta/assigned'), old, old);

@@ -17,7 +17,7 @@ t.test('verify PATH and verify -: judged as a checkpoint payload', async (t) => 
   t.equal(good.stdout, `ok: no problems found (checked: ${GOOD})\n`);
   t.equal(good.code, 0);
   const garbage = runCli(['verify', './garbage.yaml'], opts);
-  t.equal(garbage.stdout, './garbage.yaml\n  error   PAYLOAD_DECODE\n          the kubelet cannot load this config ("failed to load config"): failed to decode: yaml: line 2: unexpected end of the stream within a flow collection\nFAILED: 1 error, 0 warnings, 0 info (checked: ./garbage.yaml)\n');
+  t.equal(garbage.stdout, './garbage.yaml\n  error   PAYLOAD_DECODE\n          the kubelet cannot load this config ("failed to load config"): failed to decode: yaml: line 1: did not find expected node content\nFAILED: 1 error, 0 warnings, 0 info (checked: ./garbage.yaml)\n');
   t.equal(garbage.code, 1);
   const missing = runCli(['verify', '/nonexistent.yaml'], opts);
   t.equal(missing.stdout, '');
