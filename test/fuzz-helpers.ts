@@ -1014,7 +1014,13 @@ export function recordFs<T>(fn: () => T): { result: T; rec: FsRecord } {
 
 /** Everything in `opened` whose real path is not inside `realStore`. */
 export function outsideOf(realStore: string, opened: readonly string[]): string[] {
-  return [...new Set(opened.filter((p) => p !== realStore && !p.startsWith(realStore + path.sep)))];
+  // The dynamic-config dir itself is opened (as a directory) to look at kubelet-ckpt's own state
+  // directory beside the store, and that directory's entries are lstat'ed and listed: both are
+  // ours to read. Nothing else above or beside the store is.
+  const dcd = path.dirname(realStore);
+  const state = path.join(dcd, '.kubelet-ckpt');
+  const inside = (p: string) => p === realStore || p.startsWith(realStore + path.sep) || p === dcd || p === state || p.startsWith(state + path.sep);
+  return [...new Set(opened.filter((p) => !inside(p)))];
 }
 
 // ---- hang watchdog for in-process runs ---------------------------------------------------------
