@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { EnvError, RefusedError, UsageError, fsReason } from '../errors.js';
-import { SafeDir, kindWords, unsafeNameReason, using } from '../store/safepath.js';
+import { SafeDir, kindWords, unsafeNameReason, using, writeAllAndClose } from '../store/safepath.js';
 import type { MetaName } from '../store/types.js';
 import { hintFor, isOurTemp, type FileState } from './atomic.js';
 import { STATE_DIR, openStateDir, openSub, tempPid } from './lock.js';
@@ -94,15 +94,7 @@ export function openBackups(dynamicConfigDir: string, create: boolean): SafeDir 
 }
 
 export function writeSynced(file: string, bytes: Buffer | string, mode = 0o600): void {
-  const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, mode);
-  try {
-    const b = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes);
-    let off = 0;
-    while (off < b.length) off += fs.writeSync(fd, b, off, b.length - off);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
+  writeAllAndClose(fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, mode), bytes);
 }
 
 /**

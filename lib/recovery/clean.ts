@@ -5,13 +5,12 @@
 // durable before the first move; `undo <id>` moves them back. Under the store lock, with the
 // kubelet interlock and the audit log, like the other recovery commands.
 
-import fs from 'node:fs';
 import path from 'node:path';
 import { CkptError, EnvError, RefusedError, fsReason } from '../errors.js';
-import { safeJoin } from '../store/safepath.js';
+import { SafeDir, using } from '../store/safepath.js';
 import type { Entry } from '../store/snapshot.js';
-import { ChangedError, hintFor, isOurTemp, syncDir } from './atomic.js';
-import { appendAudit, backupId, currentActor, ensureBackupsDir, type Manifest } from './backup.js';
+import { ChangedError, hintFor, isOurTemp } from './atomic.js';
+import { appendAudit, backupId, currentActor, ensureBackupsDir, openBackups, type Manifest } from './backup.js';
 import { guarded } from './guard.js';
 import { kubeletsUsing, runningError } from './kubelet.js';
 import type { Overrides, RecoveryContext } from './plan.js';
@@ -52,31 +51,45 @@ export interface CleanPlan {
   overrides: Overrides;
 }
 
+/** The directory that holds a store-relative entry, opened one component at a time (no link followed). */
+function parentOf(store: string, rel: string): { dir: SafeDir; name: string } {
+  const parts = rel.split('/');
+  const name = parts.pop()!;
+  return { dir: using(SafeDir.open(store), (top) => top.walk(parts)), name };
+}
+
 /** A leftover's contents; a directory may hold only regular files (what the kubelet writes). */
 function inspect(store: string, e: Entry): { item?: Leftover; why?: string } {
-  const abs = safeJoin(store, ...e.rel.split('/'));
-  let st: fs.Stats;
+  let parent: { dir: SafeDir; name: string };
   try {
-    st = fs.lstatSync(abs);
+    parent = parentOf(store, e.rel);
   } catch (err) {
     return { why: fsReason(err) };
   }
-  const by = isOurTemp(e.name) ? 'kubelet-ckpt' : 'kubelet';
-  if (st.isFile()) return { item: { path: e.rel, kind: 'file', files: [], bytes: st.size, by, ino: st.ino } };
-  if (!st.isDirectory()) return { why: `is ${st.isSymbolicLink() ? 'a symbolic link' : 'a special file'}, which no interrupted write leaves` };
-  const files: string[] = [];
-  let bytes = 0;
-  try {
-    for (const name of fs.readdirSync(abs)) {
-      const s = fs.lstatSync(safeJoin(abs, name));
-      if (!s.isFile()) return { why: `holds ${JSON.stringify(name)}, which is not a regular file` };
-      files.push(name);
-      bytes += s.size;
+  return using(parent.dir, (d) => {
+    const st = d.lstatIfAny(parent.name);
+    if (!st) return { why: 'is gone' };
+    const by = isOurTemp(e.name) ? 'kubelet-ckpt' : 'kubelet';
+    if (st.isFile()) return { item: { path: e.rel, kind: 'file', files: [], bytes: st.size, by, ino: st.ino } };
+    if (!st.isDirectory()) return { why: `is ${st.isSymbolicLink() ? 'a symbolic link' : 'a special file'}, which no interrupted write leaves` };
+    const files: string[] = [];
+    let bytes = 0;
+    try {
+      const found = using(d.dir(parent.name), (sub) => {
+        for (const name of sub.list()) {
+          const fst = sub.lstat(name);
+          if (!fst.isFile()) return `holds ${JSON.stringify(name)}, which is not a regular file`;
+          files.push(name);
+          bytes += fst.size;
+        }
+        return null;
+      });
+      if (found) return { why: found };
+    } catch (err) {
+      return { why: `cannot be listed (${fsReason(err)})` };
     }
-  } catch (err) {
-    return { why: `cannot be listed (${fsReason(err)})` };
-  }
-  return { item: { path: e.rel, kind: 'dir', files: files.sort(), bytes, by, ino: st.ino } };
+    return { item: { path: e.rel, kind: 'dir', files: files.sort(), bytes, by, ino: st.ino } };
+  });
 }
 
 export function planClean(ctx: RecoveryContext, req: Overrides): CleanPlan {
@@ -111,39 +124,47 @@ export function previewClean(plan: CleanPlan): RecoveryResult {
 /** Make the (empty) backup the leftovers move into: manifest first, durable, then renamed into place. */
 function makeLeftoverBackup(plan: CleanPlan, now: Date): { id: string; dir: string } {
   const backups = ensureBackupsDir(plan.dynamicConfigDir);
-  let t = now.getTime();
-  while (fs.existsSync(path.join(backups, backupId(new Date(t))))) t += 1;
-  const id = backupId(new Date(t));
-  const tmp = path.join(backups, `tmp_${id}.kubelet-ckpt.${process.pid}`);
-  const manifest: LeftoverManifest = {
-    id, time: new Date(t).toISOString(), command: plan.commandLine, store: plan.store, user: currentActor(), files: [], after: {},
-    moved: plan.items.map((i, n) => ({ from: i.path, to: `leftovers/${n}`, kind: i.kind })),
-  };
-  try {
-    fs.mkdirSync(tmp, { mode: 0o700 });
-    fs.mkdirSync(path.join(tmp, 'leftovers'), { mode: 0o700 });
-    const fd = fs.openSync(path.join(tmp, 'manifest.json'), fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
+  return using(openBackups(plan.dynamicConfigDir, true)!, (d) => {
+    let t = now.getTime();
+    while (d.lstatIfAny(backupId(new Date(t)))) t += 1;
+    const id = backupId(new Date(t));
+    const tmp = `tmp_${id}.kubelet-ckpt.${process.pid}`;
+    const manifest: LeftoverManifest = {
+      id, time: new Date(t).toISOString(), command: plan.commandLine, store: plan.store, user: currentActor(), files: [], after: {},
+      moved: plan.items.map((i, n) => ({ from: i.path, to: `leftovers/${n}`, kind: i.kind })),
+    };
     try {
-      fs.writeSync(fd, `${JSON.stringify(manifest, null, 2)}\n`);
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
+      d.mkdir(tmp);
+      using(d.dir(tmp), (b) => {
+        b.mkdir('leftovers');
+        b.writeNew('manifest.json', `${JSON.stringify(manifest, null, 2)}\n`);
+        b.sync();
+      });
+      d.rename(tmp, id);
+      d.sync();
+    } catch (err) {
+      // A half-made tmp_ backup is ours: the next recovery command removes it (cleanBackupLeftovers).
+      throw new EnvError(`cannot write the backup ${path.join(backups, id)}: ${fsReason(err)}; nothing was changed`, hintFor(err), 'BACKUP_FAILED');
     }
-    syncDir(tmp);
-    fs.renameSync(tmp, path.join(backups, id));
-    syncDir(backups);
-  } catch (err) {
-    fs.rmSync(tmp, { recursive: true, force: true });
-    throw new EnvError(`cannot write the backup ${path.join(backups, id)}: ${fsReason(err)}; nothing was changed`, hintFor(err), 'BACKUP_FAILED');
-  }
-  return { id, dir: path.join(backups, id) };
+    return { id, dir: path.join(backups, id) };
+  });
 }
 
-/** Move one entry (a leftover into its backup, or back) with a rename, and make it durable. */
-function move(from: string, to: string): void {
-  fs.renameSync(from, to);
-  syncDir(path.dirname(from));
-  syncDir(path.dirname(to));
+/**
+ * Move one store entry into `dest` (or back): rename(2) between two opened directories, so no
+ * link swapped in meanwhile can lead the rename elsewhere; `ino` (when given) must still be
+ * the entry planned. Both directories are fsynced.
+ */
+function moveBetween(from: { dir: SafeDir; name: string }, to: { dir: SafeDir; name: string }, ino: number | null, what: string): void {
+  if (ino !== null && from.dir.lstatIfAny(from.name)?.ino !== ino) throw new ChangedError(`${what} changed while cleaning (the kubelet may have written it); stopped`);
+  from.dir.rename(from.name, to.name, to.dir);
+  from.dir.sync();
+  to.dir.sync();
+}
+
+/** backups/<id>/leftovers of a clean backup, opened without following links. */
+function leftoversDir(backupDir: string): SafeDir {
+  return using(SafeDir.open(backupDir), (b) => b.dir('leftovers'));
 }
 
 export async function applyClean(ctx: RecoveryContext, plan: CleanPlan): Promise<RecoveryResult> {
@@ -162,11 +183,14 @@ export async function applyClean(ctx: RecoveryContext, plan: CleanPlan): Promise
     audit('begin');
     hook('audit-begin', plan.commandLine);
     try {
+      const into = leftoversDir(backup.dir);
       plan.items.forEach((item, n) => {
-        const src = safeJoin(plan.store, ...item.path.split('/'));
-        const st = fs.lstatSync(src, { throwIfNoEntry: false });
-        if (!st || st.ino !== item.ino) throw new ChangedError(`${item.path} changed while cleaning (the kubelet may have written it); stopped`);
-        move(src, safeJoin(backup.dir, 'leftovers', String(n)));
+        const src = parentOf(plan.store, item.path);
+        try {
+          moveBetween(src, { dir: into, name: String(n) }, item.ino, item.path);
+        } finally {
+          src.dir.close();
+        }
         hook('moved-aside', item.path);
         result.changes.push(changeOf(item));
         result.freedBytes = (result.freedBytes ?? 0) + item.bytes;
@@ -208,9 +232,24 @@ export function planUnclean(ctx: RecoveryContext, backup: { id: string; path: st
   const snap = ctx.session.snap;
   const moves: MovedEntry[] = [];
   const refusals: CkptError[] = [];
+  const inBackup = (m: MovedEntry) => {
+    try {
+      return using(leftoversDir(backup.path), (d) => d.lstatIfAny(m.to.split('/').pop()!) !== null);
+    } catch {
+      return false;
+    }
+  };
+  const inStore = (m: MovedEntry) => {
+    try {
+      const p = parentOf(snap.storeDir, m.from);
+      return using(p.dir, (d) => d.lstatIfAny(p.name) !== null);
+    } catch {
+      return false;
+    }
+  };
   for (const m of moved) {
-    if (!fs.lstatSync(safeJoin(backup.path, ...m.to.split('/')), { throwIfNoEntry: false })) continue; // already back
-    if (fs.lstatSync(safeJoin(snap.storeDir, ...m.from.split('/')), { throwIfNoEntry: false })) {
+    if (!inBackup(m)) continue; // already back
+    if (inStore(m)) {
       refusals.push(new RefusedError(`${m.from} exists again; it is not overwritten`, 'move it away first, then undo again', 'UNDO_TARGET_EXISTS'));
       continue;
     }
@@ -239,12 +278,18 @@ export async function applyUnclean(ctx: RecoveryContext, plan: UncleanPlan): Pro
   const result: RecoveryResult = { dryRun: false, changes: [], backup: null, restored: plan.backup.id, warnings, command: plan.commandLine, store: plan.store };
   const report = await guarded({ ctx, plan, hook, now, warnings }, () => {
     appendAudit(plan.dynamicConfigDir, { time: now().toISOString(), event: 'begin', command: plan.commandLine, backup: plan.backup.path, store: plan.store, user: currentActor(), changes: plan.moves.map((m) => ({ path: m.from, before: null, after: m.from })) });
-    for (const m of plan.moves) {
-      const dest = safeJoin(plan.store, ...m.from.split('/'));
-      if (fs.lstatSync(dest, { throwIfNoEntry: false })) throw new ChangedError(`${m.from} appeared while undoing; stopped`);
-      move(safeJoin(plan.backup.path, ...m.to.split('/')), dest);
-      result.changes.push(restoreChange(m));
-    }
+    using(leftoversDir(plan.backup.path), (from) => {
+      for (const m of plan.moves) {
+        const dest = parentOf(plan.store, m.from);
+        try {
+          if (dest.dir.lstatIfAny(dest.name)) throw new ChangedError(`${m.from} appeared while undoing; stopped`);
+          moveBetween({ dir: from, name: m.to.split('/').pop()! }, dest, null, m.from);
+        } finally {
+          dest.dir.close();
+        }
+        result.changes.push(restoreChange(m));
+      }
+    });
     appendAudit(plan.dynamicConfigDir, { time: now().toISOString(), event: 'done', command: plan.commandLine, backup: plan.backup.path, store: plan.store, user: currentActor(), changes: result.changes.map((c) => ({ path: c.path, before: null, after: c.path })) });
   });
   if (report) result.kubelet = report;

@@ -237,15 +237,7 @@ export class SafeDir {
 
   /** Write a whole new file exclusively and fsync it. */
   writeNew(name: string, bytes: Buffer | string, mode = 0o600): void {
-    const fd = this.create(name, mode);
-    try {
-      const b = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes);
-      let off = 0;
-      while (off < b.length) off += fs.writeSync(fd, b, off, b.length - off);
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
+    writeAllAndClose(this.create(name, mode), bytes);
   }
 
   /** rename(2) `from` here to `to` in `dest` (this directory by default); neither is followed. */
@@ -294,6 +286,18 @@ export class SafeDir {
     if (this.closed) return;
     this.closed = true;
     fs.closeSync(this.fd);
+  }
+}
+
+/** Write every byte to `fd`, fsync it, and close it (also when a write fails). */
+export function writeAllAndClose(fd: number, bytes: Buffer | string): void {
+  try {
+    const b = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes);
+    let off = 0;
+    while (off < b.length) off += fs.writeSync(fd, b, off, b.length - off);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
   }
 }
 
