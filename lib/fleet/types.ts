@@ -1,6 +1,6 @@
 // The NodeReport document (`kubelet-ckpt report`): one node's store, boot prediction,
 // findings and crash-loop state, for merging across a fleet. Stable: fields may be added,
-// none renamed (schema/node-report.json is the machine-readable form; man kubelet-ckpt-report).
+// none renamed (schema/NodeReport.json is the machine-readable form; man kubelet-ckpt-report).
 
 import type { MigrationReadiness } from './migration.js';
 import type { BootSource, Trial } from '../integrity/nextboot.js';

@@ -19,6 +19,12 @@ export const KINDS = [
   'JournalReport',
   'RecoveryResult',
   'BackupList',
+  'ExportResult',
+  'MigrateResult',
+  'UpgradeCheck',
+  'NodeReport',
+  'FleetReport',
+  'JournalEvent',
   'Error',
 ] as const;
 

@@ -5,10 +5,10 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { asNobody, copyFixture, isRoot, json, repoRoot, runCli, tempDir, writeTree } from '../helpers.js';
-import { check } from '../fleet/schema-check.js';
+import { validate } from '../json-schema.js';
 import { fakeReport, SHA_B } from '../fleet/reports.js';
 
-const schema = JSON.parse(fs.readFileSync(path.join(repoRoot, 'schema/node-report.json'), 'utf8'));
+const schema = JSON.parse(fs.readFileSync(path.join(repoRoot, 'schema/NodeReport.json'), 'utf8'));
 const sha = (p: string) => crypto.createHash('sha256').update(fs.readFileSync(p)).digest('hex');
 
 /** A node root: the demo node, with an /etc/hostname and optional extra kubelet args. */
@@ -19,12 +19,12 @@ function nodeRoot(hostname: string | null, extraArgs = '--node-ip=10.0.0.12'): s
   return root;
 }
 
-t.test('report: the demo node, valid against schema/node-report.json, hashes of the real payloads', async (t) => {
+t.test('report: the demo node, valid against schema/NodeReport.json, hashes of the real payloads', async (t) => {
   const root = nodeRoot('Worker-7');
   const r = runCli(['--root', root, 'report', '--no-journal']);
   t.equal(r.code, 0, r.stderr);
   const rep = json(r);
-  t.same(check(schema, rep), []);
+  t.same(validate(rep, schema), []);
   const store = path.join(root, 'var/lib/kubelet/dynamic-config/store');
   const cp = (rv: string) => path.join(store, 'checkpoints/5808539f-48e3-4e47-8ce6-c261c48fa1d9', rv, 'kubelet');
   t.match(rep, {
@@ -52,7 +52,7 @@ t.test('report: node name from --node-name, then --hostname-override, then /etc/
 t.test('report: a fell-back store; -o yaml', async (t) => {
   const dir = copyFixture('stores/fell-back');
   const rep = json(runCli(['--dir', dir, 'report', '--no-journal', '--node-name', 'fb', '--scope', 'referenced']));
-  t.same(check(schema, rep), []);
+  t.same(validate(rep, schema), []);
   t.match(rep, { nextBoot: { source: 'last-known-good', fellBack: true, willStart: true, statusError: /./ }, findings: { scope: 'referenced' } });
   t.equal(rep.nextBoot.sha256, sha(path.join(dir, 'store/checkpoints/946d785e-998a-11e7-a8dd-42010a800006/119980/kubelet')));
   const y = runCli(['--dir', dir, 'report', '--no-journal', '-o', 'yaml']);
@@ -65,7 +65,7 @@ t.test('report: no store on this node, and a store that cannot be read, are said
   const none = runCli(['--root', empty, 'report', '--no-journal', '--node-name', 'plain']);
   t.equal(none.code, 0, none.stderr);
   const n = json(none);
-  t.same(check(schema, n), []);
+  t.same(validate(n, schema), []);
   t.match(n, { store: { state: 'absent', path: null, error: /no dynamic kubelet config store found/, checkpoints: null }, nextBoot: null, findings: null });
   if (!isRoot) return t.skip('the unreadable-store case drops privileges from root');
   const dir = copyFixture('stores/healthy');
@@ -73,7 +73,7 @@ t.test('report: no store on this node, and a store that cannot be read, are said
   const r = asNobody(['--dir', dir, 'report', '--no-journal', '--node-name', 'locked']);
   t.equal(r.code, 0, r.stderr);
   const u = json(r);
-  t.same(check(schema, u), []);
+  t.same(validate(u, schema), []);
   t.match(u, { store: { state: 'unreadable', error: /permission denied/ }, nextBoot: null });
 });
 

@@ -303,6 +303,8 @@ t.test('--read-only: no dangerous key does anything', { skip }, async (t) => {
   x.send('PageDown', 'PageDown', 'PageDown');
   s = await x.waitFor((sc) => dialogWords(sc).includes('reset, rollback, undo and prune are not bound (--read-only)'));
   x.send('Escape');
+  // Escape then q at once can read as Alt-q: wait for the dialog to close first.
+  await x.waitFor((sc) => !sc.includes('┌─'));
   x.send('q');
   await x.waitFor('[exit 0]');
   t.same(metaBytes(dcd), before);
