@@ -14,7 +14,7 @@ import { appendAudit, backupId, currentActor, ensureBackupsDir, openBackups, typ
 import { guarded } from './guard.js';
 import { kubeletsUsing, runningError } from './kubelet.js';
 import type { Overrides, RecoveryContext } from './plan.js';
-import { refusalText, type PruneChange, type RecoveryResult } from './result.js';
+import { refusalText, removalStart, type PruneChange, type RecoveryResult } from './result.js';
 import type { StepHook } from './steps.js';
 
 /** One leftover: where it is (store-relative) and what it holds. */
@@ -168,11 +168,7 @@ function leftoversDir(backupDir: string): SafeDir {
 }
 
 export async function applyClean(ctx: RecoveryContext, plan: CleanPlan): Promise<RecoveryResult> {
-  if (plan.refusals.length) throw plan.refusals[0]!;
-  const hook: StepHook = ctx.hook ?? (() => {});
-  const now = ctx.now ?? (() => new Date());
-  const warnings = [...plan.warnings];
-  const result: RecoveryResult = { dryRun: false, changes: [], backup: null, warnings, freedBytes: 0, command: plan.commandLine, store: plan.store };
+  const { hook, now, warnings, result } = removalStart(ctx, plan);
   if (!plan.items.length) return result;
   const actor = currentActor();
   const report = await guarded({ ctx, plan, hook, now, warnings }, () => {

@@ -19,7 +19,7 @@ import { kubeletsUsing, runningError } from './kubelet.js';
 import { guarded } from './guard.js';
 import { lockHolder, lockedError } from './lock.js';
 import { contentOf, readMetaStates, type Overrides, type RecoveryContext } from './plan.js';
-import { refusalText, type PruneChange, type RecoveryResult } from './result.js';
+import { refusalText, removalStart, type PruneChange, type RecoveryResult } from './result.js';
 import type { StepHook } from './steps.js';
 
 export interface PruneRequest extends Overrides {
@@ -153,11 +153,7 @@ function removeAside(uidDir: SafeDir, name: string): void {
 }
 
 export async function applyPrune(ctx: RecoveryContext, plan: PrunePlan): Promise<RecoveryResult> {
-  if (plan.refusals.length) throw plan.refusals[0]!;
-  const hook: StepHook = ctx.hook ?? (() => {});
-  const now = ctx.now ?? (() => new Date());
-  const warnings = [...plan.warnings];
-  const result: RecoveryResult = { dryRun: false, changes: [], backup: null, warnings, freedBytes: 0, command: plan.commandLine, store: plan.store };
+  const { hook, now, warnings, result } = removalStart(ctx, plan);
   if (!plan.items.length) return result;
   const actor = currentActor();
   const report = await guarded({ ctx, plan, hook, now, warnings }, (lock) => {

@@ -5,6 +5,7 @@
 import type { CkptError } from '../errors.js';
 import { bytesContent, contentOf, describeContent, digest, type MetaPlan } from './plan.js';
 import type { RestartReport } from './kubelet.js';
+import type { StepHook } from './steps.js';
 
 export interface MetaChange {
   /** Relative to the store: `meta/assigned`. */
@@ -83,4 +84,16 @@ export function previewMeta(plan: MetaPlan): RecoveryResult {
   if (plan.restore) r.restored = plan.restore.id;
   if (plan.refusals.length) r.wouldRefuse = plan.refusals.map(refusalText);
   return r;
+}
+
+/** What prune and clean start their apply with: the result to fill in, and the context's hooks. */
+export function removalStart(ctx: { hook?: StepHook | undefined; now?: (() => Date) | undefined }, plan: { refusals: CkptError[]; warnings: string[]; commandLine: string; store: string }): { hook: StepHook; now: () => Date; warnings: string[]; result: RecoveryResult } {
+  if (plan.refusals.length) throw plan.refusals[0]!;
+  const warnings = [...plan.warnings];
+  return {
+    hook: ctx.hook ?? (() => {}),
+    now: ctx.now ?? (() => new Date()),
+    warnings,
+    result: { dryRun: false, changes: [], backup: null, warnings, freedBytes: 0, command: plan.commandLine, store: plan.store },
+  };
 }

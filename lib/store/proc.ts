@@ -45,8 +45,11 @@ function isKubelet(procRoot: string, pid: string): boolean {
   }
 }
 
-/** Processes whose name or executable is `kubelet`. */
-export function listKubeletProcesses(procRoot = '/proc'): KubeletProcess[] {
+/**
+ * The processes under procRoot (not this one) that `keep` accepts, with their argv and cwd.
+ * `cheap` filters first on something smaller than the command line (the name).
+ */
+function processes(procRoot: string, keep: (argv: readonly string[]) => boolean, cheap: (pid: string) => boolean = () => true): KubeletProcess[] {
   let pids: string[];
   try {
     pids = fs.readdirSync(procRoot).filter((n) => /^[0-9]+$/.test(n));
@@ -55,11 +58,9 @@ export function listKubeletProcesses(procRoot = '/proc'): KubeletProcess[] {
   }
   const out: KubeletProcess[] = [];
   for (const pid of pids) {
-    if (Number(pid) === process.pid) continue;
-    // comm first: one small read per process, cmdline only for kubelets.
-    if (!isKubelet(procRoot, pid)) continue;
+    if (Number(pid) === process.pid || !cheap(pid)) continue;
     const argv = readArgv(procRoot, pid);
-    if (!argv) continue;
+    if (!argv || !keep(argv)) continue;
     let cwd: string | null = null;
     try {
       cwd = fs.readlinkSync(path.join(procRoot, pid, 'cwd'));
@@ -69,6 +70,11 @@ export function listKubeletProcesses(procRoot = '/proc'): KubeletProcess[] {
     out.push({ pid: Number(pid), argv, cwd });
   }
   return out.sort((a, b) => a.pid - b.pid);
+}
+
+/** Processes whose name or executable is `kubelet` (comm first: one small read per process). */
+export function listKubeletProcesses(procRoot = '/proc'): KubeletProcess[] {
+  return processes(procRoot, () => true, (pid) => isKubelet(procRoot, pid));
 }
 
 /** True when argv carries `--dynamic-config-dir` (or `-dynamic-config-dir`) as a flag. */
@@ -82,26 +88,7 @@ export function hasDynamicConfigDir(argv: readonly string[]): boolean {
  * recovery interlock asks this, not the name: a kubelet is whatever uses the store.
  */
 export function listStoreUsers(procRoot = '/proc'): KubeletProcess[] {
-  let pids: string[];
-  try {
-    pids = fs.readdirSync(procRoot).filter((n) => /^[0-9]+$/.test(n));
-  } catch {
-    return [];
-  }
-  const out: KubeletProcess[] = [];
-  for (const pid of pids) {
-    if (Number(pid) === process.pid) continue;
-    const argv = readArgv(procRoot, pid);
-    if (!argv || !hasDynamicConfigDir(argv)) continue;
-    let cwd: string | null = null;
-    try {
-      cwd = fs.readlinkSync(path.join(procRoot, pid, 'cwd'));
-    } catch {
-      cwd = null;
-    }
-    out.push({ pid: Number(pid), argv, cwd });
-  }
-  return out.sort((a, b) => a.pid - b.pid);
+  return processes(procRoot, hasDynamicConfigDir);
 }
 
 /** The value of a `--name=value` / `--name value` / `-name value` flag; the last one wins (pflag). */
