@@ -169,7 +169,9 @@ function libraryCase(spec: StoreSpec): string[] {
 }
 
 const COMMANDS = [['status', '--no-journal'], ['ls'], ['verify'], ['show', 'assigned']] as const;
-const EXITS: Record<string, number[]> = { status: [0, 1], ls: [0], verify: [0, 1], show: [0, 2, 3, 4] };
+// ls exits 3 only when checkpoints/ itself cannot be listed (unreadable, or a link it will not
+// follow): it says the store cannot be read rather than "no checkpoints" (checked below).
+const EXITS: Record<string, number[]> = { status: [0, 1], ls: [0, 3], verify: [0, 1], show: [0, 2, 3, 4] };
 
 /** The built CLI as an unprivileged user (helpers.asNobody's way when we are root), timed out, with room for a 1 MiB payload. */
 function cli(args: string[]): CliRun {
@@ -198,6 +200,7 @@ function cliCase(spec: StoreSpec): string[] {
         continue;
       }
       if (!EXITS[cmd[0]]!.includes(r.code)) problems.push(`${label}: exit ${r.code}, expected ${EXITS[cmd[0]]!.join(' or ')}; stderr: ${r.stderr.slice(0, 300)}`);
+      if (cmd[0] === 'ls' && r.code === 3 && !/the store cannot be read: checkpoints\//.test(r.stderr)) problems.push(`ls: exit 3 without saying checkpoints/ cannot be read: ${r.stderr.slice(0, 300)}`);
       if (!out) continue;
       if (cmd[0] === 'verify') {
         const v = out as { ok: boolean; findings: FindingLike[] };
