@@ -319,28 +319,34 @@ function openJournalctl(where: string[], label: string, spec: SourceSpec): Opene
   };
 }
 
+/** Spawn journalctl with `args`: its stdout, stderr kept (8 KiB), and how it ended. */
+function spawnJournalctl(bin: string, args: string[], spec: SourceSpec, onChild: (c: ChildProcess) => void): { child: ChildProcess; stderr: () => string; exited: Promise<{ code: number | null; error: NodeJS.ErrnoException | null }> } {
+  const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], signal: spec.signal });
+  onChild(child);
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => {
+    if (stderr.length < 8192) stderr += d.toString('utf8');
+  });
+  const exited = new Promise<{ code: number | null; error: NodeJS.ErrnoException | null }>((resolve) => {
+    child.once('error', (error: NodeJS.ErrnoException) => resolve({ code: null, error }));
+    child.once('close', (code) => resolve({ code, error: null }));
+  });
+  return { child, stderr: () => stderr, exited };
+}
+
 /** journalctl's output; retried without `--output-fields` for systemd older than v236. */
 async function* runJournalctl(where: string[], spec: SourceSpec, onChild: (c: ChildProcess) => void, warnings: string[], used = { withFields: true }): AsyncGenerator<Buffer> {
   const bin = spec.journalctl ?? 'journalctl';
   for (const withFields of [true, false]) {
     used.withFields = withFields;
-    const args = journalctlArgs(where, spec, withFields);
-    const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], signal: spec.signal });
-    onChild(child);
-    let stderr = '';
-    child.stderr!.on('data', (d: Buffer) => {
-      if (stderr.length < 8192) stderr += d.toString('utf8');
-    });
-    const exited = new Promise<{ code: number | null; error: NodeJS.ErrnoException | null }>((resolve) => {
-      child.once('error', (error: NodeJS.ErrnoException) => resolve({ code: null, error }));
-      child.once('close', (code) => resolve({ code, error: null }));
-    });
+    const { child, stderr: errText, exited } = spawnJournalctl(bin, journalctlArgs(where, spec, withFields), spec, onChild);
     let produced = 0;
     for await (const c of child.stdout! as AsyncIterable<Buffer>) {
       produced += c.length;
       yield c;
     }
     const { code, error } = await exited;
+    const stderr = errText();
     if (error?.name === 'AbortError' || spec.signal?.aborted) return;
     if (error) throw journalctlMissing(bin, error, spec);
     if (code === 0 || code === null) {
@@ -368,16 +374,7 @@ async function* followJournalctl(where: string[], spec: SourceSpec, onChild: (c:
   if (spec.signal?.aborted) return;
   const bin = spec.journalctl ?? 'journalctl';
   const args = [...journalctlArgs(where, { ...spec, lines: undefined }, used.withFields), '--follow', cursor.value ? `--after-cursor=${cursor.value}` : '--lines=0'];
-  const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], signal: spec.signal });
-  onChild(child);
-  let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => {
-    if (stderr.length < 8192) stderr += d.toString('utf8');
-  });
-  const exited = new Promise<{ code: number | null; error: NodeJS.ErrnoException | null }>((resolve) => {
-    child.once('error', (error: NodeJS.ErrnoException) => resolve({ code: null, error }));
-    child.once('close', (code) => resolve({ code, error: null }));
-  });
+  const { child, stderr: errText, exited } = spawnJournalctl(bin, args, spec, onChild);
   try {
     for await (const c of child.stdout! as AsyncIterable<Buffer>) yield c;
   } catch (err) {
@@ -386,7 +383,7 @@ async function* followJournalctl(where: string[], spec: SourceSpec, onChild: (c:
   const { code, error } = await exited;
   if (spec.signal?.aborted || error?.name === 'AbortError') return;
   if (error) throw journalctlMissing(bin, error, spec);
-  if (code !== 0 && code !== null) throw journalctlFailed(stderr, code);
+  if (code !== 0 && code !== null) throw journalctlFailed(errText(), code);
 }
 
 /** The `__CURSOR` of the last JSON entry seen in a stream (an entry may be split across chunks). */

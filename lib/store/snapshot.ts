@@ -106,15 +106,15 @@ function kindOf(st: fs.Stats): EntryKind {
   return 'other';
 }
 
-/** lstat one path into an Entry; never follows a symlink, never throws. */
-export function statEntry(abs: string, rel: string, name: string): Entry {
+/** lstat into an Entry through `lstat`/`readlink` of one entry; never follows a symlink, never throws. */
+function entryOf(rel: string, name: string, lstat: () => fs.Stats, readlink: () => string): Entry {
   try {
-    const st = fs.lstatSync(abs);
+    const st = lstat();
     const kind = kindOf(st);
     let linkTarget: string | null = null;
     if (kind === 'symlink') {
       try {
-        linkTarget = fs.readlinkSync(abs);
+        linkTarget = readlink();
       } catch {
         linkTarget = null;
       }
@@ -126,24 +126,14 @@ export function statEntry(abs: string, rel: string, name: string): Entry {
   }
 }
 
+/** lstat one path into an Entry; never follows a symlink, never throws. */
+export function statEntry(abs: string, rel: string, name: string): Entry {
+  return entryOf(rel, name, () => fs.lstatSync(abs), () => fs.readlinkSync(abs));
+}
+
 /** lstat `name` inside an opened directory into an Entry; never follows a symlink, never throws. */
 export function statIn(dir: SafeDir, rel: string, name: string): Entry {
-  try {
-    const st = dir.lstat(name);
-    const kind = kindOf(st);
-    let linkTarget: string | null = null;
-    if (kind === 'symlink') {
-      try {
-        linkTarget = dir.readlink(name);
-      } catch {
-        linkTarget = null;
-      }
-    }
-    return { rel, name, kind, mode: st.mode & 0o7777, type: st.mode & fs.constants.S_IFMT, uid: st.uid, gid: st.gid, size: st.size, mtimeMs: st.mtimeMs, linkTarget, error: null };
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return MISSING(rel, name);
-    return { ...MISSING(rel, name), kind: 'unreadable', error: fsReason(err) };
-  }
+  return entryOf(rel, name, () => dir.lstat(name), () => dir.readlink(name));
 }
 
 function joinRel(parent: string, name: string): string {
