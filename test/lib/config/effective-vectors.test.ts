@@ -10,49 +10,13 @@ import path from 'node:path';
 import t from 'tap';
 import { loadCheckpointConfig, type LoadStage } from '../../../lib/config/load.js';
 import { sharedDir } from '../../helpers.js';
+import { substituteDir, withoutGoZeros, type EffectiveVector } from '../../effective-vectors.js';
 
-interface Vector {
-  name: string;
-  uid: string;
-  resourceVersion: string;
-  kubeletConfigKey: string;
-  payloadText: string;
-  flags: string[];
-  ok: boolean;
-  stage: '' | 'validate' | 'startup' | 'load' | 'transform';
-  error: string | null;
-  config: Record<string, unknown> | null;
-}
+type Vector = EffectiveVector;
 
 const STAGE: Record<LoadStage, Vector['stage']> = { ok: '', 'validate-error': 'validate', 'load-error': 'load', 'internal-error': 'transform' };
 const ROOT = '/var/lib/kubelet/dynamic-config/store/checkpoints';
 const NO_CONFIG = Buffer.from('kind: KubeletConfiguration\napiVersion: kubelet.config.k8s.io/v1beta1\n');
-
-/** `<dir>` filled in and the path cleaned (`<dir>/../up` → the real parent). */
-function substitute(v: unknown, dir: string): unknown {
-  if (typeof v === 'string') return v.includes('<dir>') ? path.posix.normalize(v.split('<dir>').join(dir)) : v;
-  if (Array.isArray(v)) return v.map((x) => substitute(x, dir));
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, substitute(x, dir)]));
-  return v;
-}
-
-/**
- * The kubelet prints its Go struct, with every zero value a non-omitempty field has ({},
- * 0, "0s", false); ours leaves an unset field out. Both mean Go's zero value, so zero
- * values are dropped on both sides before comparing (keys sorted).
- */
-function goValue(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(goValue);
-  if (!v || typeof v !== 'object') return v;
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(v).sort()) {
-    const x = goValue((v as Record<string, unknown>)[k]);
-    const zero = x === undefined || x === null || x === '' || x === 0 || x === false || x === '0s'
-      || (Array.isArray(x) && x.length === 0) || (typeof x === 'object' && x !== null && Object.keys(x).length === 0);
-    if (!zero) out[k] = x;
-  }
-  return out;
-}
 
 /** What the flags alone do to a kubelet with no --config: the step and error, or null. */
 function flagsAlone(flags: string[]): string | null {
@@ -84,9 +48,9 @@ if (!fs.existsSync(file)) {
       if (out.error === v.error) agree.error++;
       else t.fail(`${v.name}: error text`, { found: out.error, wanted: v.error });
       if (v.config === null) continue;
-      const want = goValue(substitute(v.config, dir));
-      if (JSON.stringify(goValue(out.config)) === JSON.stringify(want)) agree.config++;
-      else t.same(goValue(out.config), want, `${v.name}: effective config`);
+      const want = withoutGoZeros(substituteDir(v.config, dir));
+      if (JSON.stringify(withoutGoZeros(out.config)) === JSON.stringify(want)) agree.config++;
+      else t.same(withoutGoZeros(out.config), want, `${v.name}: effective config`);
     }
     const started = vectors.filter((v) => v.stage !== 'startup').length;
     t.equal(agree.startup, vectors.length, 'whether the flags alone stop the kubelet, and why');

@@ -12,54 +12,10 @@ import { loadCheckpointConfig } from '../../../lib/config/load.js';
 import { buildExport } from '../../../lib/migrate/export.js';
 import { openSession, type Session } from '../../../lib/session.js';
 import { sharedDir, writeTree } from '../../helpers.js';
+import { substituteDir, withoutGoZeros, type EffectiveVector } from '../../effective-vectors.js';
 import { CkptError } from '../../../lib/errors.js';
 
-interface Case {
-  name: string;
-  uid: string;
-  resourceVersion: string;
-  kubeletConfigKey: string;
-  payloadText: string;
-  flags: string[];
-  ok: boolean;
-  stage: '' | 'validate' | 'startup';
-  error: string;
-  config: Record<string, unknown> | null;
-}
-
-/** `<dir>` → the checkpoint directory, cleaned as filepath.Join would. */
-function subst(v: unknown, dir: string): unknown {
-  if (typeof v === 'string' && v.startsWith('<dir>')) return path.posix.normalize(dir + v.slice(5)).replace(/(.)\/$/, '$1');
-  if (Array.isArray(v)) return v.map((x) => subst(x, dir));
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, subst(x, dir)]));
-  return v;
-}
-
-/**
- * The vectors are the kubelet's JSON encoding of its Go struct, which writes zero values of
- * fields without omitempty ({}, [], 0, "0s", false) that our model leaves out, and omits some
- * that our model fills with their zero (false). Both sides drop zero values before comparing;
- * every non-zero value must match exactly.
- */
-function dropZero(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(dropZero);
-  if (v && typeof v === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) {
-      const y = dropZero(x);
-      const zero = y === undefined || y === 0 || y === false || y === '' || y === '0s' || y === '0' || y === null || (Array.isArray(y) && y.length === 0) || (typeof y === 'object' && !Array.isArray(y) && Object.keys(y as object).length === 0);
-      if (!zero) out[k] = y;
-    }
-    return out;
-  }
-  return v;
-}
-
-function sortDeep(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortDeep);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortDeep((v as Record<string, unknown>)[k])]));
-  return v;
-}
+type Case = EffectiveVector & { error: string };
 
 /** The vector's config without the gate the export removes; the flags without it too (migrate drops it there). */
 function withoutDkc(config: Record<string, unknown>): Record<string, unknown> {
@@ -122,8 +78,8 @@ else {
         t.notMatch(r.text.replace(/^\s*#.*$/gm, ""), /DynamicKubeletConfig/, `${c.name}: no DynamicKubeletConfig in the file`);
         const o = reloaded(r.text, c.flags);
         t.ok(o.config, `${c.name}: the export loads`);
-        const want = sortDeep(dropZero(subst(withoutDkc(c.config!), cpDir)));
-        t.same(sortDeep(dropZero(o.config)), want, `${c.name} (${effective ? '--effective' : 'payload fields'}): the export gives the kubelet's config`);
+        const want = withoutGoZeros(substituteDir(withoutDkc(c.config!), cpDir));
+        t.same(withoutGoZeros(o.config), want, `${c.name} (${effective ? '--effective' : 'payload fields'}): the export gives the kubelet's config`);
         if (c.stage === '') t.equal(o.stage, 'ok', `${c.name}: the export validates`);
         else t.equal(o.error, c.error.replace(/DynamicKubeletConfig[^,]*, /, ''), `${c.name}: the export fails as the checkpoint did`);
         if (!effective && r.removedGates.length) counts.dkcRemoved++;
