@@ -10,7 +10,7 @@ import { colorEnabled, type Streams } from '../lib/output/streams.js';
 import { UsageError } from '../lib/errors.js';
 import { printableMessage } from '../lib/output/sanitize.js';
 import { shellWord } from '../lib/integrity/next-steps.js';
-import { lazyStderr, stdoutSink } from './stdio.js';
+import { lazyStderr, stdoutSink } from './support/stdio.js';
 
 export interface GlobalArgs {
   dir?: string;

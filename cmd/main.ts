@@ -4,12 +4,12 @@
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { CkptError, asCkptError, EXIT } from '../lib/errors.js';
-import { keepStdinRef, usageErrorFor, type CommandModule } from './usage.js';
+import { keepStdinRef, usageErrorFor, type CommandModule } from './support/usage.js';
 import { errorDocument } from '../lib/output/document.js';
 import { toYaml } from '../lib/output/print.js';
 import { printableBlock, printableMessage } from '../lib/output/sanitize.js';
 import { withGlobals } from './common.js';
-import { isTerminal } from './stdio.js';
+import { isTerminal } from './support/stdio.js';
 import * as status from './status.js';
 import * as ls from './ls.js';
 import * as show from './show.js';

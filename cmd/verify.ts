@@ -6,7 +6,7 @@ import { isFileRef, readFileRef, verifyRefs, verifySessionParallel, type FileInp
 import { PAYLOAD_CAP } from '../lib/store/snapshot.js';
 import { EnvError } from '../lib/errors.js';
 import { workerJudgePool } from './shared.js';
-import { STDIN_REF } from './usage.js';
+import { STDIN_REF } from './support/usage.js';
 
 export const command = 'verify [refs..]';
 export const describe = 'run every integrity check over the whole store, or only the given refs; a file (or - for stdin) is judged as a candidate config';

@@ -3,7 +3,7 @@ import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fdSink, isTerminal } from '../../cmd/stdio.js';
+import { fdSink, isTerminal } from '../../cmd/support/stdio.js';
 import { cliPath, cleanEnv, tempDir } from '../helpers.js';
 
 t.test('pipes, files and /dev/null are not terminals', async (t) => {

@@ -4,7 +4,7 @@
 // for anything that is not a terminal write(2) on the descriptor does the same job.
 
 import fs from 'node:fs';
-import type { Sink } from '../lib/output/streams.js';
+import type { Sink } from '../../lib/output/streams.js';
 
 const MEMORY_DEVICES = 1; // Linux major number of /dev/null, /dev/zero, /dev/full
 

@@ -2,9 +2,9 @@
 // the command or option meant, and point at the command's own --help. Always exit 2.
 
 import yargs from 'yargs';
-import { UsageError } from '../lib/errors.js';
-import { closest } from '../lib/suggest.js';
-import { GLOBAL_OPTIONS, withGlobals } from './common.js';
+import { UsageError } from '../../lib/errors.js';
+import { closest } from '../../lib/suggest.js';
+import { GLOBAL_OPTIONS, withGlobals } from '../common.js';
 
 export interface CommandModule {
   command: string;
