@@ -16,10 +16,15 @@ interface Args extends GlobalArgs {
   watch: boolean;
 }
 
+/** status's own options (read by yargs, and by the fast path in cmd/support/fastargs.ts). */
+export const OPTIONS = {
+  journal: { type: 'boolean', default: true, describe: 'add the last journal evidence (--no-journal skips reading the journal)' },
+  watch: { alias: 'w', type: 'boolean', default: false, describe: 'keep running: redraw when the store changes and count down the trial (a new report per change when not on a terminal); Ctrl-C stops' },
+} as const;
+
 export function builder(y: Argv<GlobalArgs>): Argv<Args> {
   return y
-    .option('journal', { type: 'boolean', default: true, describe: 'add the last journal evidence (--no-journal skips reading the journal)' })
-    .option('watch', { alias: 'w', type: 'boolean', default: false, describe: 'keep running: redraw when the store changes and count down the trial (a new report per change when not on a terminal); Ctrl-C stops' })
+    .options(OPTIONS)
     .example('$0 status', 'summary of the store found on this node')
     .example('$0 --dir /var/lib/kubelet/dynamic-config status -o json', 'the same for scripts')
     .example('$0 --root /mnt/node status', "a dead node's disk mounted at /mnt/node")

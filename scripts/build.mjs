@@ -4,8 +4,10 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { build } from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
+import { builtinModules, createRequire } from 'node:module';
 
 const root = new URL('..', import.meta.url).pathname;
+const requireBuiltin = createRequire(import.meta.url);
 process.chdir(root);
 
 execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', '.'], { stdio: 'inherit' });
@@ -129,6 +131,35 @@ const blessedStaticWidgets = {
   },
 };
 
+/**
+ * esbuild turns each module's `import fs from 'node:fs'` into its own __toESM(require('node:fs')):
+ * a fresh object with a getter for each of the hundred-odd names fs exports, once per importing
+ * module (about thirty of them for fs). Route every import of a Node built-in through one small
+ * ESM module per built-in that requires it once and exports its default and its plain data
+ * properties (not accessors such as fs.promises, which would load fs/promises at start-up).
+ */
+const builtinsOnce = {
+  name: 'builtins-once',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?[a-z_/]+$/ }, (args) => {
+      if (args.namespace === 'builtin-once' || (args.kind !== 'import-statement' && args.kind !== 'dynamic-import')) return undefined;
+      const id = args.path.replace(/^node:/, '');
+      if (!builtinModules.includes(id)) return undefined;
+      return { path: `node:${id}`, namespace: 'builtin-once' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'builtin-once' }, (args) => {
+      const mod = requireBuiltin(args.path);
+      const names = Object.entries(Object.getOwnPropertyDescriptors(mod))
+        .filter(([k, d]) => 'value' in d && /^[A-Za-z_$][\w$]*$/.test(k) && k !== 'default')
+        .map(([k]) => k);
+      return {
+        contents: [`const m = require(${JSON.stringify(args.path)});`, 'export default m;', ...names.map((k) => `export const ${k} = m.${k};`)].join('\n'),
+        loader: 'js',
+      };
+    });
+  },
+};
+
 // CommonJS output: a module esbuild initialises lazily (everything behind an
 // `await import()`) then also loads its Node built-ins lazily, where ESM output would
 // hoist every `import 'node:zlib'` to start-up. import.meta.url is given its CJS value;
@@ -146,7 +177,7 @@ const result = await build({
   minifyWhitespace: true,
   legalComments: 'none',
   logLevel: 'warning',
-  plugins: [lazyHelpDeps, cheapAssert, yargsStartup, blessedStaticWidgets],
+  plugins: [builtinsOnce, lazyHelpDeps, cheapAssert, yargsStartup, blessedStaticWidgets],
   define: { 'import.meta.url': '__ckptImportMetaUrl', KUBELET_CKPT_VERSION: JSON.stringify(JSON.parse(fs.readFileSync('package.json', 'utf8')).version) },
   banner: { js: "var __ckptImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
 });

@@ -1,0 +1,81 @@
+// The full command line: every command module wired into yargs. Loaded only when the fast
+// path (cmd/support/fastargs.ts) does not recognise the command line, so a plain `status`
+// never loads yargs or the other commands.
+
+import yargs from 'yargs';
+import { CkptError } from '../../lib/errors.js';
+import { keepStdinRef, usageErrorFor, type CommandModule } from './usage.js';
+import { withGlobals } from '../common.js';
+import { isTerminal } from './stdio.js';
+import * as status from '../status.js';
+import * as ls from '../ls.js';
+import * as show from '../show.js';
+import * as verify from '../verify.js';
+import * as diff from '../diff.js';
+import * as reset from '../reset.js';
+import * as rollback from '../rollback.js';
+import * as undo from '../undo.js';
+import * as prune from '../prune.js';
+import * as clean from '../clean.js';
+import * as journal from '../journal.js';
+import * as tui from '../tui.js';
+import * as exportCmd from '../export.js';
+import * as migrate from '../migrate.js';
+import * as upgradeCheck from '../upgrade-check.js';
+import * as completion from '../completion.js';
+import * as report from '../report.js';
+import * as check from '../check.js';
+import * as fleet from '../fleet.js';
+import * as metrics from '../metrics.js';
+import { protectStdinSource } from '../report.js';
+
+/**
+ * The package version, written in by the build (scripts/build.mjs). Without it yargs looks for
+ * a package.json above the working directory: slow (and a thrown assertion when there is none),
+ * and wrong wherever another package.json is found.
+ */
+declare const KUBELET_CKPT_VERSION: string | undefined;
+const VERSION = typeof KUBELET_CKPT_VERSION === 'string' ? KUBELET_CKPT_VERSION : 'unknown';
+
+export const COMMANDS = [status, ls, show, verify, diff, journal, reset, rollback, undo, prune, clean, tui, exportCmd, migrate, upgradeCheck, completion, report, check, metrics, fleet];
+
+interface YargsInternals {
+  getInternalMethods(): { getUsageInstance(): { cacheHelpMessage(): void } };
+}
+
+/**
+ * yargs renders the whole help text after every command in case a later failure wants
+ * to show it (about 45 ms, a third of our start-up). Our failures never print help, and
+ * --help builds it on demand, so skip the cache.
+ */
+function skipHelpCache(cli: unknown): void {
+  const usage = (cli as YargsInternals).getInternalMethods?.().getUsageInstance?.();
+  if (usage) usage.cacheHelpMessage = () => undefined;
+}
+
+export function buildCli(argv: string[]) {
+  let cli = withGlobals(yargs(argv))
+    .scriptName('kubelet-ckpt')
+    .usage('kubelet-ckpt [global options] <command>\n\nInspect, verify and repair the kubelet\'s Dynamic Kubelet Configuration checkpoint store.')
+    .strict()
+    .demandCommand(1, 'name a command (see --help)')
+    .recommendCommands()
+    .help('help')
+    .alias('help', 'h')
+    .version(VERSION)
+    .wrap(Math.min(100, (isTerminal(1) && process.stdout.columns) || 80))
+    .epilogue('Exit codes: 0 ok, 1 findings, 2 usage, 3 environment, 4 refused for safety, 5 internal error.\nSee kubelet-ckpt(1).')
+    .fail((msg, err) => {
+      // yargs' own parse failures (YError) are usage errors; anything a handler threw passes.
+      if (err && (err instanceof CkptError || err.name !== 'YError')) throw err;
+      throw usageErrorFor(msg ?? err?.message ?? 'bad usage', argv, COMMANDS as unknown as CommandModule[]);
+    });
+  for (const c of COMMANDS) cli = cli.command(c as never);
+  skipHelpCache(cli);
+  return completion.install(cli, argv);
+}
+
+/** Parse and run one command line the full way. */
+export async function runCli(argv: string[]): Promise<void> {
+  await buildCli(keepStdinRef(protectStdinSource(argv))).parseAsync();
+}

@@ -1,0 +1,98 @@
+// The fast path: a command line made only of the plainest forms (`status --no-journal -o json`)
+// is read here, into the very object yargs would hand the handler, and yargs is never loaded.
+// It saves the part of start-up that yargs and the other commands' modules cost (about half of
+// a `status`). Anything else (help, a typo, `--opt=value` on a boolean, a repeated option, an
+// option before its command) returns null and yargs decides, errors and all. The option tables
+// are the ones yargs reads, and a test holds the two parsers equal.
+
+import { GLOBAL_OPTIONS } from '../common.js';
+import * as status from '../status.js';
+
+interface OptionSpec {
+  readonly type?: 'string' | 'boolean';
+  readonly alias?: string;
+  readonly default?: unknown;
+  readonly choices?: readonly string[];
+}
+type OptionTable = Readonly<Record<string, OptionSpec>>;
+
+interface FastCommand {
+  readonly OPTIONS: OptionTable;
+  handler(args: never): Promise<void>;
+}
+
+/** The commands the fast path runs. */
+const FAST: Readonly<Record<string, FastCommand>> = { status };
+
+/** What yargs adds for `kubelet-config`: the same value under `kubeletConfig`. */
+const camel = (name: string): string => name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+function lookup(table: OptionTable, name: string): [string, OptionSpec] | null {
+  if (Object.hasOwn(table, name)) return [name, table[name]!];
+  for (const [key, spec] of Object.entries(table)) if (spec.alias === name) return [key, spec];
+  return null;
+}
+
+/** The value a token gives its option, or undefined when the fast path must not decide. */
+function valueOf(spec: OptionSpec, negated: boolean, inline: string | undefined, next: () => string | undefined): unknown {
+  if (spec.type === 'boolean') return inline === undefined ? !negated : undefined;
+  if (negated) return undefined;
+  // The next word is the value unless it looks like an option (yargs then says so).
+  const v = inline ?? next();
+  if (v === undefined || v === '' || (inline === undefined && v.startsWith('-'))) return undefined;
+  if (spec.choices && !spec.choices.includes(v)) return undefined;
+  return v;
+}
+
+/** The arguments object yargs would build, or null. */
+export function fastParse(argv: readonly string[]): { command: string; args: Record<string, unknown> } | null {
+  let command: string | null = null;
+  const given = new Map<string, unknown>();
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (!a.startsWith('-')) {
+      if (command !== null || !Object.hasOwn(FAST, a)) return null;
+      command = a;
+      continue;
+    }
+    const long = a.startsWith('--');
+    const body = long ? a.slice(2) : a.slice(1);
+    if (body === '' || (!long && body.length !== 1)) return null;
+    const eq = long ? body.indexOf('=') : -1;
+    let name = eq < 0 ? body : body.slice(0, eq);
+    const inline = eq < 0 ? undefined : body.slice(eq + 1);
+    const tables = command === null ? [GLOBAL_OPTIONS as OptionTable] : [GLOBAL_OPTIONS as OptionTable, FAST[command]!.OPTIONS];
+    const find = (n: string) => tables.map((t) => lookup(t, n)).find((x) => x !== null) ?? null;
+    let hit = long && name.length === 1 ? null : find(name);
+    const negated = hit === null && long && name.startsWith('no-');
+    if (negated) {
+      name = name.slice(3);
+      hit = find(name);
+      if (hit?.[1].type !== 'boolean') return null;
+    }
+    if (!hit || given.has(hit[0])) return null;
+    const v = valueOf(hit[1], negated, inline, () => argv[++i]);
+    if (v === undefined) return null;
+    given.set(hit[0], v);
+  }
+  if (command === null) return null;
+  const args: Record<string, unknown> = { _: [command] };
+  for (const table of [GLOBAL_OPTIONS as OptionTable, FAST[command]!.OPTIONS]) {
+    for (const [key, spec] of Object.entries(table)) {
+      const v = given.has(key) ? given.get(key) : spec.default;
+      if (v === undefined) continue;
+      args[key] = v;
+      if (camel(key) !== key) args[camel(key)] = v;
+      if (spec.alias) args[spec.alias] = v;
+    }
+  }
+  args.$0 = 'kubelet-ckpt';
+  return { command, args };
+}
+
+/** The command to run without yargs, or null when the full parser must read this command line. */
+export function fastArgs(argv: readonly string[]): { run(): Promise<void> } | null {
+  const p = fastParse(argv);
+  if (!p) return null;
+  return { run: () => FAST[p.command]!.handler(p.args as never) };
+}

@@ -1,0 +1,82 @@
+// The fast path (cmd/support/fastargs.ts) must hand the status handler exactly what yargs
+// would, or stand aside. Each command line here goes through both parsers: yargs' arguments
+// are caught by a middleware just before the handler would run.
+import t from 'tap';
+import { fastParse } from '../../cmd/support/fastargs.js';
+import { buildCli } from '../../cmd/support/cli.js';
+
+class Caught extends Error {
+  constructor(readonly args: Record<string, unknown>) {
+    super('caught');
+  }
+}
+
+/** What yargs hands the handler, or the usage error it raises instead. */
+async function yargsArgs(argv: string[]): Promise<Record<string, unknown> | string> {
+  const cli = buildCli(argv).middleware((a) => {
+    throw new Caught({ ...a });
+  });
+  try {
+    await cli.parseAsync();
+  } catch (err) {
+    if (err instanceof Caught) return err.args;
+    return `error: ${(err as Error).message}`;
+  }
+  return 'ran without reaching the handler';
+}
+
+const FAST: string[][] = [
+  ['status'],
+  ['status', '--no-journal'],
+  ['--dir', '/x', 'status', '--no-journal'],
+  ['--dir=/x', 'status'],
+  ['--root', '/mnt/node', 'status', '-o', 'json'],
+  ['status', '-o', 'yaml', '--no-journal', '-q'],
+  ['status', '--output', 'json', '--journal'],
+  ['status', '--output=text', '--no-color'],
+  ['-v', '--kubelet-version', '1.22', 'status'],
+  ['--kubelet-config', '/etc/k/c.yaml', '--kubelet-flags', 'x=1', 'status'],
+  ['status', '--watch'],
+  ['status', '-w', '--color'],
+  ['status', '--dir', 'd', '--quiet', '--verbose'],
+  ['--kubelet-flags=--config=/c --fail-swap-on=false', 'status'],
+];
+
+const SLOW: string[][] = [
+  [],
+  ['ls'],
+  ['status', '--help'],
+  ['status', '-h'],
+  ['--version'],
+  ['status', 'extra'],
+  ['status', '--no-jornal'],
+  ['status', '-o', 'jsno'],
+  ['status', '-ojson'],
+  ['status', '-qv'],
+  ['status', '--dir'],
+  ['status', '--dir', '--no-journal'],
+  ['status', '--dir', ''],
+  ['status', '--dir', 'a', '--dir', 'b'],
+  ['status', '--journal=false'],
+  ['status', '--no-dir'],
+  ['--no-journal', 'status'],
+  ['status', '--', 'x'],
+  ['status', '-'],
+  ['status', '--no-output'],
+  ['status', '--get-yargs-completions'],
+  ['status', '--d', 'x'],
+  ['--kubelet-flags', '--x=1', 'status'],
+];
+
+t.test('the fast path builds the arguments yargs builds', async (t) => {
+  for (const argv of FAST) {
+    const fast = fastParse(argv);
+    t.ok(fast, `fast: ${JSON.stringify(argv)}`);
+    t.same(fast?.args, await yargsArgs(argv), JSON.stringify(argv));
+    t.strictSame(fast?.args, await yargsArgs(argv), JSON.stringify(argv));
+  }
+});
+
+t.test('everything else is left to yargs', async (t) => {
+  for (const argv of SLOW) t.equal(fastParse(argv), null, JSON.stringify(argv));
+});
