@@ -96,10 +96,20 @@ function make(kind: EventKind, ids: Partial<Ids>, continues: boolean, exitStatus
 
 /** Classify a kubelet message (the text after the klog header, or a header-less stderr line). */
 export function classifyKubelet(text: string, header: KlogHeader | null): Classified | null {
-  if (text.startsWith(LEGACY_PREFIX)) return classifyLegacy(text.slice(LEGACY_PREFIX.length), header?.file ?? null, true);
-  if (text[0] === '"') return classifyStructured(text, header?.file ?? null);
-  if (!header && text.startsWith('Flag --dynamic-config-dir has been deprecated')) return make('deprecated-flag', {}, false);
-  if (!header) return null;
+  if (header) return classifyKlogBody(text, header.file);
+  if (text.startsWith(LEGACY_PREFIX)) return classifyLegacy(text.slice(LEGACY_PREFIX.length), null, true);
+  if (text[0] === '"') return classifyStructured(text, null);
+  if (text.startsWith('Flag --dynamic-config-dir has been deprecated')) return make('deprecated-flag', {}, false);
+  return null;
+}
+
+/**
+ * The message after a klog header whose caller is `file`. Of the file only "is it
+ * configsync.go" counts: the result is the same for any two files that agree on that.
+ */
+export function classifyKlogBody(text: string, file: string | null): Classified | null {
+  if (text.startsWith(LEGACY_PREFIX)) return classifyLegacy(text.slice(LEGACY_PREFIX.length), file, true);
+  if (text[0] === '"') return classifyStructured(text, file);
   // server.go lines without the controller prefix (klog.Fatal(err) before 1.21).
   if (/^failed to determine a valid configuration\b|^cannot bootstrap Kubelet config controller\b|^failed to bootstrap Kubelet config controller\b|^failed to get absolute path for --dynamic-config-dir/.test(text)) {
     return make('bootstrap-failed', idsInText(text), true);

@@ -3,8 +3,10 @@
 // Header-less lines after a legacy line are its continuation (journald splits a multi-line
 // klog message into one entry per line).
 
+import { BodyCache, RELEVANT_TEXT } from './body-cache.js';
 import { classifyKubelet, classifySystemd, looksLikeSystemd, isKubeletUnit, type Classified } from './catalog.js';
 import type { JournalEvent } from './events.js';
+import { isSyncFileBytes, readKlogHeader, readShortPrefix, shortKlogLine } from './fastline.js';
 import { parseJsonEntry } from './json-export.js';
 import { looksLikeKlog, parseKlogHeader, type KlogHeader } from './klog.js';
 import { Follow } from './scan.js';
@@ -46,6 +48,13 @@ export class LineParser {
   private readonly learnedMonths = new Map<string, number>();
   private lastMonth = 0;
   private cont: Continuation | null = null;
+  /** The byte parsers' findings, reused. */
+  private readonly fast = shortKlogLine();
+  private readonly bodies = new BodyCache();
+  /** The last month word the byte path met, and whether it is a known one. */
+  private monthWord = Buffer.alloc(12);
+  private monthWordLength = 0;
+  private monthWordKnown = false;
 
   constructor(
     private readonly source: string,
@@ -65,13 +74,69 @@ export class LineParser {
       if (p.relevant) this.skipped++;
       return Follow.None;
     }
-    const record: LineRecord = { event: toEvent(p, this.source), time: p.time };
+    return this.found(toEvent(p, this.source), p.time, p.cls, p.prefixed);
+  }
+
+  /**
+   * A candidate line `buf[start, end)` as bytes: a `short` + klog line is read on its bytes
+   * with its body classified once per distinct text (fastline.ts, body-cache.ts); any other
+   * line is decoded and read by line(). Both ways give the same records.
+   */
+  lineBytes(buf: Buffer, start: number, end: number): Follow {
+    const f = this.fast;
+    if (readShortPrefix(buf, start, end, f) && readKlogHeader(buf, f.messageStart, end, f) && this.knownMonth(buf, f.monthStart, f.monthEnd)) {
+      let body = buf.toString('utf8', f.bodyStart, end);
+      // clean() on a prefix that is plain ASCII: NULs (rare: the slow way) and a CR at the end.
+      if (!body.includes('\0')) {
+        if (body.endsWith('\r')) body = body.slice(0, -1);
+        this.cont = null;
+        this.lastMonth = f.month;
+        const c = this.bodies.get(body, isSyncFileBytes(buf, f.fileStart, f.fileEnd));
+        if (!c.cls) {
+          if (c.relevant) this.skipped++;
+          return Follow.None;
+        }
+        const cls = c.cls;
+        const event: JournalEvent = { time: null, pid: f.pid, kind: cls.kind, uid: cls.uid, resourceVersion: cls.resourceVersion, apiPath: cls.apiPath, key: cls.key, exitStatus: cls.exitStatus, message: c.body, source: this.source };
+        const time: LineTime = { local: { year: null, month: f.month, day: f.day, hour: f.hour, minute: f.minute, second: f.second, micros: f.micros } };
+        return this.found(event, time, cls, true);
+      }
+    }
+    return this.line(buf.toString('utf8', start, end));
+  }
+
+  /** A line after a continued one, as bytes: another process's `short` line or a klog line ends the message without being decoded. */
+  continuationBytes(buf: Buffer, start: number, end: number): boolean {
+    const c = this.cont;
+    if (!c) return false;
+    const f = this.fast;
+    if (readShortPrefix(buf, start, end, f) && (f.pid !== c.pid || readKlogHeader(buf, f.messageStart, end, f))) {
+      this.cont = null;
+      return false;
+    }
+    return this.continuation(buf.toString('utf8', start, end));
+  }
+
+  /** Emit an event; what its kind asks of the lines after it. */
+  private found(event: JournalEvent, time: LineTime | null, cls: Classified, prefixed: boolean): Follow {
+    const record: LineRecord = { event, time };
     this.emit(record);
-    const kind = p.cls.kind;
+    const kind = cls.kind;
     if (kind === 'kubelet-started' || kind === 'controller-start') return Follow.Watch;
-    if (!p.cls.continues) return Follow.None;
-    this.cont = { record, pid: p.pid, prefixed: p.prefixed, lines: 0, chars: 0 };
+    if (!cls.continues) return Follow.None;
+    this.cont = { record, pid: event.pid, prefixed, lines: 0, chars: 0 };
     return Follow.Continuation;
+  }
+
+  /** Is the month word `buf[start, end)` one monthOf knows (no locale learning needed)? The last word is remembered. */
+  private knownMonth(buf: Buffer, start: number, end: number): boolean {
+    const n = end - start;
+    if (n !== this.monthWordLength || buf.compare(this.monthWord, 0, n, start, end) !== 0) {
+      this.monthWordLength = n;
+      buf.copy(this.monthWord, 0, start, end);
+      this.monthWordKnown = monthOf(buf.toString('latin1', start, end)) !== null;
+    }
+    return this.monthWordKnown;
   }
 
   /** A line after a continued one: true when it was taken as part of that message. */
@@ -169,8 +234,6 @@ export class LineParser {
     return bodyContinuation(text);
   }
 }
-
-const RELEVANT_TEXT = /onfig controller|ynamic|a valid configuration/;
 
 /**
  * A prefix printed to the second (short-iso, short-full) and a klog header of the same

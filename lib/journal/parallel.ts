@@ -76,8 +76,8 @@ export async function scanPart(job: PartJob, onBytes: OnBytes, stop?: AbortSigna
 
 export function decodingSink(parser: LineParser): LineSink {
   return {
-    line: (buf, start, end) => parser.line(buf.toString('utf8', start, end)),
-    continuation: (buf, start, end) => parser.continuation(buf.toString('utf8', start, end)),
+    line: (buf, start, end) => parser.lineBytes(buf, start, end),
+    continuation: (buf, start, end) => parser.continuationBytes(buf, start, end),
     overlong: () => parser.overlong(),
   };
 }
