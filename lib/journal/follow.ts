@@ -37,7 +37,7 @@ export async function followJournal(opts: FollowOptions, onEvent: (ev: JournalEv
   spec.follow = { pollMs: opts.pollMs ?? 200, onCaughtUp: () => pipeline.goLive(onEvent) };
   const src = openSource(spec);
   try {
-    const parser = new LineParser(src.label, (r) => pipeline.add(r));
+    const parser = new LineParser(src.label, (r) => pipeline.add(r), () => pipeline.reuse());
     await scanChunks(src.chunks!, (sample) => new LineScanner(markersFor(sample), decodingSink(parser)), () => {});
   } finally {
     src.close();

@@ -103,7 +103,7 @@ export async function readJournalDetailed(opts: ReadJournalOptions, onProgress?:
       bytes = parallel.bytes;
       skipped = parallel.skipped;
     } else {
-      const parser = new LineParser(src.label, (r) => pipeline.add(r));
+      const parser = new LineParser(src.label, (r) => pipeline.add(r), () => pipeline.reuse());
       const make = (sample: Buffer) => new LineScanner(markersFor(sample), decodingSink(parser));
       bytes = src.fd !== null ? await scanFd(src.fd, { start: src.start }, make, report, abort.signal) : await scanChunks(src.chunks!, make, report);
       skipped = parser.skipped;

@@ -59,6 +59,8 @@ export class LineParser {
   constructor(
     private readonly source: string,
     private readonly emit: (r: LineRecord) => void,
+    /** A record no one holds any more, to fill instead of a new one (Pipeline.reuse). */
+    private readonly reuse?: () => LineRecord | undefined,
   ) {}
 
   /** A candidate line; says whether the lines after it may continue it, or should be watched (a start). */
@@ -74,7 +76,7 @@ export class LineParser {
       if (p.relevant) this.skipped++;
       return Follow.None;
     }
-    return this.found(toEvent(p, this.source), p.time, p.cls, p.prefixed);
+    return this.found({ event: toEvent(p, this.source), time: p.time }, p.cls, p.prefixed);
   }
 
   /**
@@ -96,10 +98,7 @@ export class LineParser {
           if (c.relevant) this.skipped++;
           return Follow.None;
         }
-        const cls = c.cls;
-        const event: JournalEvent = { time: null, pid: f.pid, kind: cls.kind, uid: cls.uid, resourceVersion: cls.resourceVersion, apiPath: cls.apiPath, key: cls.key, exitStatus: cls.exitStatus, message: c.body, source: this.source };
-        const time: LineTime = { local: { year: null, month: f.month, day: f.day, hour: f.hour, minute: f.minute, second: f.second, micros: f.micros } };
-        return this.found(event, time, cls, true);
+        return this.found(this.klogRecord(c.cls, c.body), c.cls, true);
       }
     }
     return this.line(buf.toString('utf8', start, end));
@@ -117,9 +116,39 @@ export class LineParser {
     return this.continuation(buf.toString('utf8', start, end));
   }
 
+  /** The record of the line the byte parsers just read: a reused one filled in, else a new one. */
+  private klogRecord(cls: Classified, message: string): LineRecord {
+    const f = this.fast;
+    const old = this.reuse?.();
+    if (old === undefined || old.time === null || !('local' in old.time)) {
+      const event: JournalEvent = { time: null, pid: f.pid, kind: cls.kind, uid: cls.uid, resourceVersion: cls.resourceVersion, apiPath: cls.apiPath, key: cls.key, exitStatus: cls.exitStatus, message, source: this.source };
+      return { event, time: { local: { year: null, month: f.month, day: f.day, hour: f.hour, minute: f.minute, second: f.second, micros: f.micros } } };
+    }
+    const e = old.event;
+    e.time = null;
+    e.pid = f.pid;
+    e.kind = cls.kind;
+    e.uid = cls.uid;
+    e.resourceVersion = cls.resourceVersion;
+    e.apiPath = cls.apiPath;
+    e.key = cls.key;
+    e.exitStatus = cls.exitStatus;
+    e.message = message;
+    e.source = this.source;
+    const l = old.time.local;
+    l.year = null;
+    l.month = f.month;
+    l.day = f.day;
+    l.hour = f.hour;
+    l.minute = f.minute;
+    l.second = f.second;
+    l.micros = f.micros;
+    return old;
+  }
+
   /** Emit an event; what its kind asks of the lines after it. */
-  private found(event: JournalEvent, time: LineTime | null, cls: Classified, prefixed: boolean): Follow {
-    const record: LineRecord = { event, time };
+  private found(record: LineRecord, cls: Classified, prefixed: boolean): Follow {
+    const event = record.event;
     this.emit(record);
     const kind = cls.kind;
     if (kind === 'kubelet-started' || kind === 'controller-start') return Follow.Watch;

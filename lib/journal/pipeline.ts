@@ -30,17 +30,14 @@ export interface PipelineOptions {
   store: StoreView | null;
 }
 
-interface Held {
-  rec: LineRecord;
-  steps: number;
-  cost: number;
-}
-
-/** What a year-less time needs to be resolved at the end (a stamp's `ref`); other stamps' `ms` are final. */
+/** What a year-less time needs to be resolved at the end (a stamp's `ref`); other stamps' `ms` are final. A copy: records are reused. */
 interface YearlessRef {
   local: LocalTime;
   steps: number;
 }
+
+/** Records the window dropped, kept for the parser to fill again (RecordPool): a long read then makes no garbage of its events. */
+const POOL_SIZE = 64;
 
 export class Pipeline {
   /** Events that passed the filters. */
@@ -49,9 +46,10 @@ export class Pipeline {
   truncated = 0;
   private readonly years = new YearInference();
   private readonly correlator = new Correlator();
-  private readonly held: Held[] = [];
-  private head = 0;
+  /** The listed window, oldest first: a ring of records with their year steps and costs (no object per held event). */
+  private readonly window = new Ring();
   private bytes = 0;
+  private readonly pool: LineRecord[] = [];
   /** Following: events go here as they come instead of into the window. */
   private live: ((ev: JournalEvent) => void) | null = null;
 
@@ -62,7 +60,7 @@ export class Pipeline {
     const steps = t && 'local' in t && t.local.year === null ? this.years.step(t.local) : 0;
     if ((this.o.since !== null || this.o.until !== null) && !this.inWindow(rec, steps)) return;
     const yearless = t !== null && 'local' in t && t.local.year === null && this.o.year === null;
-    const stamp: Stamp | null = t ? { ms: this.provisionalMs(rec, steps), ref: yearless ? ({ local: t.local, steps } satisfies YearlessRef) : null } : null;
+    const stamp: Stamp | null = t ? { ms: this.provisionalMs(rec, steps), ref: yearless ? ({ local: { ...t.local }, steps } satisfies YearlessRef) : null } : null;
     const concern = this.correlator.add(rec.event, stamp);
     if (this.o.uid && !uidMatches(concern, this.o.uid)) return;
     this.count++;
@@ -71,7 +69,16 @@ export class Pipeline {
       this.live(rec.event);
       return;
     }
-    this.hold({ rec, steps, cost: EVENT_OVERHEAD + 2 * rec.event.message.length });
+    this.hold(rec, steps, EVENT_OVERHEAD + 2 * rec.event.message.length);
+  }
+
+  /**
+   * A record the window no longer lists, for the parser to fill with the next event (the
+   * parser's `reuse`); undefined when there is none. Nothing else holds such a record: the
+   * correlator keeps copies of what it needs, and the parser has moved on to newer lines.
+   */
+  reuse(): LineRecord | undefined {
+    return this.pool.pop();
   }
 
   /**
@@ -80,13 +87,13 @@ export class Pipeline {
    */
   goLive(onEvent: (ev: JournalEvent) => void): void {
     if (this.live) return;
-    for (let i = this.head; i < this.held.length; i++) {
-      const { rec, steps } = this.held[i]!;
-      rec.event.time = this.finalTime(rec, steps);
+    const w = this.window;
+    for (let i = 0; i < w.length; i++) {
+      const rec = w.rec(i);
+      rec.event.time = this.finalTime(rec, w.steps(i));
       onEvent(rec.event);
     }
-    this.held.length = 0;
-    this.head = 0;
+    w.clear();
     this.bytes = 0;
     this.live = onEvent;
   }
@@ -94,9 +101,10 @@ export class Pipeline {
   /** The result: listed events with their final times, and the summaries over every event. */
   finish(skipped: number): JournalResult {
     const events: JournalEvent[] = [];
-    for (let i = this.head; i < this.held.length; i++) {
-      const { rec, steps } = this.held[i]!;
-      rec.event.time = this.finalTime(rec, steps);
+    const w = this.window;
+    for (let i = 0; i < w.length; i++) {
+      const rec = w.rec(i);
+      rec.event.time = this.finalTime(rec, w.steps(i));
       events.push(rec.event);
     }
     const c = this.correlator.finish(this.o.store, (s) => (s.ref === null ? isoOf(s.ms) : this.yearlessTime(s.ref as YearlessRef)));
@@ -105,19 +113,16 @@ export class Pipeline {
     return { events, checkpoints, processes: c.processes, restarts: c.restarts, crashLoop: c.crashLoop, skipped, truncated: this.truncated };
   }
 
-  /** Keep the newest events within the count and the byte budget; compact now and then instead of shifting every time. */
-  private hold(h: Held): void {
-    this.held.push(h);
-    this.bytes += h.cost;
-    while (this.held.length - this.head > this.o.maxEvents || (this.bytes > WINDOW_BYTES && this.held.length - this.head > 1)) {
-      this.bytes -= this.held[this.head]!.cost;
-      this.held[this.head] = undefined as unknown as Held;
-      this.head++;
+  /** Keep the newest events within the count and the byte budget; the dropped ones go to the pool. */
+  private hold(rec: LineRecord, steps: number, cost: number): void {
+    const w = this.window;
+    w.push(rec, steps, cost);
+    this.bytes += cost;
+    while (w.length > this.o.maxEvents || (this.bytes > WINDOW_BYTES && w.length > 1)) {
+      this.bytes -= w.oldestCost();
+      const old = w.shift();
+      if (this.pool.length < POOL_SIZE) this.pool.push(old);
       this.truncated++;
-    }
-    if (this.head > 4096 && this.head * 2 > this.held.length) {
-      this.held.splice(0, this.head);
-      this.head = 0;
     }
   }
 
@@ -161,5 +166,64 @@ export class Pipeline {
 
   private yearOpts() {
     return { year: this.o.year, anchor: this.o.anchor, utc: this.o.utc };
+  }
+}
+
+/** A growable ring of records with two numbers each, oldest at index 0. */
+class Ring {
+  private recs: (LineRecord | undefined)[] = [];
+  private stepsOf: number[] = [];
+  private costs: number[] = [];
+  private start = 0;
+  length = 0;
+
+  push(rec: LineRecord, steps: number, cost: number): void {
+    if (this.length === this.recs.length) this.grow();
+    const i = (this.start + this.length) % this.recs.length;
+    this.recs[i] = rec;
+    this.stepsOf[i] = steps;
+    this.costs[i] = cost;
+    this.length++;
+  }
+
+  shift(): LineRecord {
+    const rec = this.recs[this.start]!;
+    this.recs[this.start] = undefined;
+    this.start = (this.start + 1) % this.recs.length;
+    this.length--;
+    return rec;
+  }
+
+  oldestCost(): number {
+    return this.costs[this.start]!;
+  }
+
+  rec(i: number): LineRecord {
+    return this.recs[(this.start + i) % this.recs.length]!;
+  }
+
+  steps(i: number): number {
+    return this.stepsOf[(this.start + i) % this.recs.length]!;
+  }
+
+  clear(): void {
+    this.recs = [];
+    this.stepsOf = [];
+    this.costs = [];
+    this.start = 0;
+    this.length = 0;
+  }
+
+  /** Double the room, the oldest moved to index 0. */
+  private grow(): void {
+    const n = this.length;
+    const order = (a: number[]) => Array.from({ length: n }, (_, k) => a[(this.start + k) % n]!);
+    const recs = Array.from({ length: n }, (_, k) => this.recs[(this.start + k) % n]);
+    const size = Math.max(16, 2 * n);
+    this.stepsOf = order(this.stepsOf);
+    this.costs = order(this.costs);
+    recs.length = size;
+    this.recs = recs.fill(undefined, n);
+    this.start = 0;
   }
 }

@@ -162,13 +162,15 @@ export interface YearOptions {
  */
 export class YearInference {
   private wraps = 0;
-  private last: { month: number; day: number } | null = null;
+  /** The last line's month and day (0: none yet); two numbers, not an object per line. */
+  private lastMonth = 0;
+  private lastDay = 0;
 
   /** Returns the number of year steps seen so far, to be stored with the time. */
   step(t: LocalTime): number {
-    const prev = this.last;
-    if (prev && t.month < prev.month && !jitter(prev, t)) this.wraps++;
-    this.last = { month: t.month, day: t.day };
+    if (this.lastMonth !== 0 && t.month < this.lastMonth && !jitter({ month: this.lastMonth, day: this.lastDay }, t)) this.wraps++;
+    this.lastMonth = t.month;
+    this.lastDay = t.day;
     return this.wraps;
   }
 
@@ -179,7 +181,7 @@ export class YearInference {
     const aMonth = opts.utc ? a.getUTCMonth() + 1 : a.getMonth() + 1;
     const aDay = opts.utc ? a.getUTCDate() : a.getDate();
     const aYear = opts.utc ? a.getUTCFullYear() : a.getFullYear();
-    const last = this.last;
+    const last = this.lastMonth !== 0 ? { month: this.lastMonth, day: this.lastDay } : null;
     // A day of slack covers zone differences between the writer and the reader.
     const lastAfterAnchor = last !== null && (last.month > aMonth || (last.month === aMonth && last.day > aDay + 1));
     const lastYear = aYear - (lastAfterAnchor ? 1 : 0);
