@@ -104,6 +104,7 @@ export class Correlator {
   private loop = false;
   private readonly lastLoadByPid = new Map<number | null, { uid: string; resourceVersion: string | null }>();
   private readonly checkpoints = new Map<string, Checkpoint>();
+  private lastCheckpoint: Checkpoint | null = null;
   private readonly names = new NameBook();
 
   /** Take one event; returns the UID it concerns (its own, or for a rejection the checkpoint its process loaded just before). */
@@ -238,8 +239,11 @@ export class Correlator {
 
   private concern(ev: JournalEvent): string | null {
     if (ev.kind === 'checkpoint-load' && ev.uid) {
-      if (this.lastLoadByPid.size >= MAX_PIDS && !this.lastLoadByPid.has(ev.pid)) this.lastLoadByPid.clear();
-      this.lastLoadByPid.set(ev.pid, { uid: ev.uid, resourceVersion: ev.resourceVersion });
+      const known = this.lastLoadByPid.get(ev.pid);
+      if (known === undefined || known.uid !== ev.uid || known.resourceVersion !== ev.resourceVersion) {
+        if (this.lastLoadByPid.size >= MAX_PIDS && known === undefined) this.lastLoadByPid.clear();
+        this.lastLoadByPid.set(ev.pid, { uid: ev.uid, resourceVersion: ev.resourceVersion });
+      }
     }
     if (ev.uid) return ev.uid;
     if (REJECTIONS.has(ev.kind)) return this.lastLoadByPid.get(ev.pid)?.uid ?? null;
@@ -248,12 +252,17 @@ export class Correlator {
 
   private countCheckpoint(ev: JournalEvent, uid: string, at: Stamp | null): void {
     const rv = ev.uid ? ev.resourceVersion : (this.lastLoadByPid.get(ev.pid)?.resourceVersion ?? null);
-    const key = ckKey(uid, rv);
-    let s = this.checkpoints.get(key);
-    if (!s) {
-      if (this.checkpoints.size >= MAX_CHECKPOINTS) return;
-      s = { uid, resourceVersion: rv, apiPath: null, first: at, last: at, events: 0 };
-      this.checkpoints.set(key, s);
+    // Runs of events name the same checkpoint: the last one found is tried before building a key.
+    let s = this.lastCheckpoint;
+    if (s === null || s.uid !== uid || s.resourceVersion !== rv) {
+      const key = ckKey(uid, rv);
+      s = this.checkpoints.get(key) ?? null;
+      if (!s) {
+        if (this.checkpoints.size >= MAX_CHECKPOINTS) return;
+        s = { uid, resourceVersion: rv, apiPath: null, first: at, last: at, events: 0 };
+        this.checkpoints.set(key, s);
+      }
+      this.lastCheckpoint = s;
     }
     s.events++;
     if (ev.apiPath && ev.uid) s.apiPath = ev.apiPath;

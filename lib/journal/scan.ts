@@ -54,6 +54,8 @@ export class LineScanner {
   private discarding = false;
   private discardHit = false;
   private readonly next: number[];
+  /** Likewise for the watch markers: the next place each starts at (-2: not searched in this buffer yet). */
+  private readonly nextWatch: number[];
   private readonly needles: readonly Buffer[];
   private readonly watchNeedles: readonly Buffer[];
   /** The SIMD search, when available; it works on `buf` only. */
@@ -69,6 +71,7 @@ export class LineScanner {
     this.needles = markers.primary;
     this.watchNeedles = markers.watch;
     this.next = this.needles.map(() => -2);
+    this.nextWatch = this.watchNeedles.map(() => -2);
     this.wasm = wasmFinder(this.needles, BUF_SIZE);
     this.buf = this.wasm?.buf ?? Buffer.allocUnsafe(BUF_SIZE);
   }
@@ -103,6 +106,7 @@ export class LineScanner {
       return limit;
     }
     this.next.fill(-2);
+    this.nextWatch.fill(-2);
     this.simd = this.wasm !== null && buf === this.wasm.buf;
     while (pos < limit) {
       if (pos >= stop) {
@@ -149,9 +153,19 @@ export class LineScanner {
     this.watchLeft--;
     let end = view.indexOf(NL, pos);
     if (end < 0) end = limit;
-    const line = view.subarray(pos, end);
-    const hit = (nextPrimary >= 0 && nextPrimary < end) || this.watchNeedles.some((n) => line.indexOf(n) >= 0);
+    const hit = (nextPrimary >= 0 && nextPrimary < end) || this.watchHit(view, pos, end);
     return hit ? this.deliver(view, pos, end, limit) : end + 1;
+  }
+
+  /** Does a watch marker start in `[pos, end)`? (A marker holds no newline: one that starts in a line ends in it.) */
+  private watchHit(view: Buffer, pos: number, end: number): boolean {
+    const next = this.nextWatch;
+    for (let k = 0; k < next.length; k++) {
+      let n = next[k]!;
+      if (n !== -1 && n < pos) next[k] = n = view.indexOf(this.watchNeedles[k]!, pos);
+      if (n >= 0 && n < end) return true;
+    }
+    return false;
   }
 
   /** Begin in a watch window (a parallel part may start right after a kubelet start). */
