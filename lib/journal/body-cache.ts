@@ -52,3 +52,52 @@ export function classify(body: string, syncFile: boolean): BodyClass {
   const cls = classifyKlogBody(body, syncFile ? 'configsync.go' : null);
   return { body, cls, relevant: cls !== null || RELEVANT_TEXT.test(body) };
 }
+
+/** Slots of the byte-keyed front of the cache (direct-mapped: a collision only costs a decode). */
+export const BYTE_SLOTS = 512;
+
+interface Slot {
+  bytes: Buffer;
+  length: number;
+  syncFile: boolean;
+  cls: BodyClass;
+}
+
+/**
+ * The front of the cache, keyed by the body's raw bytes: a body seen before is found without
+ * being decoded or hashed as a string (a few sampled bytes choose the slot, one compare
+ * confirms it). Raw bytes equal means decoded and cleaned texts equal, so the class is the
+ * one the string cache gave for them.
+ */
+export class ByteBodyIndex {
+  private readonly slots: (Slot | undefined)[] = new Array(BYTE_SLOTS);
+
+  find(buf: Buffer, start: number, end: number, syncFile: boolean): BodyClass | null {
+    const s = this.slots[slotOf(buf, start, end)];
+    if (s === undefined || s.length !== end - start || s.syncFile !== syncFile) return null;
+    return buf.compare(s.bytes, 0, s.length, start, end) === 0 ? s.cls : null;
+  }
+
+  remember(buf: Buffer, start: number, end: number, syncFile: boolean, cls: BodyClass): void {
+    const length = end - start;
+    if (length > BODY_CACHE_MAX_CHARS) return;
+    const i = slotOf(buf, start, end);
+    let s = this.slots[i];
+    if (s === undefined || s.bytes.length < length) {
+      s = { bytes: Buffer.allocUnsafe(Math.max(64, length)), length, syncFile, cls };
+      this.slots[i] = s;
+    }
+    buf.copy(s.bytes, 0, start, end);
+    s.length = length;
+    s.syncFile = syncFile;
+    s.cls = cls;
+  }
+}
+
+/** The slot for `buf[start, end)`: its length and 16 bytes spread over it. */
+function slotOf(buf: Buffer, start: number, end: number): number {
+  const n = end - start;
+  let h = n * 31;
+  if (n > 0) for (let k = 0; k < 16; k++) h = (h * 31 + buf[start + ((n * k) >> 4)]!) | 0;
+  return (h >>> 0) % BYTE_SLOTS;
+}

@@ -3,7 +3,7 @@
 // Header-less lines after a legacy line are its continuation (journald splits a multi-line
 // klog message into one entry per line).
 
-import { BodyCache, RELEVANT_TEXT } from './body-cache.js';
+import { BodyCache, ByteBodyIndex, RELEVANT_TEXT } from './body-cache.js';
 import { classifyKubelet, classifySystemd, looksLikeSystemd, isKubeletUnit, type Classified } from './catalog.js';
 import type { JournalEvent } from './events.js';
 import { isSyncFileBytes, readKlogHeader, readShortPrefix, shortKlogLine } from './fastline.js';
@@ -51,6 +51,7 @@ export class LineParser {
   /** The byte parsers' findings, reused. */
   private readonly fast = shortKlogLine();
   private readonly bodies = new BodyCache();
+  private readonly byBytes = new ByteBodyIndex();
   /** The last month word the byte path met, and whether it is a known one. */
   private monthWord = Buffer.alloc(12);
   private monthWordLength = 0;
@@ -87,13 +88,19 @@ export class LineParser {
   lineBytes(buf: Buffer, start: number, end: number): Follow {
     const f = this.fast;
     if (readShortPrefix(buf, start, end, f) && readKlogHeader(buf, f.messageStart, end, f) && this.knownMonth(buf, f.monthStart, f.monthEnd)) {
-      let body = utf8(buf, f.bodyStart, end);
-      // clean() on a prefix that is plain ASCII: NULs (rare: the slow way) and a CR at the end.
-      if (!body.includes('\0')) {
-        if (body.endsWith('\r')) body = body.slice(0, -1);
+      const sync = isSyncFileBytes(buf, f.fileStart, f.fileEnd);
+      let c = this.byBytes.find(buf, f.bodyStart, end, sync);
+      if (!c) {
+        const body = utf8(buf, f.bodyStart, end);
+        // clean() on a prefix that is plain ASCII: NULs (rare: the slow way) and a CR at the end.
+        if (!body.includes('\0')) {
+          c = this.bodies.get(body.endsWith('\r') ? body.slice(0, -1) : body, sync);
+          this.byBytes.remember(buf, f.bodyStart, end, sync, c);
+        }
+      }
+      if (c) {
         this.cont = null;
         this.lastMonth = f.month;
-        const c = this.bodies.get(body, isSyncFileBytes(buf, f.fileStart, f.fileEnd));
         if (!c.cls) {
           if (c.relevant) this.skipped++;
           return Follow.None;

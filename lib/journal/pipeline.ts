@@ -7,7 +7,7 @@
 import { Correlator, uidMatches, type Stamp, type StoreView } from './correlate.js';
 import type { JournalEvent, JournalResult } from './events.js';
 import type { LineRecord } from './lines.js';
-import { isoOf, localMs, YearInference, type LocalTime } from './syslog.js';
+import { isoOf, localMs, localMsIn, YearInference, type LocalTime } from './syslog.js';
 
 /** The newest events listed by default; `-n` chooses another count. */
 export const DEFAULT_MAX_EVENTS = 20_000;
@@ -146,7 +146,8 @@ export class Pipeline {
     const t = rec.time!;
     if ('exact' in t) return t.exact;
     const l = t.local;
-    if (l.year !== null || this.o.year !== null) return localMs(l.year !== null ? l : { ...l, year: this.o.year! + steps }, this.o.utc);
+    if (l.year !== null) return localMs(l, this.o.utc);
+    if (this.o.year !== null) return localMsIn(l, this.o.year + steps, this.o.utc);
     return Date.UTC(2000 + 4 * steps, l.month - 1, l.day, l.hour, l.minute, l.second, Math.floor(l.micros / 1000));
   }
 

@@ -135,6 +135,12 @@ export function utcMs(t: LocalTime): number {
   return Date.UTC(t.year ?? 1970, t.month - 1, t.day, t.hour, t.minute, t.second, Math.floor(t.micros / 1000));
 }
 
+/** localMs of `t` as if it were in `year` (no copy of `t` with that year: one per event adds up). */
+export function localMsIn(t: LocalTime, year: number, utc: boolean): number {
+  const ms = Math.floor(t.micros / 1000);
+  return utc ? Date.UTC(year, t.month - 1, t.day, t.hour, t.minute, t.second, ms) : new Date(year, t.month - 1, t.day, t.hour, t.minute, t.second, ms).getTime();
+}
+
 export function localMs(t: LocalTime, utc: boolean): number {
   if (utc) return utcMs(t);
   return new Date(t.year ?? 1970, t.month - 1, t.day, t.hour, t.minute, t.second, Math.floor(t.micros / 1000)).getTime();

@@ -4,7 +4,7 @@
 // every single-byte damage of them, on bodies that repeat and differ, and on random lines.
 import t from 'tap';
 import fc from 'fast-check';
-import { BODY_CACHE_ENTRIES, BODY_CACHE_MAX_CHARS, BodyCache } from '../../../lib/journal/body-cache.js';
+import { BODY_CACHE_ENTRIES, BODY_CACHE_MAX_CHARS, BodyCache, ByteBodyIndex, classify } from '../../../lib/journal/body-cache.js';
 import { isSyncFileBytes, readKlogHeader, readShortPrefix, shortKlogLine } from '../../../lib/journal/fastline.js';
 import { LineParser, type LineRecord } from '../../../lib/journal/lines.js';
 
@@ -137,6 +137,27 @@ t.test('the body cache: repeated bodies share one string and one class, differin
   for (let i = 0; i < BODY_CACHE_ENTRIES + 10; i++) cache.get(`kubelet config controller: failed to sync: ${i}`, i % 2 === 0);
   t.ok(cache.size <= BODY_CACHE_ENTRIES, 'bounded');
   t.equal(cache.get('kubelet config controller: failed to sync: 3', false).cls?.kind, 'sync-failed', 'still right after starting over');
+});
+
+t.test('the byte index: a body is found only by its exact bytes and caller class', async (t) => {
+  const idx = new ByteBodyIndex();
+  // Same length, same first/last bytes; they differ at every position in turn (sampled or not).
+  const base = Buffer.from('xx kubelet config controller: failed to sync: error 0000000000000000 yy');
+  const a = classify(base.toString().slice(2, -2), false);
+  idx.remember(base, 2, base.length - 2, false, a);
+  t.equal(idx.find(base, 2, base.length - 2, false), a);
+  t.equal(idx.find(base, 2, base.length - 2, true), null, 'the configsync.go class is another entry');
+  t.equal(idx.find(base, 2, base.length - 3, false), null, 'a prefix of it is not it');
+  for (let i = 2; i < base.length - 2; i++) {
+    const other = Buffer.from(base);
+    other[i] = other[i] === 0x31 ? 0x32 : 0x31;
+    t.equal(idx.find(other, 2, other.length - 2, false), null, `differs at ${i}`);
+  }
+  // Lines whose bodies differ in one late byte, interleaved: the same records both ways.
+  const lines = Array.from({ length: 40 }, (_, i) => `${PRE}${HDR}kubelet config controller: failed to sync: failed to download config, error ${'0'.repeat(30)}${i % 4}`);
+  const { fast, slow } = both(lines.map((l) => ({ bytes: Buffer.from(l), cont: false })));
+  t.same(fast, slow);
+  t.same(new Set(fast.records.map((r) => r.event.message.at(-1))), new Set(['0', '1', '2', '3']));
 });
 
 t.test('the byte parsers never read past the line', async (t) => {
