@@ -62,9 +62,12 @@ const OP = {
   localGet: 0x20, localSet: 0x21, localTee: 0x22,
   i32Load8u: 0x2d, i32Const: 0x41, i32Eqz: 0x45, i32Eq: 0x46, i32LtU: 0x49, i32LeU: 0x4d, i32GeU: 0x4f,
   i32Ctz: 0x68, i32Add: 0x6a, i32Sub: 0x6b, i32And: 0x71,
-  simd: 0xfd, v128Load: 0x00, i8x16Splat: 0x0f, i8x16Eq: 0x23, v128And: 0x4e, v128Or: 0x50, i8x16Bitmask: 0x64,
+  simd: 0xfd, v128Load: 0x00, i8x16Splat: 0x0f, i8x16Eq: 0x23, v128And: 0x4e, v128Or: 0x50, v128AnyTrue: 0x53, i8x16Bitmask: 0x64,
   i32: 0x7f, v128: 0x7b,
 };
+
+/** Bytes a quiet stretch is skipped by at once (four vectors tested together: one branch instead of four bitmasks). */
+const BLOCK = 64;
 
 /** The code of `find(start, end) -> pos|-1` for these markers. */
 function body(markers: readonly Buffer[]): number[] {
@@ -82,14 +85,30 @@ function body(markers: readonly Buffer[]): number[] {
     c.push(OP.i32Const, ...enc.i32(m[m.length - 1]!), ...simd(OP.i8x16Splat), ...set(L(k)));
   });
   c.push(...get(0), ...set(I));
+  // Per 16 bytes at `off` from i: a vector with a lane set where some marker's first and last bytes both fit.
+  // Each 16 bytes is loaded once: at `off` for every first byte, at `off + length - 1` once per marker length.
+  const lengths = [...new Set(markers.map((m) => m.length))];
+  const W = (len: number) => 6 + 2 * markers.length + lengths.indexOf(len);
+  const candidates = (off: number) => {
+    const v: number[] = [...get(I), ...load(off), ...set(V)];
+    for (const len of lengths) v.push(...get(I), ...load(off + len - 1), ...set(W(len)));
+    markers.forEach((m, k) => {
+      v.push(...get(V), ...get(F(k)), ...simd(OP.i8x16Eq));
+      v.push(...get(W(m.length)), ...get(L(k)), ...simd(OP.i8x16Eq), ...simd(OP.v128And));
+      if (k > 0) v.push(...simd(OP.v128Or));
+    });
+    return v;
+  };
   c.push(OP.block, OP.void, OP.loop, OP.void);
   c.push(...get(I), ...get(1), OP.i32GeU, OP.brIf, 1);
-  c.push(...get(I), ...load(0), ...set(V));
-  markers.forEach((m, k) => {
-    c.push(...get(V), ...get(F(k)), ...simd(OP.i8x16Eq));
-    c.push(...get(I), ...load(m.length - 1), ...get(L(k)), ...simd(OP.i8x16Eq), ...simd(OP.v128And));
-    if (k > 0) c.push(...simd(OP.v128Or));
-  });
+  // A whole block before `end` with no candidate at all is skipped in one step (its reads stay
+  // within the padding: i + 48 + 16 + longest marker < end + PAD).
+  c.push(...get(I), OP.i32Const, ...enc.i32(BLOCK), OP.i32Add, ...get(1), OP.i32LeU, OP.if, OP.void);
+  c.push(...candidates(0), ...candidates(16), ...simd(OP.v128Or), ...candidates(32), ...simd(OP.v128Or), ...candidates(48), ...simd(OP.v128Or));
+  c.push(...simd(OP.v128AnyTrue), OP.i32Eqz, OP.if, OP.void);
+  c.push(...get(I), OP.i32Const, ...enc.i32(BLOCK), OP.i32Add, ...set(I), OP.br, 2);
+  c.push(OP.end, OP.end);
+  c.push(...candidates(0));
   c.push(...simd(OP.i8x16Bitmask), OP.localTee, MASK, OP.if, OP.void, OP.loop, OP.void);
   c.push(...get(I), ...get(MASK), OP.i32Ctz, OP.i32Add, ...set(Pp));
   for (const m of markers) {
@@ -105,7 +124,7 @@ function body(markers: readonly Buffer[]): number[] {
   c.push(OP.i32Const, ...enc.i32(-1), OP.end);
   const locals = [
     [...enc.u32(3), OP.i32],
-    [...enc.u32(1 + 2 * markers.length), OP.v128],
+    [...enc.u32(1 + 2 * markers.length + new Set(markers.map((m) => m.length)).size), OP.v128],
   ];
   const fn = [...enc.vec(locals), ...c];
   return [...enc.u32(fn.length), ...fn];

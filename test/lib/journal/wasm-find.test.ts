@@ -53,3 +53,29 @@ t.test('markers the SIMD search does not take', async (t) => {
   t.equal(wasmFinder([Buffer.alloc(0)], 1024), null);
   t.equal(wasmFinder([Buffer.alloc(200, 1)], 1024), null);
 });
+
+t.test('property: sparse markers in long quiet text (whole blocks skipped at once) at every offset', async (t) => {
+  const markers = [Buffer.from('fig co'), Buffer.from('ystemd'), Buffer.from('ynamic')];
+  const quiet = fc.constantFrom(...'abehjklmnpqrtuvwxz0123456789 :[].\n'.split(''));
+  await fc.assert(
+    fc.property(fc.array(quiet, { minLength: 0, maxLength: 700 }), fc.array(fc.tuple(fc.nat(700), fc.nat(2)), { maxLength: 3 }), fc.nat(700), fc.nat(700), (chars, puts, a, b) => {
+      const data = Buffer.from(chars.join(''));
+      for (const [at, k] of puts) if (at + 6 <= data.length) markers[k]!.copy(data, at);
+      const f = wasmFinder(markers, 1024)!;
+      f.buf.fill(0x79); // 'y' after the data: half a marker, never a whole one inside `end`
+      data.copy(f.buf);
+      const end = Math.min(data.length, Math.max(a, b));
+      const pos = Math.min(a, b, end);
+      return f.find(pos, end) === expected(data, markers, pos, end);
+    }),
+    { numRuns: 2000 },
+  );
+  const f = wasmFinder(markers, 4096)!;
+  for (let at = 0; at + 6 <= 300; at++) {
+    f.buf.fill(0x61, 0, 400);
+    markers[at % 3]!.copy(f.buf, at);
+    if (f.find(0, 300) !== at) t.fail(`a marker at ${at}`);
+    if (f.find(0, at + 5) !== -1) t.fail(`a marker cut by end at ${at + 5}`);
+  }
+  t.pass('a lone marker is found at every offset');
+});
