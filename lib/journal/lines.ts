@@ -48,6 +48,7 @@ export class LineParser {
   private readonly learnedMonths = new Map<string, number>();
   private lastMonth = 0;
   private cont: Continuation | null = null;
+  private readonly contState: Continuation = { record: { event: null as unknown as JournalEvent, time: null }, pid: null, prefixed: false, lines: 0, chars: 0 };
   /** The byte parsers' findings, reused. */
   private readonly fast = shortKlogLine();
   private readonly bodies = new BodyCache();
@@ -160,7 +161,14 @@ export class LineParser {
     const kind = cls.kind;
     if (kind === 'kubelet-started' || kind === 'controller-start') return Follow.Watch;
     if (!cls.continues) return Follow.None;
-    this.cont = { record, pid: event.pid, prefixed, lines: 0, chars: 0 };
+    // One continuation is open at a time: its state object is reused (a dense legacy journal opens one per event).
+    const c = this.contState;
+    c.record = record;
+    c.pid = event.pid;
+    c.prefixed = prefixed;
+    c.lines = 0;
+    c.chars = 0;
+    this.cont = c;
     return Follow.Continuation;
   }
 

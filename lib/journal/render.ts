@@ -52,10 +52,11 @@ function timeline(events: readonly JournalEvent[], fmt: (iso: string | null) => 
   const wKind = maxLen(rows.map((r) => r.e.kind));
   const wRef = maxLen(rows.map((r) => r.ref));
   const gap = width < 100 ? ' ' : '  ';
+  const textOf = eventTexts();
   return rows.map(({ e, time, pid, ref }) => {
     const fail = isFailure(e);
     const head = `${fail ? '!' : ' '} ${[time.padEnd(wTime), pid.padStart(wPid), e.kind.padEnd(wKind), ref.padEnd(wRef)].join(gap)}${gap}`;
-    const text = eventText(e);
+    const text = textOf(e);
     // A narrow terminal leaves the message too little room: it goes on its own line below.
     const room = width - head.length;
     const line = room >= MIN_MESSAGE || text.length <= room ? head + fit(text, room) : `${head.trimEnd()}\n      ${fit(text, width - 6)}`;
@@ -72,6 +73,23 @@ export function shortRef(e: Pick<JournalEvent, 'uid' | 'resourceVersion' | 'kind
   if (!e.uid) return e.kind === 'restart-for-local' ? 'local' : '-';
   const uid = sanitize(e.uid.slice(0, 8));
   return e.resourceVersion ? `${uid}/${sanitize(e.resourceVersion).slice(0, 12)}` : uid;
+}
+
+type TextInput = Pick<JournalEvent, 'message' | 'uid' | 'resourceVersion' | 'kind' | 'apiPath' | 'key'>;
+
+/**
+ * eventText, remembered per message for a timeline: a journal repeats a few messages
+ * thousands of times, and each costs a dozen regex passes (bounded: 1000 messages).
+ */
+function eventTexts(): (e: TextInput) => string {
+  const memo = new Map<string, { e: TextInput; text: string }>();
+  return (e) => {
+    const m = memo.get(e.message);
+    if (m && m.e.kind === e.kind && m.e.uid === e.uid && m.e.resourceVersion === e.resourceVersion && m.e.apiPath === e.apiPath && m.e.key === e.key) return m.text;
+    const text = eventText(e);
+    if (memo.size < 1000) memo.set(e.message, { e, text });
+    return text;
+  };
 }
 
 /** Kinds whose ConfigMap says it all: the kind is the verb. */
