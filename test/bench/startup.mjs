@@ -10,8 +10,7 @@
 // Node start parse a CA bundle, five times the anchor's own work, which would hide ours; when it
 // is set here, a second pass measures with it too.
 // --instructions also counts instructions with valgrind's callgrind, less Node's own prime search
-// (slow, but independent of
-// how busy the machine is).
+// (slow, but independent of how busy the machine is).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
