@@ -107,7 +107,7 @@ export class Correlator {
   private lastCheckpoint: Checkpoint | null = null;
   private readonly names = new NameBook();
 
-  /** Take one event; returns the UID it concerns (its own, or for a rejection the checkpoint its process loaded just before). */
+  /** Take one event; returns the UID it concerns (its own, or for a rejection the checkpoint its process loaded just before). `at` is copied, not kept. */
   add(ev: JournalEvent, at: Stamp | null): string | null {
     if (isSystemdKind(ev.kind)) {
       this.sawSystemd = true;
@@ -147,7 +147,7 @@ export class Correlator {
   private open(pid: number | null, at: Stamp | null): Proc {
     // The previous process is final from here on.
     if (this.procs.length > this.procHead) this.settle(this.procs[this.procs.length - 1]!);
-    const p: Proc = { pid, first: at, last: at, closed: false, loaded: null, lastLoad: null, kubeletEnd: null, exitStatus: null, exited: false, limitHit: false, bootstrapFailed: false, settled: false };
+    const p: Proc = { pid, first: own(at), last: own(at), closed: false, loaded: null, lastLoad: null, kubeletEnd: null, exitStatus: null, exited: false, limitHit: false, bootstrapFailed: false, settled: false };
     this.procs.push(p);
     if (this.procs.length - this.procHead > MAX_PROCESSES) {
       this.procHead++;
@@ -259,7 +259,7 @@ export class Correlator {
       s = this.checkpoints.get(key) ?? null;
       if (!s) {
         if (this.checkpoints.size >= MAX_CHECKPOINTS) return;
-        s = { uid, resourceVersion: rv, apiPath: null, first: at, last: at, events: 0 };
+        s = { uid, resourceVersion: rv, apiPath: null, first: own(at), last: own(at), events: 0 };
         this.checkpoints.set(key, s);
       }
       this.lastCheckpoint = s;
@@ -294,11 +294,23 @@ export class Correlator {
 }
 
 // The extremes rather than the last seen: journald may write systemd's line a little before
-// the kubelet's last buffered lines.
+// the kubelet's last buffered lines. Processes and checkpoints keep stamps of their own,
+// updated in place: the caller may hand the same stamp object for every event.
 function touch(p: { first: Stamp | null; last: Stamp | null }, at: Stamp | null): void {
   if (at === null) return;
-  if (p.first === null || at.ms < p.first.ms) p.first = at;
-  if (p.last === null || at.ms > p.last.ms) p.last = at;
+  if (p.first === null) p.first = own(at);
+  else if (at.ms < p.first.ms) set(p.first, at);
+  if (p.last === null) p.last = own(at);
+  else if (at.ms > p.last.ms) set(p.last, at);
+}
+
+function own(at: Stamp | null): Stamp | null {
+  return at === null ? null : { ms: at.ms, ref: at.ref };
+}
+
+function set(s: Stamp, at: Stamp): void {
+  s.ms = at.ms;
+  s.ref = at.ref;
 }
 
 function kubeletEvent(p: Proc, ev: JournalEvent): void {

@@ -50,6 +50,7 @@ export class Pipeline {
   private readonly window = new Ring();
   private bytes = 0;
   private readonly pool: LineRecord[] = [];
+  private readonly stamp: Stamp = { ms: 0, ref: null };
   /** Following: events go here as they come instead of into the window. */
   private live: ((ev: JournalEvent) => void) | null = null;
 
@@ -60,7 +61,13 @@ export class Pipeline {
     const steps = t && 'local' in t && t.local.year === null ? this.years.step(t.local) : 0;
     if ((this.o.since !== null || this.o.until !== null) && !this.inWindow(rec, steps)) return;
     const yearless = t !== null && 'local' in t && t.local.year === null && this.o.year === null;
-    const stamp: Stamp | null = t ? { ms: this.provisionalMs(rec, steps), ref: yearless ? ({ local: { ...t.local }, steps } satisfies YearlessRef) : null } : null;
+    let stamp: Stamp | null = null;
+    if (t) {
+      // One stamp object for every event: the correlator copies what it keeps.
+      stamp = this.stamp;
+      stamp.ms = this.provisionalMs(rec, steps);
+      stamp.ref = yearless ? ({ local: { ...t.local }, steps } satisfies YearlessRef) : null;
+    }
     const concern = this.correlator.add(rec.event, stamp);
     if (this.o.uid && !uidMatches(concern, this.o.uid)) return;
     this.count++;
