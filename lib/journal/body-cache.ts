@@ -94,10 +94,11 @@ export class ByteBodyIndex {
   }
 }
 
-/** The slot for `buf[start, end)`: its length and 16 bytes spread over it. */
+/** The slot for `buf[start, end)`: its length, its last byte and 8 bytes spread over it. */
 function slotOf(buf: Buffer, start: number, end: number): number {
   const n = end - start;
-  let h = n * 31;
-  if (n > 0) for (let k = 0; k < 16; k++) h = (h * 31 + buf[start + ((n * k) >> 4)]!) | 0;
+  if (n === 0) return 0;
+  let h = n * 31 + buf[end - 1]!;
+  for (let k = 0; k < 8; k++) h = (h * 31 + buf[start + ((n * k) >> 3)]!) | 0;
   return (h >>> 0) % BYTE_SLOTS;
 }

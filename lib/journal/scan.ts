@@ -83,6 +83,7 @@ export class LineScanner {
    * start at or after `stop` are left alone (another part's); continuations may run past it.
    */
   scan(buf: Buffer, len: number, final: boolean, stop = Infinity): number {
+    this.endFor = -1; // the buffer's bytes are new
     let pos = 0;
     if (this.discarding) {
       pos = this.skipOverlong(buf, len);
@@ -151,11 +152,25 @@ export class LineScanner {
   /** In a watch window: the line at `pos` goes to the sink if it holds any marker. */
   private watchLine(view: Buffer, pos: number, limit: number, nextPrimary: number): number {
     this.watchLeft--;
-    let end = view.indexOf(NL, pos);
-    if (end < 0) end = limit;
+    const end = this.lineEnd(view, pos, limit);
     const hit = (nextPrimary >= 0 && nextPrimary < end) || this.watchHit(view, pos, end);
     return hit ? this.deliver(view, pos, end, limit) : end + 1;
   }
+
+  /**
+   * The end of the line starting at `pos` (its newline, else `limit`). The last answer is kept:
+   * a line that ends a continuation is looked at again by the watch window.
+   */
+  private lineEnd(view: Buffer, pos: number, limit: number): number {
+    if (pos === this.endFor) return this.endAt;
+    const nl = view.indexOf(NL, pos);
+    this.endFor = pos;
+    this.endAt = nl < 0 ? limit : nl;
+    return this.endAt;
+  }
+
+  private endFor = -1;
+  private endAt = -1;
 
   /** Does a watch marker start in `[pos, end)`? (A marker holds no newline: one that starts in a line ends in it.) */
   private watchHit(view: Buffer, pos: number, end: number): boolean {
@@ -203,8 +218,7 @@ export class LineScanner {
 
   private continuations(view: Buffer, pos: number, limit: number): number {
     while (pos < limit) {
-      let end = view.indexOf(NL, pos);
-      if (end < 0) end = limit;
+      const end = this.lineEnd(view, pos, limit);
       if (end - pos > this.maxLine || !this.sink.continuation(view, pos, end)) {
         this.inCont = false;
         return pos;
