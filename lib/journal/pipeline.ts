@@ -36,7 +36,7 @@ interface YearlessRef {
   steps: number;
 }
 
-/** Records the window dropped, kept for the parser to fill again (RecordPool): a long read then makes no garbage of its events. */
+/** Records the window dropped, kept for the parser to fill again (Pipeline.reuse): a long read then makes no garbage of its events. */
 const POOL_SIZE = 64;
 
 export class Pipeline {
