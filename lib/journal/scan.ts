@@ -72,7 +72,8 @@ export class LineScanner {
     this.watchNeedles = markers.watch;
     this.next = this.needles.map(() => -2);
     this.nextWatch = this.watchNeedles.map(() => -2);
-    this.wasm = wasmFinder(this.needles, BUF_SIZE);
+    // With watch markers the SIMD search finds those too (they were the costliest native search left).
+    this.wasm = wasmFinder(this.needles, BUF_SIZE, this.watchNeedles);
     this.buf = this.wasm?.buf ?? Buffer.allocUnsafe(BUF_SIZE);
   }
 
@@ -116,7 +117,8 @@ export class LineScanner {
       }
       const m = this.nextCandidate(view, pos);
       if (this.watchLeft > 0) {
-        pos = this.watchLine(view, pos, limit, m);
+        const quiet = this.simd ? this.skipQuiet(view, pos, limit, m) : pos;
+        pos = quiet > pos ? quiet : this.watchLine(view, pos, limit, m);
         continue;
       }
       if (m < 0) break;
@@ -172,8 +174,46 @@ export class LineScanner {
   private endFor = -1;
   private endAt = -1;
 
+  /**
+   * In a watch window: the lines before the next one that holds any marker are passed over
+   * at once (their newlines counted off the window by the SIMD search) instead of one by one.
+   * Returns where to go on: the start of that line, or `pos` when it is the line at `pos`.
+   */
+  private skipQuiet(view: Buffer, pos: number, limit: number, nextPrimary: number): number {
+    const w = this.nextWatchAt(view, pos);
+    const target = nextPrimary < 0 ? w : w < 0 ? nextPrimary : Math.min(nextPrimary, w);
+    if (target >= 0 && target <= pos) return pos; // (and lastIndexOf must not get -1: it would count from the end)
+    const start = target < 0 ? limit : view.lastIndexOf(NL, target - 1) + 1;
+    if (start <= pos) return pos;
+    const k = this.wasm!.lines(pos, start);
+    this.watchLeft = k >= this.watchLeft ? 0 : this.watchLeft - k;
+    return start;
+  }
+
+  /** The first place at or after `pos` where a watch marker starts, or -1. */
+  private nextWatchAt(view: Buffer, pos: number): number {
+    const next = this.nextWatch;
+    if (this.simd) {
+      // One cache slot for all watch markers: the SIMD search finds the first of any.
+      let n = next[0] ?? -1;
+      if (n !== -1 && n < pos) next[0] = n = this.wasm!.findOther(pos, view.length);
+      return n;
+    }
+    let best = -1;
+    for (let k = 0; k < next.length; k++) {
+      let n = next[k]!;
+      if (n !== -1 && n < pos) next[k] = n = view.indexOf(this.watchNeedles[k]!, pos);
+      if (n >= 0 && (best < 0 || n < best)) best = n;
+    }
+    return best;
+  }
+
   /** Does a watch marker start in `[pos, end)`? (A marker holds no newline: one that starts in a line ends in it.) */
   private watchHit(view: Buffer, pos: number, end: number): boolean {
+    if (this.simd) {
+      const n = this.nextWatchAt(view, pos);
+      return n >= 0 && n < end;
+    }
     const next = this.nextWatch;
     for (let k = 0; k < next.length; k++) {
       let n = next[k]!;

@@ -20,6 +20,10 @@ export interface WasmFinder {
   buf: Buffer;
   /** The first position in `[pos, end)` where a marker starts in full, or -1. */
   find(pos: number, end: number): number;
+  /** How many newlines `[pos, end)` holds. */
+  lines(pos: number, end: number): number;
+  /** find() for the second set of markers (the scanner's watch markers); -1 when none were given. */
+  findOther(pos: number, end: number): number;
 }
 
 const enc = {
@@ -60,8 +64,8 @@ const enc = {
 const OP = {
   block: 0x02, loop: 0x03, if: 0x04, end: 0x0b, br: 0x0c, brIf: 0x0d, ret: 0x0f, void: 0x40,
   localGet: 0x20, localSet: 0x21, localTee: 0x22,
-  i32Load8u: 0x2d, i32Const: 0x41, i32Eqz: 0x45, i32Eq: 0x46, i32LtU: 0x49, i32LeU: 0x4d, i32GeU: 0x4f,
-  i32Ctz: 0x68, i32Add: 0x6a, i32Sub: 0x6b, i32And: 0x71,
+  i32Load8u: 0x2d, i32Const: 0x41, i32Eqz: 0x45, i32Eq: 0x46, i32LtU: 0x49, i32GtU: 0x4b, i32LeU: 0x4d, i32GeU: 0x4f,
+  i32Ctz: 0x68, i32Popcnt: 0x69, i32Add: 0x6a, i32Sub: 0x6b, i32And: 0x71,
   simd: 0xfd, v128Load: 0x00, i8x16Splat: 0x0f, i8x16Eq: 0x23, v128And: 0x4e, v128Or: 0x50, v128AnyTrue: 0x53, i8x16Bitmask: 0x64,
   i32: 0x7f, v128: 0x7b,
 };
@@ -130,15 +134,46 @@ function body(markers: readonly Buffer[]): number[] {
   return [...enc.u32(fn.length), ...fn];
 }
 
-function moduleBytes(markers: readonly Buffer[], pages: number): Uint8Array {
+/** The code of `lines(start, end) -> newlines in [start, end)`: 16 bytes at a time, then byte by byte. */
+function linesBody(): number[] {
+  // locals: 0 start, 1 end (params); 2 i, 3 n; 4 the newline splat
+  const I = 2, N = 3, NLV = 4;
+  const get = (l: number) => [OP.localGet, l];
+  const set = (l: number) => [OP.localSet, l];
+  const simd = (op: number, ...imm: number[]) => [OP.simd, ...enc.u32(op), ...imm];
+  const c: number[] = [OP.i32Const, 10, ...simd(OP.i8x16Splat), ...set(NLV), ...get(0), ...set(I)];
+  c.push(OP.block, OP.void, OP.loop, OP.void);
+  c.push(...get(I), OP.i32Const, 16, OP.i32Add, ...get(1), OP.i32GtU, OP.brIf, 1);
+  c.push(...get(N), ...get(I), ...simd(OP.v128Load, 0, 0), ...get(NLV), ...simd(OP.i8x16Eq), ...simd(OP.i8x16Bitmask), OP.i32Popcnt, OP.i32Add, ...set(N));
+  c.push(...get(I), OP.i32Const, 16, OP.i32Add, ...set(I), OP.br, 0);
+  c.push(OP.end, OP.end);
+  c.push(OP.block, OP.void, OP.loop, OP.void);
+  c.push(...get(I), ...get(1), OP.i32GeU, OP.brIf, 1);
+  c.push(...get(N), ...get(I), OP.i32Load8u, 0, 0, OP.i32Const, 10, OP.i32Eq, OP.i32Add, ...set(N));
+  c.push(...get(I), OP.i32Const, 1, OP.i32Add, ...set(I), OP.br, 0);
+  c.push(OP.end, OP.end);
+  c.push(...get(N), OP.end);
+  const locals = [
+    [...enc.u32(2), OP.i32],
+    [...enc.u32(1), OP.v128],
+  ];
+  const fn = [...enc.vec(locals), ...c];
+  return [...enc.u32(fn.length), ...fn];
+}
+
+function moduleBytes(markers: readonly Buffer[], other: readonly Buffer[], pages: number): Uint8Array {
   const type = enc.section(1, enc.vec([[0x60, ...enc.vec([[OP.i32], [OP.i32]]), ...enc.vec([[OP.i32]])]]));
-  const func = enc.section(3, enc.vec([[0]]));
+  const bodies = [body(markers), linesBody()];
+  if (other.length) bodies.push(body(other));
+  const func = enc.section(3, enc.vec(bodies.map(() => [0])));
   const mem = enc.section(5, enc.vec([[0x00, ...enc.u32(pages)]]));
   const exp = enc.section(7, enc.vec([
     [...enc.str('find'), 0x00, 0],
+    [...enc.str('lines'), 0x00, 1],
+    ...(other.length ? [[...enc.str('other'), 0x00, 2]] : []),
     [...enc.str('mem'), 0x02, 0],
   ]));
-  const code = enc.section(10, enc.vec([body(markers)]));
+  const code = enc.section(10, enc.vec(bodies));
   return new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, ...type, ...func, ...mem, ...exp, ...code]);
 }
 
@@ -146,15 +181,18 @@ function moduleBytes(markers: readonly Buffer[], pages: number): Uint8Array {
  * A finder over a memory of at least `size` data bytes, or null when WebAssembly SIMD is not
  * available or the markers do not suit it (empty, or longer than the padding).
  */
-export function wasmFinder(markers: readonly Buffer[], size: number): WasmFinder | null {
-  if (markers.length === 0 || markers.length > 16 || markers.some((m) => m.length === 0 || m.length > PAD - 16)) return null;
+export function wasmFinder(markers: readonly Buffer[], size: number, other: readonly Buffer[] = []): WasmFinder | null {
+  const unfit = (set: readonly Buffer[]) => set.length > 16 || set.some((m) => m.length === 0 || m.length > PAD - 16);
+  if (markers.length === 0 || unfit(markers) || unfit(other)) return null;
   try {
-    const bytes = moduleBytes(markers, Math.ceil((size + PAD) / 65536));
+    const bytes = moduleBytes(markers, other, Math.ceil((size + PAD) / 65536));
     if (!WebAssembly.validate(bytes)) return null;
     const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes));
     const mem = instance.exports.mem as { buffer: ArrayBuffer };
     const find = instance.exports.find as (pos: number, end: number) => number;
-    return { buf: Buffer.from(mem.buffer, 0, size), find };
+    const lines = instance.exports.lines as (pos: number, end: number) => number;
+    const findOther = (instance.exports.other as ((pos: number, end: number) => number) | undefined) ?? (() => -1);
+    return { buf: Buffer.from(mem.buffer, 0, size), find, lines, findOther };
   } catch {
     return null;
   }

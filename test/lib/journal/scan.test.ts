@@ -1,6 +1,7 @@
 // The byte-level scanner: candidates found on raw bytes, lines split across chunks of any
 // size, continuations and watch windows across chunk boundaries, CR/NUL, overlong lines.
 import t from 'tap';
+import fc from 'fast-check';
 import { Follow, LineScanner, scanChunks, type LineSink, type Markers } from '../../../lib/journal/scan.js';
 
 interface Seen {
@@ -83,4 +84,28 @@ t.test('a part stops at its end; continuations may run past it', async (t) => {
   t.same(seen.lines, ['A CONT']);
   t.same(seen.conts, [' cont']);
   t.ok(s.stopped);
+});
+
+t.test('property: the SIMD path (watch windows passed over by counting lines) agrees with the plain one', async (t) => {
+  // Lines: quiet ones, primary hits, starts (a watch window), watch-marker lines, continued lines.
+  const line = fc.oneof(
+    { weight: 8, arbitrary: fc.constantFrom('quiet', 'q', '', 'more quiet text here') },
+    { weight: 2, arbitrary: fc.constantFrom('hit A', 'START now', 'B CONT', ' cont', 'W watch', 'A and W', 'WW') },
+  );
+  const m = markers(['A', 'START', 'B'], ['W']);
+  await fc.assert(
+    fc.asyncProperty(fc.array(line, { maxLength: 400 }), fc.integer({ min: 1, max: 300 }), fc.boolean(), async (lines, chunk, endNl) => {
+      const text = lines.join('\n') + (endNl ? '\n' : '');
+      const data = Buffer.from(text, 'latin1');
+      // Reference: one scan of a buffer that is not the scanner's own (no SIMD: per-line checks).
+      const ref = recorder();
+      const plain = new LineScanner(m, ref.sink);
+      plain.scan(Buffer.concat([data, Buffer.alloc(1)]), data.length, true);
+      plain.finish();
+      const simd = await run(data, m, chunk);
+      t.same(simd, ref.seen);
+      return true;
+    }),
+    { numRuns: 400, seed: 16 },
+  );
 });

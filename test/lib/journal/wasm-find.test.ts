@@ -79,3 +79,25 @@ t.test('property: sparse markers in long quiet text (whole blocks skipped at onc
   }
   t.pass('a lone marker is found at every offset');
 });
+
+t.test('lines() counts newlines in any range; findOther() searches the second marker set', async (t) => {
+  const f = wasmFinder([Buffer.from('fig co')], 4096, [Buffer.from('valid configuration'), Buffer.from('zz')])!;
+  const text = Buffer.from(`a\nbb\n\n${'x'.repeat(40)}${'\n'.repeat(17)}yy valid configuration\nzz\nz`);
+  f.buf.fill(10, 0, 600); // newlines after the data must not be counted
+  text.copy(f.buf);
+  let bad = 0;
+  for (let a = 0; a <= text.length; a++) {
+    for (let b = a; b <= text.length; b++) {
+      let n = 0;
+      for (let i = a; i < b; i++) n += text[i] === 10 ? 1 : 0;
+      if (f.lines(a, b) !== n) bad++;
+    }
+  }
+  t.equal(bad, 0, 'every [a, b) counted exactly');
+  const other = [Buffer.from('valid configuration'), Buffer.from('zz')];
+  for (let p = 0; p <= text.length; p++) {
+    if (f.findOther(p, text.length) !== expected(text, other, p, text.length)) t.fail(`findOther from ${p}`);
+  }
+  t.equal(f.find(0, text.length), -1, 'find() still looks for its own markers only');
+  t.equal(wasmFinder([Buffer.from('fig co')], 64)!.findOther(0, 10), -1, 'no second set: nothing found');
+});
