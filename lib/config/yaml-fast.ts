@@ -6,26 +6,55 @@
 // then parses with js-yaml. A differential test holds the two paths equal.
 // js-yaml was half of judging a payload; 10,000 of them are judged by `verify`.
 
+import type { JNode } from './jnode.js';
 import type { GoScalar } from './yaml.js';
 
 type Plain = (s: string) => GoScalar | string;
-type Node = Record<string, unknown> | unknown[];
+type ObjNode = Extract<JNode, { t: 'obj' }>;
+type ArrNode = Extract<JNode, { t: 'arr' }>;
+/** A mapping being filled: its members by key (sorted into the node at the end). */
+interface MapNode {
+  node: ObjNode;
+  members: Map<string, JNode>;
+}
 
 interface Frame {
   indent: number;
-  node: Node;
+  node: MapNode | ArrNode;
   /** A sequence written at its parent key's indentation (`key:\n- a`). */
   compact: boolean;
 }
 
+const NULL: JNode = { t: 'null' };
+
 const MAX_DEPTH = 64;
+/** Decimals with no plus sign, leading zero or underscore, up to 18 digits (below 2^63). */
+const DECIMAL = /^(?:0|-?[1-9][0-9]{0,17})$/;
 const NOT_PRINTABLE_ASCII = /[^\n\x20-\x7e]/;
 const KEY = /^[A-Za-z_][A-Za-z0-9_.\/-]*$/;
 /** Characters a plain scalar may not start with (indicators), or that we leave to js-yaml. */
 const NOT_PLAIN_START = new Set(['[', ']', '{', '}', '#', '&', '*', '!', '|', '>', "'", '"', '%', '@', '`', '?', ',', '<', ':', '-']);
 
+/**
+ * A resolved scalar as sigs.k8s.io/yaml's JSON has it (what yaml.ts's converter makes of it),
+ * or undefined for a float JSON cannot carry (NaN, ±Inf): the slow path words that error.
+ */
+function jsonScalar(v: GoScalar | string): JNode | undefined {
+  if (typeof v === 'string') return { t: 'str', v };
+  switch (v.kind) {
+    case 'null': return NULL;
+    case 'bool': return { t: 'bool', v: v.value as boolean };
+    case 'int': return { t: 'num', s: String(v.value) };
+    case 'float': {
+      const f = v.value as number;
+      if (!Number.isFinite(f)) return undefined;
+      return { t: 'num', s: Object.is(f, -0) ? '-0' : String(f) };
+    }
+  }
+}
+
 /** The scalar after `key: ` or `- `: a value, or undefined when js-yaml must decide. */
-function scalar(raw: string, plain: Plain): unknown {
+function scalar(raw: string, plain: Plain): JNode | undefined {
   const c = raw[0]!;
   if (c === '"' || c === "'") {
     const end = raw.indexOf(c, 1);
@@ -33,13 +62,15 @@ function scalar(raw: string, plain: Plain): unknown {
     const inner = raw.slice(1, end);
     const rest = raw.slice(end + 1);
     if ((c === '"' && inner.includes('\\')) || (rest !== '' && !/^ +(#.*)?$/.test(rest))) return undefined;
-    return inner;
+    return { t: 'str', v: inner };
   }
   if (NOT_PLAIN_START.has(c) && !(c === '-' && /^-[0-9.]/.test(raw))) return undefined;
   const hash = raw.indexOf(' #');
   const text = (hash >= 0 ? raw.slice(0, hash) : raw).replace(/ +$/, '');
   if (text === '' || text.includes(': ') || text.endsWith(':') || text.includes('\t')) return undefined;
-  return plain(text);
+  // A plain decimal well inside int64 is written to JSON as it stands (go-yaml: an int).
+  if (DECIMAL.test(text)) return { t: 'num', s: text };
+  return jsonScalar(plain(text));
 }
 
 /** A mapping entry `key:` or `key: value`: the key and the raw value ('' for none), or null. */
@@ -68,17 +99,20 @@ function entryOf(content: string, plain: Plain): { key: string; raw: string } | 
 }
 
 /**
- * The document as js-yaml (go-yaml schema, json mode) would load it, or undefined when the
- * text uses anything beyond plain block YAML.
+ * The document as the JSON tree yaml.ts makes of js-yaml's result (go-yaml schema, json
+ * mode: members sorted as Go sorts map keys), or undefined when the text uses anything
+ * beyond plain block YAML.
  */
-export function fastBlockYaml(text: string, plain: Plain): Record<string, unknown> | undefined {
-  // Only printable ASCII: JS's trim() knows more blanks than YAML (U+00A0, U+3000, ...), and
-  // go-yaml knows more line breaks than split('\n') (NEL, LS, PS).
-  if (NOT_PRINTABLE_ASCII.test(text)) return undefined;
-  const root: Record<string, unknown> = {};
+export function fastBlockYaml(text: string, plain: Plain, printable = false): ObjNode | undefined {
+  // Only printable ASCII (`printable`: the caller has checked): JS's trim() knows more blanks
+  // than YAML (U+00A0, U+3000, ...), and go-yaml knows more line breaks than split('\n')
+  // (NEL, LS, PS). It also makes UTF-16 order Go's bytewise order for the keys.
+  if (!printable && !isPrintableAscii(text)) return undefined;
+  const root: MapNode = { node: { t: 'obj', entries: [] }, members: new Map() };
+  const maps: MapNode[] = [root];
   const stack: Frame[] = [];
   /** A key whose value is on the following lines. */
-  let pending: { map: Record<string, unknown>; key: string; indent: number } | null = null;
+  let pending: { map: MapNode; key: string; indent: number } | null = null;
   /** The last line held a scalar: a deeper line after it would continue it (js-yaml's job). */
   let lastScalarIndent = -1;
   let lines = 0;
@@ -93,43 +127,62 @@ export function fastBlockYaml(text: string, plain: Plain): Record<string, unknow
     }
     if (lastScalarIndent >= 0 && indent > lastScalarIndent) return undefined;
     if (pending) {
-      const p: { map: Record<string, unknown>; key: string; indent: number } = pending;
+      const p: { map: MapNode; key: string; indent: number } = pending;
       pending = null;
       if (indent > p.indent || (indent === p.indent && item)) {
-        const node: Node = item ? [] : {};
-        p.map[p.key] = node;
+        let node: MapNode | ArrNode;
+        if (item) {
+          node = { t: 'arr', items: [] };
+          p.map.members.set(p.key, node);
+        } else {
+          node = { node: { t: 'obj', entries: [] }, members: new Map() };
+          maps.push(node);
+          p.map.members.set(p.key, node.node);
+        }
         // Real configs nest a few levels; js-yaml words the error for absurd depths.
         if (stack.length >= MAX_DEPTH) return undefined;
         stack.push({ indent, node, compact: indent === p.indent });
-      } else p.map[p.key] = null;
+      } else p.map.members.set(p.key, NULL);
     }
     while (stack.length && (stack[stack.length - 1]!.indent > indent || (stack[stack.length - 1]!.compact && stack[stack.length - 1]!.indent === indent && !item))) stack.pop();
     const top = stack[stack.length - 1];
     if (!top || top.indent !== indent) return undefined;
-    if (Array.isArray(top.node)) {
+    const node = top.node;
+    if ('t' in node) {
       if (!item) return undefined;
       const raw = content.slice(1).trim();
       if (raw === '' || raw.startsWith('#')) return undefined;
       const v = scalar(raw, plain);
       if (v === undefined) return undefined;
-      top.node.push(v);
+      node.items.push(v);
       lastScalarIndent = indent;
       continue;
     }
     if (item) return undefined;
     const e = entryOf(content.trimEnd(), plain);
-    if (!e || Object.hasOwn(top.node, e.key)) return undefined;
+    if (!e || node.members.has(e.key)) return undefined;
     if (e.raw === '') {
-      pending = { map: top.node, key: e.key, indent };
+      // Held until the next line says what the value is (the key counts as set from here).
+      node.members.set(e.key, NULL);
+      pending = { map: node, key: e.key, indent };
       lastScalarIndent = -1;
       continue;
     }
     const v = scalar(e.raw, plain);
     if (v === undefined) return undefined;
-    top.node[e.key] = v;
+    node.members.set(e.key, v);
     lastScalarIndent = indent;
   }
   if (lines === 0) return undefined;
-  if (pending) pending.map[pending.key] = null;
-  return root;
+  // Keys are printable ASCII and never repeated: the built-in sort's code-unit order is Go's.
+  for (const m of maps) {
+    const keys = [...m.members.keys()].sort();
+    m.node.entries = keys.map((k) => [k, m.members.get(k)!]);
+  }
+  return root.node;
+}
+
+/** Printable ASCII and line feeds only: what the fast path reads (and libyaml's reader passes). */
+export function isPrintableAscii(text: string): boolean {
+  return !NOT_PRINTABLE_ASCII.test(text);
 }

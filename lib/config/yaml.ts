@@ -13,7 +13,8 @@
 // Nothing here throws on bad input: errors come back as values with go-yaml-style text.
 
 import * as yaml from 'js-yaml';
-import { fastBlockYaml } from './yaml-fast.js';
+import { isUtf8 } from 'node:buffer';
+import { fastBlockYaml, isPrintableAscii } from './yaml-fast.js';
 import type { JNode } from './jnode.js';
 import { childPath, type DuplicateKey } from './json.js';
 import { goQuote } from './gostrconv.js';
@@ -174,7 +175,8 @@ const GO_YAML_SCHEMA = yaml.FAILSAFE_SCHEMA.extend({
 const NOT_YAML_CHAR = /[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u;
 
 function readerError(text: string, bytes: Uint8Array): string | null {
-  const utf8 = checkUtf8(bytes);
+  // The native check first; ours words what is wrong.
+  const utf8 = isUtf8(bytes) ? null : checkUtf8(bytes);
   if (utf8) return utf8;
   return NOT_YAML_CHAR.test(text) ? 'control characters are not allowed' : null;
 }
@@ -580,12 +582,15 @@ function unclosedFlow(text: string): string {
 /** Parse the first YAML document of `bytes` into the JSON tree the kubelet's decoder sees. */
 export function parseYamlDocument(bytes: Uint8Array): YamlParse {
   const { text, utf8 } = decodeText(bytes);
-  const bad = utf8 ? readerError(text, bytes) : readerError(text, Buffer.from(text, 'utf8'));
+  // Printable ASCII and line feeds (nearly every payload): the bytes are valid UTF-8, with no
+  // character libyaml refuses and no NEL/LS/PS, so those checks have nothing to find.
+  const printable = utf8 && isPrintableAscii(text);
+  const bad = printable ? null : utf8 ? readerError(text, bytes) : readerError(text, Buffer.from(text, 'utf8'));
   if (bad) return { ok: false, error: `yaml: ${bad}` };
-  const breaks = goLineBreaks(text);
+  const breaks = printable ? { text, restore: null, trailing: null } : goLineBreaks(text);
   const first = firstDocument(breaks.text);
-  const fast = fastPath ? fastBlockYaml(first, resolvePlainScalar) : undefined;
-  if (fast !== undefined) return convertDocument(fast, new Map());
+  const fast = fastPath ? fastBlockYaml(first, resolvePlainScalar, printable) : undefined;
+  if (fast !== undefined) return { ok: true, value: fast, duplicates: [] };
   const tracker = duplicateTracker();
   let doc: unknown;
   try {
