@@ -20,7 +20,9 @@ interface MapNode {
 
 interface Frame {
   indent: number;
-  node: MapNode | ArrNode;
+  /** The mapping being filled, or null for a sequence. */
+  map: MapNode | null;
+  seq: ArrNode | null;
   /** A sequence written at its parent key's indentation (`key:\n- a`). */
   compact: boolean;
 }
@@ -66,7 +68,8 @@ function scalar(raw: string, plain: Plain): JNode | undefined {
   }
   if (NOT_PLAIN_START.has(c) && !(c === '-' && /^-[0-9.]/.test(raw))) return undefined;
   const hash = raw.indexOf(' #');
-  const text = (hash >= 0 ? raw.slice(0, hash) : raw).replace(/ +$/, '');
+  // trimEnd: the only blank in printable ASCII is the space.
+  const text = (hash >= 0 ? raw.slice(0, hash) : raw).trimEnd();
   if (text === '' || text.includes(': ') || text.endsWith(':') || text.includes('\t')) return undefined;
   // A plain decimal well inside int64 is written to JSON as it stands (go-yaml: an int).
   if (DECIMAL.test(text)) return { t: 'num', s: text };
@@ -116,45 +119,56 @@ export function fastBlockYaml(text: string, plain: Plain, printable = false): Ob
   /** The last line held a scalar: a deeper line after it would continue it (js-yaml's job). */
   let lastScalarIndent = -1;
   let lines = 0;
-  for (const line of text.split('\n')) {
-    const content = line.trimStart();
-    if (content === '' || content.startsWith('#')) continue;
-    const indent = line.length - content.length;
-    const item = content === '-' || content.startsWith('- ');
+  // Line by line (LF only: the text is printable ASCII, whose only blank is the space).
+  const end = text.length;
+  for (let pos = 0; pos <= end; ) {
+    let eol = text.indexOf('\n', pos);
+    if (eol < 0) eol = end;
+    const start = pos;
+    pos = eol + 1;
+    let first = start;
+    while (first < eol && text.charCodeAt(first) === 0x20) first++;
+    // Blank lines and comments.
+    if (first === eol || text.charCodeAt(first) === 0x23) continue;
+    const content = text.slice(first, eol);
+    const indent = first - start;
+    const item = content.charCodeAt(0) === 0x2d && (content.length === 1 || content.charCodeAt(1) === 0x20);
     if (lines++ === 0) {
       if (indent !== 0 || item || content.startsWith('---') || content.startsWith('%')) return undefined;
-      stack.push({ indent: 0, node: root, compact: false });
+      stack.push({ indent: 0, map: root, seq: null, compact: false });
     }
     if (lastScalarIndent >= 0 && indent > lastScalarIndent) return undefined;
     if (pending) {
       const p: { map: MapNode; key: string; indent: number } = pending;
       pending = null;
       if (indent > p.indent || (indent === p.indent && item)) {
-        let node: MapNode | ArrNode;
+        let frame: Frame;
         if (item) {
-          node = { t: 'arr', items: [] };
-          p.map.members.set(p.key, node);
+          const seq: ArrNode = { t: 'arr', items: [] };
+          p.map.members.set(p.key, seq);
+          frame = { indent, map: null, seq, compact: indent === p.indent };
         } else {
-          node = { node: { t: 'obj', entries: [] }, members: new Map() };
-          maps.push(node);
-          p.map.members.set(p.key, node.node);
+          const map: MapNode = { node: { t: 'obj', entries: [] }, members: new Map() };
+          maps.push(map);
+          p.map.members.set(p.key, map.node);
+          frame = { indent, map, seq: null, compact: indent === p.indent };
         }
         // Real configs nest a few levels; js-yaml words the error for absurd depths.
         if (stack.length >= MAX_DEPTH) return undefined;
-        stack.push({ indent, node, compact: indent === p.indent });
+        stack.push(frame);
       } else p.map.members.set(p.key, NULL);
     }
     while (stack.length && (stack[stack.length - 1]!.indent > indent || (stack[stack.length - 1]!.compact && stack[stack.length - 1]!.indent === indent && !item))) stack.pop();
     const top = stack[stack.length - 1];
     if (!top || top.indent !== indent) return undefined;
-    const node = top.node;
-    if ('t' in node) {
+    const node = top.map;
+    if (node === null) {
       if (!item) return undefined;
       const raw = content.slice(1).trim();
       if (raw === '' || raw.startsWith('#')) return undefined;
       const v = scalar(raw, plain);
       if (v === undefined) return undefined;
-      node.items.push(v);
+      top.seq!.items.push(v);
       lastScalarIndent = indent;
       continue;
     }
