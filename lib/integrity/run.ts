@@ -11,6 +11,7 @@ import { refBytes } from '../store/show.js';
 import type { Resolved } from '../store/refs.js';
 import type { Checkpoint, Snapshot } from '../store/snapshot.js';
 import type { ConfigJudge } from './judge.js';
+import { crypto } from '../builtins.js';
 import { bySeverity, type Finding } from './findings.js';
 import { cachedReader, lookupJudge, payloadTask, PARALLEL_MIN_TASKS, type JudgePool, type JudgePoolFactory, type JudgeTask } from './prejudge.js';
 import type { Judgement } from './judge.js';
@@ -63,17 +64,58 @@ export async function verifySessionParallel(s: Session, makePool: JudgePoolFacto
 }
 
 /**
+ * Payloads with the same bytes as an earlier one (a ConfigMap whose resourceVersion moved
+ * without its data changing) take its verdict instead of being judged again: the verdict is a
+ * function of the bytes and the judge's fixed context (kubelet version, command line, local
+ * gates); the file's name, mode and size are checked outside it. The one thing the path
+ * reaches is the checkpoint directory that relative path fields are resolved against, and the
+ * empty-file message: an empty payload is never shared, and one whose verdict lists relative
+ * paths is judged again on its own.
+ */
+class SameBytes {
+  /** The first task (its index) with each digest. */
+  private readonly first = new Map<string, number>();
+  /** Later tasks with the bytes of an earlier one: [index, index of the first]. */
+  readonly repeats: [number, number][] = [];
+
+  /** True when task `i` repeats an earlier task's bytes (it need not be judged now). */
+  repeat(t: JudgeTask, i: number): boolean {
+    if (t.bytes.byteLength === 0) return false;
+    const digest = crypto().hash('sha256', t.bytes, 'base64');
+    const f = this.first.get(digest);
+    if (f === undefined) {
+      this.first.set(digest, i);
+      return false;
+    }
+    this.repeats.push([i, f]);
+    return true;
+  }
+
+  /** Give each repeat its first's verdict, or its own when that verdict depends on the path. */
+  fill(tasks: readonly JudgeTask[], verdicts: Judgement[], judge: ConfigJudge): void {
+    for (const [i, f] of this.repeats) {
+      const v = verdicts[f]!;
+      verdicts[i] = v.relativePaths?.length ? judge(bufferOf(tasks[i]!.bytes), tasks[i]!.file) : v;
+    }
+  }
+}
+
+/**
  * The payloads of a store judged by this thread and a pool, sharing one queue: this thread
  * reads every payload, the workers take batches from the front as they finish the last one
  * (the first while this thread is still reading), and once all is read this thread judges
  * from the back in small chunks, looking at the workers' replies between chunks, until the
  * two meet. Nobody's share is fixed in advance, so a slow start, a busy core or a slow disk
- * on either side leaves no one idle. Throws when the pool fails or too much would be held.
+ * on either side leaves no one idle. Bytes seen before are not queued (SameBytes). Throws
+ * when the pool fails or too much would be held.
  */
 async function judgeShared(s: Session, pool: JudgePool, cps: readonly Checkpoint[], maxHeld: number): Promise<{ tasks: JudgeTask[]; verdicts: Judgement[] }> {
   const sources = metaSources(s.snap);
+  /** Every payload read, in order; `queue` holds the indexes of those to judge. */
   const tasks: JudgeTask[] = [];
+  const queue: number[] = [];
   const verdicts: Judgement[] = [];
+  const same = new SameBytes();
   let held = 0;
   /** The first task nobody has taken (workers take from here). */
   let next = 0;
@@ -86,14 +128,13 @@ async function judgeShared(s: Session, pool: JudgePool, cps: readonly Checkpoint
   const feed = (): void => {
     while (failure === null && inFlight < IN_FLIGHT * pool.workers && next < end) {
       const size = reading ? BATCH : Math.min(BATCH, Math.max(MIN_BATCH, Math.ceil((end - next) / (2 * (pool.workers + 1)))));
-      const from = next;
-      const batch = tasks.slice(from, Math.min(end, from + size));
-      next += batch.length;
+      const ids = queue.slice(next, Math.min(end, next + size));
+      next += ids.length;
       inFlight++;
       posted.push(
-        pool.judge(batch).then(
+        pool.judge(ids.map((i) => tasks[i]!)).then(
           (vs) => {
-            vs.forEach((v, i) => (verdicts[from + i] = v));
+            vs.forEach((v, k) => (verdicts[ids[k]!] = v));
             inFlight--;
             feed();
           },
@@ -110,22 +151,25 @@ async function judgeShared(s: Session, pool: JudgePool, cps: readonly Checkpoint
     held += t.bytes.byteLength;
     if (held > maxHeld) throw new Error('too many payload bytes to hold: verified one at a time');
     tasks.push(t);
-    if (tasks.length % BATCH !== 0) continue;
-    end = tasks.length;
+    if (same.repeat(t, tasks.length - 1)) continue;
+    queue.push(tasks.length - 1);
+    if (queue.length % BATCH !== 0) continue;
+    end = queue.length;
     feed();
     await tick();
   }
   reading = false;
-  end = tasks.length;
+  end = queue.length;
   feed();
   while (failure === null && next < end) {
     const from = Math.max(next, end - CHUNK);
-    for (let i = from; i < end; i++) verdicts[i] = s.judge(bufferOf(tasks[i]!.bytes), tasks[i]!.file);
+    for (const i of queue.slice(from, end)) verdicts[i] = s.judge(bufferOf(tasks[i]!.bytes), tasks[i]!.file);
     end = from;
     await tick();
   }
   await Promise.all(posted);
   if (failure !== null) throw failure;
+  same.fill(tasks, verdicts, s.judge);
   for (let i = 0; i < tasks.length; i++) if (!verdicts[i]) throw new Error(`no verdict for ${tasks[i]!.file}`);
   return { tasks, verdicts };
 }
