@@ -2,6 +2,7 @@
 // the payload reader: checkpoints are read one at a time, so memory stays flat on a
 // 10,000-checkpoint store, and nothing outside the store is ever opened.
 
+import { isUtf8 } from 'node:buffer';
 import { decodeMetaState, type MetaDecode } from '../store/meta.js';
 import { payloadKey } from '../store/refs.js';
 import { unsafeNameReason } from '../store/safepath.js';
@@ -206,14 +207,6 @@ function permissionFindings(snap: Snapshot, only: Set<string> | undefined): Find
 
 // ---- payloads ------------------------------------------------------------------------------
 
-function isUtf8(b: Buffer): boolean {
-  try {
-    new TextDecoder('utf-8', { fatal: true }).decode(b);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 export function judgementFindings(j: Judgement, path: string, ref: string): Finding[] {
   const out: Finding[] = [];
