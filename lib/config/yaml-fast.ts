@@ -101,6 +101,47 @@ function entryOf(content: string, plain: Plain): { key: string; raw: string } | 
   return { key, raw: raw.startsWith('#') ? '' : raw };
 }
 
+/** What one line says on its own: a member (value null: on the next lines), an item, or "ask js-yaml". */
+type LineParse = { key: string; value: JNode | null } | { item: JNode } | null;
+
+/**
+ * Lines already parsed, by their text after the indentation: payloads of one store (and of
+ * one cluster) share most of their lines, and a line's meaning does not depend on where it
+ * stands; where it stands is checked for each line. The JNodes handed out are scalars, never
+ * changed by anyone. Bounded: emptied when full.
+ */
+const lineMemo = new Map<string, LineParse>();
+let lineMemoPlain: Plain | null = null;
+const LINE_MEMO_MAX = 16_384;
+
+function parseLine(content: string, item: boolean, plain: Plain): LineParse {
+  if (lineMemoPlain !== plain) {
+    lineMemo.clear();
+    lineMemoPlain = plain;
+  }
+  let r = lineMemo.get(content);
+  if (r !== undefined) return r;
+  r = item ? itemOf(content, plain) : memberOf(content, plain);
+  if (lineMemo.size >= LINE_MEMO_MAX) lineMemo.clear();
+  lineMemo.set(content, r);
+  return r;
+}
+
+function itemOf(content: string, plain: Plain): LineParse {
+  const raw = content.slice(1).trim();
+  if (raw === '' || raw.startsWith('#')) return null;
+  const v = scalar(raw, plain);
+  return v === undefined ? null : { item: v };
+}
+
+function memberOf(content: string, plain: Plain): LineParse {
+  const e = entryOf(content.trimEnd(), plain);
+  if (!e) return null;
+  if (e.raw === '') return { key: e.key, value: null };
+  const v = scalar(e.raw, plain);
+  return v === undefined ? null : { key: e.key, value: v };
+}
+
 /**
  * The document as the JSON tree yaml.ts makes of js-yaml's result (go-yaml schema, json
  * mode: members sorted as Go sorts map keys), or undefined when the text uses anything
@@ -162,29 +203,23 @@ export function fastBlockYaml(text: string, plain: Plain, printable = false): Ob
     const top = stack[stack.length - 1];
     if (!top || top.indent !== indent) return undefined;
     const node = top.map;
-    if (node === null) {
-      if (!item) return undefined;
-      const raw = content.slice(1).trim();
-      if (raw === '' || raw.startsWith('#')) return undefined;
-      const v = scalar(raw, plain);
-      if (v === undefined) return undefined;
-      top.seq!.items.push(v);
+    if ((node === null) !== item) return undefined;
+    const line = parseLine(content, item, plain);
+    if (line === null) return undefined;
+    if ('item' in line) {
+      top.seq!.items.push(line.item);
       lastScalarIndent = indent;
       continue;
     }
-    if (item) return undefined;
-    const e = entryOf(content.trimEnd(), plain);
-    if (!e || node.members.has(e.key)) return undefined;
-    if (e.raw === '') {
+    if (node!.members.has(line.key)) return undefined;
+    if (line.value === null) {
       // Held until the next line says what the value is (the key counts as set from here).
-      node.members.set(e.key, NULL);
-      pending = { map: node, key: e.key, indent };
+      node!.members.set(line.key, NULL);
+      pending = { map: node!, key: line.key, indent };
       lastScalarIndent = -1;
       continue;
     }
-    const v = scalar(e.raw, plain);
-    if (v === undefined) return undefined;
-    node.members.set(e.key, v);
+    node!.members.set(line.key, line.value);
     lastScalarIndent = indent;
   }
   if (lines === 0) return undefined;
