@@ -90,6 +90,7 @@ function underscoreOK(s: string): boolean {
 }
 
 const DECIMAL_DIGITS = /^[0-9]+$/;
+const SIGNED_DECIMAL = /^[+-]?[0-9]{1,15}$/;
 
 function digitValue(c: string): number {
   const code = c.charCodeAt(0);
@@ -138,6 +139,12 @@ export function parseGoUint(s: string, base: number, bits: number, func = 'Parse
 
 /** strconv.ParseInt(s, base, bits) as a bigint. */
 export function parseGoInt(s: string, base: number, bits: number): bigint {
+  // Plain decimals of up to 15 digits (nearly every config number) are exact as JS numbers.
+  if (base === 10 && s.length <= 16 && SIGNED_DECIMAL.test(s)) {
+    const v = Number(s);
+    if (bits < 53 && (v >= 2 ** (bits - 1) || v < -(2 ** (bits - 1)))) throw new GoNumError('ParseInt', s, 'value out of range');
+    return BigInt(v);
+  }
   if (s === '') throw new GoNumError('ParseInt', s, 'invalid syntax');
   let body = s;
   let neg = false;
