@@ -11,7 +11,7 @@ import { refBytes } from '../store/show.js';
 import type { Resolved } from '../store/refs.js';
 import type { Checkpoint, Snapshot } from '../store/snapshot.js';
 import type { ConfigJudge } from './judge.js';
-import { crypto } from '../builtins.js';
+import { sha256Hex } from '../builtins.js';
 import { bySeverity, type Finding } from './findings.js';
 import { cachedReader, lookupJudge, payloadTask, PARALLEL_MIN_TASKS, type JudgePool, type JudgePoolFactory, type JudgeTask } from './prejudge.js';
 import type { Judgement } from './judge.js';
@@ -75,13 +75,16 @@ export async function verifySessionParallel(s: Session, makePool: JudgePoolFacto
 class SameBytes {
   /** The first task (its index) with each digest. */
   private readonly first = new Map<string, number>();
+  /** Each task's SHA-256 (hex), by index: ls lists them (empty payloads are not hashed here). */
+  readonly digests: (string | undefined)[] = [];
   /** Later tasks with the bytes of an earlier one: [index, index of the first]. */
   readonly repeats: [number, number][] = [];
 
   /** True when task `i` repeats an earlier task's bytes (it need not be judged now). */
   repeat(t: JudgeTask, i: number): boolean {
     if (t.bytes.byteLength === 0) return false;
-    const digest = crypto().hash('sha256', t.bytes, 'base64');
+    const digest = sha256Hex(t.bytes);
+    this.digests[i] = digest;
     const f = this.first.get(digest);
     if (f === undefined) {
       this.first.set(digest, i);
@@ -109,7 +112,7 @@ class SameBytes {
  * on either side leaves no one idle. Bytes seen before are not queued (SameBytes). Throws
  * when the pool fails or too much would be held.
  */
-async function judgeShared(s: Session, pool: JudgePool, cps: readonly Checkpoint[], maxHeld: number): Promise<{ tasks: JudgeTask[]; verdicts: Judgement[] }> {
+async function judgeShared(s: Session, pool: JudgePool, cps: readonly Checkpoint[], maxHeld: number): Promise<{ tasks: JudgeTask[]; verdicts: Judgement[]; digests: (string | undefined)[] }> {
   const sources = metaSources(s.snap);
   /** Every payload read, in order; `queue` holds the indexes of those to judge. */
   const tasks: JudgeTask[] = [];
@@ -171,7 +174,7 @@ async function judgeShared(s: Session, pool: JudgePool, cps: readonly Checkpoint
   if (failure !== null) throw failure;
   same.fill(tasks, verdicts, s.judge);
   for (let i = 0; i < tasks.length; i++) if (!verdicts[i]) throw new Error(`no verdict for ${tasks[i]!.file}`);
-  return { tasks, verdicts };
+  return { tasks, verdicts, digests: same.digests };
 }
 
 const bufferOf = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
@@ -186,7 +189,7 @@ export async function verifyParallel(s: Session, makePool: JudgePoolFactory | nu
   if (!makePool || cps.length < PARALLEL_MIN_TASKS) return single();
   const pool = makePool();
   if (!pool) return single();
-  let shared: { tasks: JudgeTask[]; verdicts: Judgement[] };
+  let shared: Awaited<ReturnType<typeof judgeShared>>;
   try {
     shared = await judgeShared(s, pool, cps, o.maxHeldBytes ?? MAX_HELD_BYTES);
   } catch {
@@ -195,7 +198,7 @@ export async function verifyParallel(s: Session, makePool: JudgePoolFactory | nu
     pool.close();
   }
   const judge = lookupJudge(shared.tasks, shared.verdicts, s.judge);
-  const reader = cachedReader(s.snap, shared.tasks, s.reader);
+  const reader = cachedReader(s.snap, shared.tasks, s.reader, shared.digests);
   return { report: verifyStore(s.snap, { reader, judge, local: s.local, payloads: 'all' }), reader };
 }
 

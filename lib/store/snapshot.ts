@@ -38,7 +38,8 @@ export interface Entry {
 }
 
 export type ContentRead =
-  | { readonly ok: true; readonly bytes: Buffer; readonly size: number; readonly truncated: boolean }
+  /** `sha256`: the bytes' lower-case hex SHA-256 when the reader already knows it. */
+  | { readonly ok: true; readonly bytes: Buffer; readonly size: number; readonly truncated: boolean; readonly sha256?: string }
   | { readonly ok: false; readonly code: 'missing' | 'symlink' | 'not-regular' | 'unreadable' | 'escapes'; readonly error: string };
 
 export interface MetaState {

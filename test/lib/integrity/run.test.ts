@@ -1,6 +1,7 @@
 // verifyParallel: however the pool behaves (answers in batches, fails, is not there), the
 // report is the one-thread report, and the reader it returns gives the bytes on disk.
 import t from 'tap';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { openSession } from '../../../lib/session.js';
@@ -71,6 +72,7 @@ t.test('the returned reader answers with the bytes on disk, from memory after a 
   fs.writeFileSync(file, 'changed after the read\n');
   const r = reader.read(cp, 'kubelet');
   t.ok(r.ok && r.bytes.equals(onDisk) && r.size === onDisk.length && !r.truncated, 'the bytes verify judged, not a second read');
+  t.equal(r.ok && r.sha256, crypto.createHash('sha256').update(onDisk).digest('hex'), 'with their SHA-256, computed once');
   const capped = reader.read(cp, 'kubelet', 10);
   t.ok(capped.ok && capped.truncated && capped.bytes.length === 10, 'a smaller cap reads the file again, capped');
 });
