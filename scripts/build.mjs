@@ -258,7 +258,8 @@ function buildSea() {
   const start = `function start(require) {
   const sea = require('node:sea');
   globalThis.__kubeletCkptWorkerEval = '(' + start + ')(require)';
-  const script = new (require('node:vm').Script)(sea.getAsset('program', 'utf8'), { filename: process.execPath, cachedData: Buffer.from(sea.getRawAsset('cache')) });
+  // The program is pure ASCII (asciiOnly above): a latin1 copy, no UTF-8 decoding.
+  const script = new (require('node:vm').Script)(Buffer.from(sea.getRawAsset('program')).latin1Slice(), { filename: process.execPath, cachedData: Buffer.from(sea.getRawAsset('cache')) });
   const mod = { exports: {} };
   script.runInThisContext()(mod.exports, require, mod, process.execPath, require('node:path').dirname(process.execPath));
 }`;

@@ -2,11 +2,14 @@
 // ParseBool / ParseInt / ParseUint / Atoi with their exact error texts. Kept apart so that
 // every message built elsewhere quotes and parses exactly as the Go code did.
 
-const PRINTABLE = /[\p{L}\p{M}\p{N}\p{P}\p{S}]/u;
+/** Made on first use: V8 expands the five Unicode properties as it creates the literal (~4 M instructions). */
+let printableRe: RegExp | undefined;
 
 /** unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space. */
 function isGoPrint(cp: number): boolean {
-  return cp === 0x20 || PRINTABLE.test(String.fromCodePoint(cp));
+  // ASCII answers without the Unicode-property regex (compiling it costs more than a status).
+  if (cp < 0x7f) return cp >= 0x20;
+  return cp >= 0xa0 && (printableRe ??= new RegExp('[\\p{L}\\p{M}\\p{N}\\p{P}\\p{S}]', 'u')).test(String.fromCodePoint(cp));
 }
 
 function hex(n: number, width: number): string {

@@ -175,13 +175,17 @@ const GO_YAML_SCHEMA = yaml.FAILSAFE_SCHEMA.extend({
 const NOT_YAML_CHAR = /[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u;
 
 function readerError(text: string, bytes: Uint8Array): string | null {
-  // The native check first; ours words what is wrong.
-  const utf8 = isUtf8(bytes) ? null : checkUtf8(bytes);
+  const utf8 = checkUtf8(bytes);
   if (utf8) return utf8;
+  // Plain ASCII text (nearly every payload) is settled without the /u regex's astral ranges.
+  if (!/[^\t\n\r\x20-\x7e]/.test(text)) return null;
   return NOT_YAML_CHAR.test(text) ? 'control characters are not allowed' : null;
 }
 
 function checkUtf8(b: Uint8Array): string | null {
+  // Well-formed UTF-8 (the native check rejects what libyaml rejects: overlongs, surrogates,
+  // > U+10FFFF) needs no walk; the walk below names the first fault.
+  if (isUtf8(b)) return null;
   for (let i = 0; i < b.length;) {
     const c = b[i]!;
     const width = (c & 0x80) === 0 ? 1 : (c & 0xe0) === 0xc0 ? 2 : (c & 0xf0) === 0xe0 ? 3 : (c & 0xf8) === 0xf0 ? 4 : 0;

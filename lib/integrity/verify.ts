@@ -207,7 +207,6 @@ function permissionFindings(snap: Snapshot, only: Set<string> | undefined): Find
 
 // ---- payloads ------------------------------------------------------------------------------
 
-
 export function judgementFindings(j: Judgement, path: string, ref: string): Finding[] {
   const out: Finding[] = [];
   if (j.stage === 'load-error') out.push(f('error', 'PAYLOAD_DECODE', `the kubelet cannot load this config ("failed to load config"): ${j.error}`, path, ref));

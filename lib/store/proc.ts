@@ -29,7 +29,7 @@ function readArgv(procRoot: string, pid: string): string[] | null {
 
 function readComm(procRoot: string, pid: string): string {
   try {
-    return fs.readFileSync(path.join(procRoot, pid, 'comm'), 'utf8').trim();
+    return fs.readFileSync(`${procRoot}/${pid}/comm`, 'utf8').trim();
   } catch {
     return '';
   }
@@ -38,8 +38,12 @@ function readComm(procRoot: string, pid: string): string {
 /** The process name is `kubelet`, or (renamed process) its executable is. */
 function isKubelet(procRoot: string, pid: string): boolean {
   if (readComm(procRoot, pid) === 'kubelet') return true;
+  // Most exe links cannot be read (kernel threads; other users' processes without
+  // CAP_SYS_PTRACE): existsSync says so without the thrown error readlink would build.
+  const exe = `${procRoot}/${pid}/exe`;
+  if (!fs.existsSync(exe)) return false;
   try {
-    return path.basename(fs.readlinkSync(path.join(procRoot, pid, 'exe'))).replace(/ \(deleted\)$/, '') === 'kubelet';
+    return path.basename(fs.readlinkSync(exe)).replace(/ \(deleted\)$/, '') === 'kubelet';
   } catch {
     return false;
   }

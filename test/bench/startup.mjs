@@ -9,8 +9,8 @@
 // Children get a clean environment: NODE_EXTRA_CA_CERTS (set on some machines) makes every
 // Node start parse a CA bundle, five times the anchor's own work, which would hide ours; when it
 // is set here, a second pass measures with it too.
-// --instructions also counts instructions with valgrind's callgrind (slow, but independent of
-// how busy the machine is).
+// --instructions also counts instructions with valgrind's callgrind, less Node's own prime search
+// (slow, but independent of how busy the machine is).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -86,10 +86,19 @@ function pass(label, env) {
 pass('clean environment', cleanEnv());
 if (process.env.NODE_EXTRA_CA_CERTS && !smoke) pass(`with NODE_EXTRA_CA_CERTS=${process.env.NODE_EXTRA_CA_CERTS}`, { ...cleanEnv(), NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS });
 
+/**
+ * Instructions executed (callgrind), less those of `detail::sprp`: a prime search in Node's own
+ * start whose length varies by several million from run to run and says nothing about us.
+ */
 function instructions(argv) {
-  const r = spawnSync('valgrind', ['--tool=callgrind', '--callgrind-out-file=/dev/null', ...argv], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], env: cleanEnv() });
+  const out = path.join(os.tmpdir(), `kckpt-callgrind-${process.pid}.out`);
+  const r = spawnSync('valgrind', ['--tool=callgrind', `--callgrind-out-file=${out}`, ...argv], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], env: cleanEnv() });
   const m = /Collected : (\d+)/.exec(r.stderr ?? '');
-  return m ? Number(m[1]) : null;
+  if (!m) return null;
+  const a = spawnSync('callgrind_annotate', [out], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  fs.rmSync(out, { force: true });
+  const sprp = (a.stdout ?? '').split('\n').filter((l) => l.includes('sprp')).reduce((n, l) => n + Number(l.trim().split(/\s+/)[0].replaceAll(',', '')), 0);
+  return Number(m[1]) - sprp;
 }
 if (process.argv.includes('--instructions')) {
   const ia = instructions(anchorArgv);

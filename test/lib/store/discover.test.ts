@@ -4,7 +4,7 @@ import path from 'node:path';
 import { discover, requireStoreDir } from '../../../lib/store/discover.js';
 import { expandExecStart, parseEnvFile, splitWords } from '../../../lib/store/systemd.js';
 import { resolveInRoot } from '../../../lib/store/rooted.js';
-import { flagValue } from '../../../lib/store/proc.js';
+import { flagValue, listKubeletProcesses } from '../../../lib/store/proc.js';
 import { writeTree } from '../../helpers.js';
 
 const KUBEADM_DROPIN = '[Service]\nEnvironment="KUBELET_KUBECONFIG_ARGS=--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf --kubeconfig=/etc/kubernetes/kubelet.conf"\nEnvironment="KUBELET_CONFIG_ARGS=--config=/var/lib/kubelet/config.yaml"\nEnvironmentFile=-/var/lib/kubelet/kubeadm-flags.env\nEnvironmentFile=-/etc/default/kubelet\nExecStart=\nExecStart=/usr/bin/kubelet $KUBELET_KUBECONFIG_ARGS $KUBELET_CONFIG_ARGS $KUBELET_KUBEADM_ARGS $KUBELET_EXTRA_ARGS\n';
@@ -71,6 +71,21 @@ t.test('a running kubelet: /proc cmdline with a relative --dynamic-config-dir', 
   t.equal(d.dir, '/srv/node/dc');
   t.match(d.via, /running kubelet \(pid 4242\)/);
   t.equal(d.configFile, '/etc/k.yaml');
+});
+
+t.test('a running kubelet under another name: its exe is kubelet; unreadable exe links are skipped', async (t) => {
+  const proc = t.testdir({
+    bin: { kubelet: '', bash: '' },
+    '31': { comm: 'k8s-node\n', cmdline: 'k8s-node\0--dynamic-config-dir=/var/dc\0' },
+    '32': { comm: 'bash\n', cmdline: 'bash\0--dynamic-config-dir=/nope\0' },
+    '33': { comm: 'kworker/0:1\n', cmdline: '' },
+  });
+  fs.symlinkSync(path.join(proc, 'bin/kubelet'), path.join(proc, '31', 'exe'));
+  fs.symlinkSync(path.join(proc, 'bin/bash'), path.join(proc, '32', 'exe'));
+  fs.symlinkSync(path.join(proc, 'missing'), path.join(proc, '33', 'exe'));
+  const procs = listKubeletProcesses(proc);
+  t.same(procs.map((p) => p.pid), [31]);
+  t.equal(discover({ procRoot: proc }).dir, '/var/dc');
 });
 
 t.test('--dir: only a kubelet running on that store supplies flags and --config', async (t) => {
