@@ -28,5 +28,6 @@ export function os(): typeof import('node:os') {
 
 /** Lower-case hex SHA-256 of some bytes. */
 export function sha256Hex(data: Uint8Array | string): string {
-  return crypto().createHash('sha256').update(data).digest('hex');
+  // The one-shot form: no Hash object per call (ls hashes every file of the store).
+  return crypto().hash('sha256', data, 'hex');
 }

@@ -59,6 +59,9 @@ const FIND_KIND_TYPE = 'struct { APIVersion string "json:\\"apiVersion,omitempty
 /** encoding/json's case-insensitive field match (incl. the Kelvin sign and long s), of one key against both fields. */
 function foldField(key: string): 'apiVersion' | 'kind' | null {
   if (key === 'apiVersion' || key === 'kind') return key;
+  // Folding keeps the length (the two signs are one code unit each; the one character
+  // toLowerCase lengthens, U+0130, gains a combining dot): other lengths never match.
+  if (key.length !== 4 && key.length !== 10) return null;
   const n = key.replace(/\u212a/g, 'k').replace(/\u017f/g, 's').toLowerCase();
   return n === 'apiversion' ? 'apiVersion' : n === 'kind' ? 'kind' : null;
 }
@@ -174,9 +177,9 @@ export function decodeKubeletConfig(bytes: Uint8Array, filePath: string, opts: D
   if (!doc.ok) return fail(doc.error);
   const gvk = interpret(doc.root);
   if ('error' in gvk) return fail(gvk.error);
-  const original = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
-  if (gvk.kind === '') return fail(`Object 'Kind' is missing in '${original}'`);
-  if (gvk.version === '') return fail(`Object 'apiVersion' is missing in '${original}'`);
+  const original = () => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  if (gvk.kind === '') return fail(`Object 'Kind' is missing in '${original()}'`);
+  if (gvk.version === '') return fail(`Object 'apiVersion' is missing in '${original()}'`);
   const target = schemeLookup(gvk);
   if (typeof target === 'object') return fail(target.error);
   if (target === 'node-config-source') {

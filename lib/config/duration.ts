@@ -68,6 +68,26 @@ function leadingFraction(s: string): { x: bigint; scale: number; rest: string } 
 
 /** time.ParseDuration; throws DurationError with Go's message. Returns nanoseconds. */
 export function parseGoDuration(orig: string): bigint {
+  // Configs spell the same few durations ("10s", "2m0s") in every payload: remember answers
+  // (a bigint or the error to throw again), bounded.
+  let known = durations.get(orig);
+  if (known === undefined) {
+    try {
+      known = parseDuration(orig);
+    } catch (e) {
+      if (!(e instanceof DurationError)) throw e;
+      known = e;
+    }
+    if (durations.size >= 4096) durations.clear();
+    durations.set(orig, known);
+  }
+  if (known instanceof DurationError) throw known;
+  return known;
+}
+
+const durations = new Map<string, bigint | DurationError>();
+
+function parseDuration(orig: string): bigint {
   let s = orig;
   let neg = false;
   if (s !== '' && (s[0] === '-' || s[0] === '+')) {

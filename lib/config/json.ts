@@ -287,6 +287,9 @@ export function parseGoJson(bytes: Uint8Array): JsonParse {
 
 /** utilyaml.IsJSONBuffer: the first non-space character is `{`. */
 export function hasJsonPrefix(bytes: Uint8Array): boolean {
+  // A first byte that is printable ASCII and no blank decides at once (nearly every payload).
+  const b0 = bytes[0];
+  if (b0 !== undefined && b0 > 0x20 && b0 < 0x7f) return b0 === 0x7b;
   const text = Buffer.from(bytes.subarray(0, Math.min(bytes.length, 4096))).toString('utf8');
   // unicode.IsSpace: unlike JS \s it does not include the BOM (U+FEFF).
   const trimmed = text.replace(/^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/u, '');

@@ -12,9 +12,9 @@
 //   prints them, NaN/Inf refused, aliases expanded under go-yaml's aliasing limits.
 // Nothing here throws on bad input: errors come back as values with go-yaml-style text.
 
-import { isUtf8 } from 'node:buffer';
 import * as yaml from 'js-yaml';
-import { fastBlockYaml } from './yaml-fast.js';
+import { isUtf8 } from 'node:buffer';
+import { fastBlockYaml, isPrintableAscii } from './yaml-fast.js';
 import type { JNode } from './jnode.js';
 import { childPath, type DuplicateKey } from './json.js';
 import { goQuote } from './gostrconv.js';
@@ -586,12 +586,15 @@ function unclosedFlow(text: string): string {
 /** Parse the first YAML document of `bytes` into the JSON tree the kubelet's decoder sees. */
 export function parseYamlDocument(bytes: Uint8Array): YamlParse {
   const { text, utf8 } = decodeText(bytes);
-  const bad = utf8 ? readerError(text, bytes) : readerError(text, Buffer.from(text, 'utf8'));
+  // Printable ASCII and line feeds (nearly every payload): the bytes are valid UTF-8, with no
+  // character libyaml refuses and no NEL/LS/PS, so those checks have nothing to find.
+  const printable = utf8 && isPrintableAscii(text);
+  const bad = printable ? null : utf8 ? readerError(text, bytes) : readerError(text, Buffer.from(text, 'utf8'));
   if (bad) return { ok: false, error: `yaml: ${bad}` };
-  const breaks = goLineBreaks(text);
+  const breaks = printable ? { text, restore: null, trailing: null } : goLineBreaks(text);
   const first = firstDocument(breaks.text);
-  const fast = fastPath ? fastBlockYaml(first, resolvePlainScalar) : undefined;
-  if (fast !== undefined) return convertDocument(fast, new Map());
+  const fast = fastPath ? fastBlockYaml(first, resolvePlainScalar, printable) : undefined;
+  if (fast !== undefined) return { ok: true, value: fast, duplicates: [] };
   const tracker = duplicateTracker();
   let doc: unknown;
   try {

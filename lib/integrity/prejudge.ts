@@ -40,14 +40,20 @@ export function payloadTask(snap: Snapshot, reader: PayloadReader, sources: Retu
 
 const taskFile = (snap: Snapshot, cp: Checkpoint, name: string) => `${snap.storeDir}/${cp.rel}/${name}`;
 
-/** A reader that answers from the bytes the tasks already hold (verify reads each payload again). */
-export function cachedReader(snap: Snapshot, tasks: readonly JudgeTask[], base: PayloadReader): PayloadReader {
-  const known = new Map(tasks.map((t) => [t.file, t.bytes]));
+/**
+ * A reader that answers from the bytes the tasks already hold (verify reads each payload
+ * again), with their SHA-256 when `digests` (by task index) has it (ls lists every digest).
+ */
+export function cachedReader(snap: Snapshot, tasks: readonly JudgeTask[], base: PayloadReader, digests: readonly (string | undefined)[] = []): PayloadReader {
+  const known = new Map(tasks.map((t, i) => [t.file, i]));
   return {
     read(cp, name, cap = PAYLOAD_CAP) {
-      const b = known.get(taskFile(snap, cp, name));
+      const i = known.get(taskFile(snap, cp, name));
+      const b = i === undefined ? undefined : tasks[i]!.bytes;
       if (!b || b.byteLength > cap) return base.read(cp, name, cap);
-      return { ok: true, bytes: Buffer.from(b.buffer, b.byteOffset, b.byteLength), size: b.byteLength, truncated: false };
+      const bytes = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+      const sha256 = digests[i!];
+      return sha256 === undefined ? { ok: true, bytes, size: b.byteLength, truncated: false } : { ok: true, bytes, size: b.byteLength, truncated: false, sha256 };
     },
   };
 }

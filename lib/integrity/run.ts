@@ -9,10 +9,11 @@ import path from 'node:path';
 import { judgementFindings, verifyStore, type VerifyReport } from './verify.js';
 import { refBytes } from '../store/show.js';
 import type { Resolved } from '../store/refs.js';
-import type { Snapshot } from '../store/snapshot.js';
+import type { Checkpoint, Snapshot } from '../store/snapshot.js';
 import type { ConfigJudge } from './judge.js';
+import { sha256Hex } from '../builtins.js';
 import { bySeverity, type Finding } from './findings.js';
-import { cachedReader, lookupJudge, payloadTask, PARALLEL_MIN_TASKS, type JudgePoolFactory, type JudgeTask } from './prejudge.js';
+import { cachedReader, lookupJudge, payloadTask, PARALLEL_MIN_TASKS, type JudgePool, type JudgePoolFactory, type JudgeTask } from './prejudge.js';
 import type { Judgement } from './judge.js';
 
 function onlySet(s: Session, refs: readonly string[]): Set<string> | undefined {
@@ -37,82 +38,167 @@ export function verifySession(s: Session, refs: readonly string[] = [], payloads
   return verifyStore(s.snap, { reader: s.reader, judge: s.judge, local: s.local, only: onlySet(s, refs), payloads });
 }
 
-/** The main thread's share of the judging, against one other thread's: it also reads every payload and runs verify after. */
-const MAIN_WEIGHT = 0.65;
 /**
  * Payload bytes the parallel path may hold (it keeps every payload it read for verify and ls):
  * a store past it (payloads near the 1 MiB cap, or a hostile one) is verified one payload at a
  * time, in bounded memory. 10,000 real configs hold about 25 MiB.
  */
 const MAX_HELD_BYTES = 96 * 1024 * 1024;
-/** Payloads per message to a worker: the first one starts judging after this many reads. */
-const BATCH = 256;
+/** Payloads per message to a worker (fewer near the end, so no one waits long for the last). */
+const BATCH = 128;
+const MIN_BATCH = 16;
+/** Batches each worker holds at once: one being judged, one waiting. */
+const IN_FLIGHT = 2;
+/** Payloads this thread judges between looks at the workers' replies. */
+const CHUNK = 16;
+
+const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * verifySession over the whole store, with the payloads judged by a pool of worker threads
- * and this one when there are enough of them. The workers' share is read first and posted in
- * batches while they boot; this thread then reads and judges the rest. Any failure of the
- * pool falls back to judging in this thread; the report is the same either way.
+ * and this one when there are enough of them. Any failure of the pool falls back to judging
+ * in this thread; the report is the same either way.
  */
 export async function verifySessionParallel(s: Session, makePool: JudgePoolFactory | null): Promise<VerifyReport> {
   return (await verifyParallel(s, makePool)).report;
 }
 
 /**
+ * Payloads with the same bytes as an earlier one (a ConfigMap whose resourceVersion moved
+ * without its data changing) take its verdict instead of being judged again: the verdict is a
+ * function of the bytes and the judge's fixed context (kubelet version, command line, local
+ * gates); the file's name, mode and size are checked outside it. The one thing the path
+ * reaches is the checkpoint directory that relative path fields are resolved against, and the
+ * empty-file message: an empty payload is never shared, and one whose verdict lists relative
+ * paths is judged again on its own.
+ */
+class SameBytes {
+  /** The first task (its index) with each digest. */
+  private readonly first = new Map<string, number>();
+  /** Each task's SHA-256 (hex), by index: ls lists them (empty payloads are not hashed here). */
+  readonly digests: (string | undefined)[] = [];
+  /** Later tasks with the bytes of an earlier one: [index, index of the first]. */
+  readonly repeats: [number, number][] = [];
+
+  /** True when task `i` repeats an earlier task's bytes (it need not be judged now). */
+  repeat(t: JudgeTask, i: number): boolean {
+    if (t.bytes.byteLength === 0) return false;
+    const digest = sha256Hex(t.bytes);
+    this.digests[i] = digest;
+    const f = this.first.get(digest);
+    if (f === undefined) {
+      this.first.set(digest, i);
+      return false;
+    }
+    this.repeats.push([i, f]);
+    return true;
+  }
+
+  /** Give each repeat its first's verdict, or its own when that verdict depends on the path. */
+  fill(tasks: readonly JudgeTask[], verdicts: Judgement[], judge: ConfigJudge): void {
+    for (const [i, f] of this.repeats) {
+      const v = verdicts[f]!;
+      verdicts[i] = v.relativePaths?.length ? judge(bufferOf(tasks[i]!.bytes), tasks[i]!.file) : v;
+    }
+  }
+}
+
+/**
+ * The payloads of a store judged by this thread and a pool, sharing one queue: this thread
+ * reads every payload, the workers take batches from the front as they finish the last one
+ * (the first while this thread is still reading), and once all is read this thread judges
+ * from the back in small chunks, looking at the workers' replies between chunks, until the
+ * two meet. Nobody's share is fixed in advance, so a slow start, a busy core or a slow disk
+ * on either side leaves no one idle. Bytes seen before are not queued (SameBytes). Throws
+ * when the pool fails or too much would be held.
+ */
+async function judgeShared(s: Session, pool: JudgePool, cps: readonly Checkpoint[], maxHeld: number): Promise<{ tasks: JudgeTask[]; verdicts: Judgement[]; digests: (string | undefined)[] }> {
+  const sources = metaSources(s.snap);
+  /** Every payload read, in order; `queue` holds the indexes of those to judge. */
+  const tasks: JudgeTask[] = [];
+  const queue: number[] = [];
+  const verdicts: Judgement[] = [];
+  const same = new SameBytes();
+  let held = 0;
+  /** The first task nobody has taken (workers take from here). */
+  let next = 0;
+  /** One past the last task a worker may take (this thread takes from here, backwards). */
+  let end = 0;
+  let reading = true;
+  let inFlight = 0;
+  let failure: unknown = null;
+  const posted: Promise<void>[] = [];
+  const feed = (): void => {
+    while (failure === null && inFlight < IN_FLIGHT * pool.workers && next < end) {
+      const size = reading ? BATCH : Math.min(BATCH, Math.max(MIN_BATCH, Math.ceil((end - next) / (2 * (pool.workers + 1)))));
+      const ids = queue.slice(next, Math.min(end, next + size));
+      next += ids.length;
+      inFlight++;
+      posted.push(
+        pool.judge(ids.map((i) => tasks[i]!)).then(
+          (vs) => {
+            vs.forEach((v, k) => (verdicts[ids[k]!] = v));
+            inFlight--;
+            feed();
+          },
+          (err: unknown) => {
+            failure ??= err;
+          },
+        ),
+      );
+    }
+  };
+  for (const cp of cps) {
+    const t = payloadTask(s.snap, s.reader, sources, cp);
+    if (!t) continue;
+    held += t.bytes.byteLength;
+    if (held > maxHeld) throw new Error('too many payload bytes to hold: verified one at a time');
+    tasks.push(t);
+    if (same.repeat(t, tasks.length - 1)) continue;
+    queue.push(tasks.length - 1);
+    if (queue.length % BATCH !== 0) continue;
+    end = queue.length;
+    feed();
+    await tick();
+  }
+  reading = false;
+  end = queue.length;
+  feed();
+  while (failure === null && next < end) {
+    const from = Math.max(next, end - CHUNK);
+    for (const i of queue.slice(from, end)) verdicts[i] = s.judge(bufferOf(tasks[i]!.bytes), tasks[i]!.file);
+    end = from;
+    await tick();
+  }
+  await Promise.all(posted);
+  if (failure !== null) throw failure;
+  same.fill(tasks, verdicts, s.judge);
+  for (let i = 0; i < tasks.length; i++) if (!verdicts[i]) throw new Error(`no verdict for ${tasks[i]!.file}`);
+  return { tasks, verdicts, digests: same.digests };
+}
+
+const bufferOf = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+
+/**
  * verifySessionParallel, and a reader that answers from the payloads it read (for `ls`,
  * which reads every file again for its digest).
  */
 export async function verifyParallel(s: Session, makePool: JudgePoolFactory | null, o: { maxHeldBytes?: number } = {}): Promise<{ report: VerifyReport; reader: PayloadReader }> {
-  const maxHeld = o.maxHeldBytes ?? MAX_HELD_BYTES;
   const single = () => ({ report: verifySession(s), reader: s.reader });
   const cps = s.snap.uids.flatMap((u) => u.checkpoints).filter((cp) => cp.entry.kind === 'dir');
   if (!makePool || cps.length < PARALLEL_MIN_TASKS) return single();
   const pool = makePool();
   if (!pool) return single();
-  const tasks: JudgeTask[] = [];
-  let held = 0;
-  const hold = (t: JudgeTask) => {
-    held += t.bytes.byteLength;
-    if (held > maxHeld) throw new Error('too many payload bytes to hold: verified one at a time');
-    tasks.push(t);
-  };
-  // A batch may fail after this thread has given up on the pool: never an unhandled rejection.
-  const post = (batch: JudgeTask[]) => {
-    const p = pool.judge(batch);
-    p.catch(() => undefined);
-    return p;
-  };
-  let verdicts: Judgement[];
+  let shared: Awaited<ReturnType<typeof judgeShared>>;
   try {
-    const sources = metaSources(s.snap);
-    const theirs = Math.round((cps.length * pool.workers) / (pool.workers + MAIN_WEIGHT));
-    const posted: Promise<Judgement[]>[] = [];
-    let batch: JudgeTask[] = [];
-    for (const cp of cps.slice(0, theirs)) {
-      const t = payloadTask(s.snap, s.reader, sources, cp);
-      if (!t) continue;
-      hold(t);
-      batch.push(t);
-      if (batch.length < BATCH) continue;
-      posted.push(post(batch));
-      batch = [];
-    }
-    if (batch.length) posted.push(post(batch));
-    const mine: Judgement[] = [];
-    for (const cp of cps.slice(theirs)) {
-      const t = payloadTask(s.snap, s.reader, sources, cp);
-      if (!t) continue;
-      hold(t);
-      mine.push(s.judge(Buffer.from(t.bytes.buffer, t.bytes.byteOffset, t.bytes.byteLength), t.file));
-    }
-    verdicts = [...(await Promise.all(posted)).flat(), ...mine];
+    shared = await judgeShared(s, pool, cps, o.maxHeldBytes ?? MAX_HELD_BYTES);
   } catch {
     return single();
   } finally {
     pool.close();
   }
-  const judge = lookupJudge(tasks, verdicts, s.judge);
-  const reader = cachedReader(s.snap, tasks, s.reader);
+  const judge = lookupJudge(shared.tasks, shared.verdicts, s.judge);
+  const reader = cachedReader(s.snap, shared.tasks, s.reader, shared.digests);
   return { report: verifyStore(s.snap, { reader, judge, local: s.local, payloads: 'all' }), reader };
 }
 

@@ -44,7 +44,7 @@ function marked(snap: Snapshot): { assigned: string | null; lkg: string | null }
 
 function listFile(reader: PayloadReader, cp: Checkpoint, name: string, size: number): ListedFile {
   const r = reader.read(cp, name);
-  const sha256 = r.ok && !r.truncated ? sha256Hex(r.bytes) : null;
+  const sha256 = r.ok && !r.truncated ? (r.sha256 ?? sha256Hex(r.bytes)) : null;
   return { name, size, sha256 };
 }
 

@@ -38,7 +38,8 @@ export interface Entry {
 }
 
 export type ContentRead =
-  | { readonly ok: true; readonly bytes: Buffer; readonly size: number; readonly truncated: boolean }
+  /** `sha256`: the bytes' lower-case hex SHA-256 when the reader already knows it. */
+  | { readonly ok: true; readonly bytes: Buffer; readonly size: number; readonly truncated: boolean; readonly sha256?: string }
   | { readonly ok: false; readonly code: 'missing' | 'symlink' | 'not-regular' | 'unreadable' | 'escapes'; readonly error: string };
 
 export interface MetaState {
@@ -244,6 +245,67 @@ function storeOf(snap: Snapshot): SafeDir {
 }
 
 /**
+ * Checkpoint directories opened from the store down (no link followed), keeping checkpoints/,
+ * the last UID directory and the last checkpoint directory open: listing a checkpoint and then
+ * reading its payload, UID by UID, costs one directory open instead of five (each open goes
+ * through /proc/self/fd, a tenth of `ls` on a 10,000-checkpoint store). A directory swapped
+ * after it was opened is still read as it was opened: the old one, never a link's target.
+ */
+class CheckpointDirs {
+  private cps: SafeDir | null = null;
+  private uidDir: { uid: string; dir: SafeDir } | null = null;
+  private cpDir: { uid: string; rv: string; dir: SafeDir } | null = null;
+
+  constructor(private readonly store: SafeDir) {}
+
+  /** Run `fn` in checkpoints/<uid>/<rv> (names already known to be safe); throws the fs error. */
+  within<T>(uid: string, rv: string, fn: (d: SafeDir) => T): T {
+    if (this.cpDir?.uid !== uid || this.cpDir.rv !== rv) {
+      this.cpDir?.dir.close();
+      this.cpDir = null;
+      this.cpDir = { uid, rv, dir: this.openUid(uid).dir(rv) };
+    }
+    return fn(this.cpDir.dir);
+  }
+
+  private openUid(uid: string): SafeDir {
+    if (this.uidDir?.uid === uid) return this.uidDir.dir;
+    this.uidDir?.dir.close();
+    this.uidDir = null;
+    this.cps ??= this.store.dir('checkpoints');
+    this.uidDir = { uid, dir: this.cps.dir(uid) };
+    return this.uidDir.dir;
+  }
+
+  close(): void {
+    for (const d of [this.cpDir?.dir, this.uidDir?.dir, this.cps]) d?.close();
+    this.cpDir = null;
+    this.uidDir = null;
+    this.cps = null;
+  }
+}
+
+/** The directory cache of a snapshot taken from disk (the lister's and the on-disk reader's). */
+const checkpointDirs = new WeakMap<Snapshot, CheckpointDirs>();
+const dirsCloser = new FinalizationRegistry<CheckpointDirs>((d) => {
+  try {
+    d.close();
+  } catch {
+    /* already closed */
+  }
+});
+
+function dirsOf(snap: Snapshot): CheckpointDirs {
+  let d = checkpointDirs.get(snap);
+  if (!d) {
+    d = new CheckpointDirs(storeOf(snap));
+    checkpointDirs.set(snap, d);
+    dirsCloser.register(snap, d);
+  }
+  return d;
+}
+
+/**
  * A checkpoint directory whose entries are listed the first time anyone asks for them:
  * `status` and the TUI's first screen open two of 10,000 checkpoints, and listing the others
  * up front was a third of their time. Everything else was read when the snapshot was taken.
@@ -256,14 +318,14 @@ class ListedLater implements Checkpoint {
     readonly rv: string,
     readonly rel: string,
     readonly entry: Entry,
-    private readonly store: SafeDir,
+    private readonly dirs: CheckpointDirs,
   ) {}
 
   private get l(): { files: Entry[]; others: Entry[]; listError: string | null } {
     if (!this.listing) {
       let l: Listing;
       try {
-        l = using(this.store.walk(['checkpoints', this.uid, this.rv]), (d) => list(d, this.rel));
+        l = this.dirs.within(this.uid, this.rv, (d) => list(d, this.rel));
       } catch (err) {
         l = { entries: [], error: fsReason(err) };
       }
@@ -285,20 +347,20 @@ class ListedLater implements Checkpoint {
   }
 }
 
-function readCheckpoint(store: SafeDir, uid: string, entry: Entry): Checkpoint {
+function readCheckpoint(dirs: CheckpointDirs, uid: string, entry: Entry): Checkpoint {
   const rv = entry.name;
   const rel = entry.rel;
   if (entry.kind !== 'dir') return { uid, rv, rel, entry, files: [], others: [], listError: null };
-  return new ListedLater(uid, rv, rel, entry, store);
+  return new ListedLater(uid, rv, rel, entry, dirs);
 }
 
-function readUid(store: SafeDir, cps: SafeDir, entry: Entry): UidDir {
+function readUid(dirs: CheckpointDirs, cps: SafeDir, entry: Entry): UidDir {
   const l = listSub(cps, entry);
   const isCheckpoint = (e: Entry) => (e.kind === 'dir' || e.kind === 'symlink') && !e.name.startsWith('tmp_');
   return {
     uid: entry.name,
     entry,
-    checkpoints: l.entries.filter(isCheckpoint).map((e) => readCheckpoint(store, entry.name, e)),
+    checkpoints: l.entries.filter(isCheckpoint).map((e) => readCheckpoint(dirs, entry.name, e)),
     others: l.entries.filter((e) => !isCheckpoint(e)),
     listError: l.error,
   };
@@ -387,12 +449,13 @@ export function takeSnapshot(dir: string, opts: SnapshotOptions = {}): Snapshot 
   meta?.close();
   let checkpointsDir = find('checkpoints');
   let uids: UidDir[] = [];
+  const dirs = new CheckpointDirs(store);
   let cpList: Listing = { entries: [], error: null };
   if (checkpointsDir.kind === 'dir') {
     try {
       using(store.dir('checkpoints'), (cps) => {
         cpList = list(cps, 'checkpoints');
-        uids = cpList.entries.filter((e) => e.kind === 'dir').map((e) => readUid(store, cps, e));
+        uids = cpList.entries.filter((e) => e.kind === 'dir').map((e) => readUid(dirs, cps, e));
       });
     } catch (err) {
       cpList = { entries: [], error: fsReason(err) };
@@ -422,6 +485,8 @@ export function takeSnapshot(dir: string, opts: SnapshotOptions = {}): Snapshot 
   });
   storeDirs.set(snap, store);
   closer.register(snap, store);
+  checkpointDirs.set(snap, dirs);
+  dirsCloser.register(snap, dirs);
   return snap;
 }
 
@@ -470,52 +535,26 @@ export interface PayloadReader {
 
 /**
  * The on-disk reader: safe names only, each directory opened from the store down without
- * following a link (checkpoints/ and the last UID directory are kept open between reads),
+ * following a link (the snapshot's directory cache keeps the last ones open between reads),
  * files capped and never followed.
  */
 export function fsPayloadReader(snap: Snapshot): PayloadReader {
-  let cps: SafeDir | null = null;
-  let uidDir: { uid: string; dir: SafeDir } | null = null;
-  const openUid = (uid: string): SafeDir => {
-    if (uidDir?.uid === uid) return uidDir.dir;
-    uidDir?.dir.close();
-    uidDir = null;
-    cps ??= storeOf(snap).dir('checkpoints');
-    const dir = cps.dir(uid);
-    uidDir = { uid, dir };
-    return dir;
-  };
-  const reader: PayloadReader = {
+  const dirs = dirsOf(snap);
+  return {
     read(cp, fileName, cap = PAYLOAD_CAP) {
       for (const n of [cp.uid, cp.rv, fileName]) {
         const why = unsafeNameReason(n);
         if (why) return { ok: false, code: 'escapes', error: `unsafe name ${JSON.stringify(n)}: it ${why}` };
       }
       if (cp.entry.kind === 'symlink') return { ok: false, code: 'symlink', error: `${cp.rel} is a symbolic link` };
-      let dir: SafeDir;
       try {
-        dir = openUid(cp.uid).dir(cp.rv);
+        return dirs.within(cp.uid, cp.rv, (d) => readCapped(d, fileName, cap));
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (code === 'ELOOP' || code === 'ENOTDIR') return { ok: false, code: 'escapes', error: `${cp.rel} (or a directory above it) is no longer a directory: ${fsReason(err)}; not followed` };
         if (code === 'ENOENT') return { ok: false, code: 'missing', error: `${cp.rel}: no such file or directory` };
         return { ok: false, code: 'unreadable', error: fsReason(err) };
       }
-      return using(dir, (d) => readCapped(d, fileName, cap));
     },
   };
-  // The two descriptors kept open go when the reader does (the TUI makes one per re-read).
-  readerCloser.register(reader, () => {
-    cps?.close();
-    uidDir?.dir.close();
-  });
-  return reader;
 }
-
-const readerCloser = new FinalizationRegistry<() => void>((close) => {
-  try {
-    close();
-  } catch {
-    /* already closed */
-  }
-});

@@ -3,7 +3,8 @@
 // 10,000-checkpoint store. Prints the first screen (ms since the process started, against
 // `node -e 0` measured in the same run) and the redraw time of each key press (handling plus
 // drawing, in the process), while the background verify runs and after it has finished.
-// Targets (DESIGN.md / issue 7): first screen <= 300 ms, a key press redraw <= 50 ms.
+// Targets (DESIGN.md / issues 7 and 16): first screen <= 300 ms, a key press redraw <= 50 ms,
+// on 10,000 checkpoints (the default; --smoke runs 1,000 once, for CI).
 //   node test/bench/tui.mjs [--uids N] [--runs N] [--smoke] [--sea]
 // --sea runs the single executable (dist/kubelet-ckpt) instead of node and the .cjs.
 import { spawnSync } from 'node:child_process';
@@ -64,7 +65,16 @@ async function once(store) {
   const file = path.join(os.tmpdir(), `kckpt-tui-timings-${process.pid}.jsonl`);
   fs.rmSync(file, { force: true });
   const env = `KUBELET_CKPT_TUI_TIMINGS='${file}' NO_COLOR=1 TERM=xterm-256color`;
-  tmux('new-session', '-d', '-s', 'b', '-x', '80', '-y', '24', `env ${env} ${programArgv().map((a) => `'${a}'`).join(' ')} --dir '${store}' tui --no-journal; sleep 600`);
+  const cmd = `env ${env} ${programArgv().map((a) => `'${a}'`).join(' ')} --dir '${store}' tui --no-journal; sleep 600`;
+  // A new server now and then exits as it starts ("server exited unexpectedly") on a busy
+  // machine: one more try before giving up.
+  try {
+    tmux('new-session', '-d', '-s', 'b', '-x', '80', '-y', '24', cmd);
+  } catch {
+    tmux('kill-server');
+    await sleep(200);
+    tmux('new-session', '-d', '-s', 'b', '-x', '80', '-y', '24', cmd);
+  }
   try {
     const first = (await until(file, (rs) => rs.some((r) => r.event === 'first-screen'), 'the first screen')).find((r) => r.event === 'first-screen').ms;
     await press(file, KEYS);
@@ -95,16 +105,20 @@ try {
   const anchor = nodeAnchor();
   const rs = [];
   for (let i = 0; i < runs; i++) rs.push(await once(store));
-  const first = median(rs.map((r) => r.first));
+  const firsts = rs.map((r) => r.first);
+  const first = median(firsts);
   const during = rs.flatMap((r) => r.during);
   const after = rs.flatMap((r) => r.after);
   const f = (x) => x.toFixed(1);
-  console.log(`tui: ${uids * 10} checkpoints, ${runs} run(s), 80x24, NO_COLOR, ${process.argv.includes('--sea') ? 'single executable' : 'node + .cjs'}`);
-  console.log(`tui: first screen ${f(first)} ms (target <= 300 ms), node -e 0 ${f(anchor)} ms, ratio ${(first / anchor).toFixed(2)}x`);
+  const n = uids * 10;
+  console.log(`tui: ${n} checkpoints${n === 10000 ? '' : ' (the targets are for 10,000: run without --smoke/--uids)'}, ${runs} run(s), 80x24, NO_COLOR, ${process.argv.includes('--sea') ? 'single executable' : 'node + .cjs'}, load average ${os.loadavg()[0].toFixed(1)}`);
+  console.log(`tui: first screen median ${f(first)} ms (range ${f(Math.min(...firsts))}-${f(Math.max(...firsts))}; target <= 300 ms ${first <= 300 ? 'ok' : 'OVER'}), node -e 0 ${f(anchor)} ms, ratio ${(first / anchor).toFixed(2)}x`);
   console.log(`tui: key redraw while verifying: median ${f(median(during))} ms, p95 ${f(percentile(during, 0.95))} ms, max ${f(Math.max(...during))} ms (target <= 50 ms; ${during.length} keys)`);
   console.log(`tui: key redraw after verify:    median ${f(median(after))} ms, p95 ${f(percentile(after, 0.95))} ms, max ${f(Math.max(...after))} ms (${after.length} keys)`);
   console.log(`tui: background verify of ${rs[0].checkpoints} checkpoints done ${f(median(rs.map((r) => r.verifiedMs)) / 1000)} s after start`);
-  const ok = first <= 300 && percentile(during.concat(after), 0.95) <= 50;
+  const p95 = percentile(during.concat(after), 0.95);
+  console.log(`tui: key redraw p95 over all ${during.length + after.length} keys ${f(p95)} ms (target <= 50 ms ${p95 <= 50 ? 'ok' : 'OVER'})`);
+  const ok = first <= 300 && p95 <= 50;
   console.log(`tui: ${ok ? 'within target' : 'OVER TARGET'}`);
 } finally {
   fs.rmSync(store, { recursive: true, force: true });

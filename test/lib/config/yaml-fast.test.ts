@@ -138,3 +138,24 @@ t.test('generated documents: the same result either way', async (t) => {
   t.pass(`the fast path took ${taken} generated documents`);
   t.ok(taken > 200, 'enough generated documents take the fast path to mean something');
 });
+
+t.test('a line parsed once is reused across documents, wherever it stands, and the memo stays bounded', async (t) => {
+  // The same line texts as members at the top, nested, after a sequence, and as bad lines.
+  const docs = [
+    'a: 1\nb:\n  a: 1\n  c: x\nd:\n- a: 1\n',
+    'b:\n  a: 1\na: 1\nc:\n- x\n- 1\n',
+    'c:\n  - x\na: 1\n  a: 1\n',
+    'a: 1\na: 1\n',
+    'x:\n  a: 1\n- a\n',
+    'q: "1"\nr: 1\ns: \'1\'\n',
+  ];
+  for (const doc of [...docs, ...docs]) {
+    const { slow, fast } = both(doc);
+    t.same(fast, slow, JSON.stringify(doc));
+  }
+  // More distinct lines than the memo holds, then the first documents again.
+  const many = Array.from({ length: 20_000 }, (_, i) => `k${i}: v${i}`).join('\n');
+  const { slow, fast } = both(`${many}\n`);
+  t.same(fast, slow, '20,000 distinct lines');
+  for (const doc of docs) t.same(both(doc).fast, both(doc).slow, `after the memo was emptied: ${JSON.stringify(doc)}`);
+});
