@@ -61,14 +61,29 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
  * of plain objects and arrays; anything else (Buffer, Date, Map) is kept as it is.
  */
 export function sanitizeDeep<T>(value: T, o: DeepOptions = {}, key = ''): T {
+  return deep(value, o, key, new Map());
+}
+
+// Results repeat their keys and often their strings (a journal's 20000 events share a few
+// messages): each distinct one is made printable once per call.
+function deep<T>(value: T, o: DeepOptions, key: string, seen: Map<string, string>): T {
   if (typeof value === 'string') {
     if (o.exact?.includes(key)) return value;
-    return (o.block?.includes(key) ? printableBlock(value) : printable(value)) as T;
+    return (o.block?.includes(key) ? printableBlock(value) : once(value, seen)) as T;
   }
-  if (Array.isArray(value)) return value.map((v) => sanitizeDeep(v, o, key)) as T;
+  if (Array.isArray(value)) return value.map((v) => deep(v, o, key, seen)) as T;
   if (!isPlainObject(value)) return value;
   if (o.exact?.includes(key)) return value;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[printable(k)] = sanitizeDeep(v, o, k);
+  for (const [k, v] of Object.entries(value)) out[once(k, seen)] = deep(v, o, k, seen);
   return out as T;
+}
+
+function once(s: string, seen: Map<string, string>): string {
+  let p = seen.get(s);
+  if (p === undefined) {
+    p = printable(s);
+    seen.set(s, p);
+  }
+  return p;
 }
