@@ -18,9 +18,9 @@ const script = new vm.Script(fs.readFileSync(programFile, 'utf8'), { filename })
 process.argv = [process.argv[0], filename, ...runs[0]];
 const mod = { exports: {} };
 script.runInThisContext()(mod.exports, createRequire(filename), mod, filename, path.dirname(filename));
-let next = 1;
-process.on('beforeExit', () => {
-  if (next < runs.length) void mod.exports.main(runs[next++]);
+// The first run starts as the program loads; the others follow it one at a time.
+process.once('beforeExit', async () => {
+  for (const run of runs.slice(1)) await mod.exports.main(run);
 });
 process.on('exit', () => {
   process.exitCode = 0;
