@@ -1,7 +1,7 @@
 import v8 from 'node:v8';
 import type { Argv } from 'yargs';
 import { output, processStreams, setExit, warn, type GlobalArgs } from './common.js';
-import { journalSourceOptions, type JournalSourceArgs } from './shared.js';
+import { JOURNAL_SOURCE_CONFLICTS, journalSourceTable, type JournalSourceArgs } from './shared.js';
 import { UsageError } from '../lib/errors.js';
 
 export const command = 'journal';
@@ -14,16 +14,25 @@ interface Args extends GlobalArgs, JournalSourceArgs {
   follow: boolean;
 }
 
-export function builder(y: Argv<GlobalArgs>): Argv<Args> {
-  return journalSourceOptions(y, {
+/** journal's own options (read by yargs, and by the fast path in cmd/support/fastargs.ts). */
+export const OPTIONS = {
+  ...journalSourceTable({
     source: "auto runs journalctl (the node's /var/log/journal under --root); default: from --file / --journal-dir",
     file: 'a text or JSON-export journal (.gz read too; - for stdin)',
-  })
-    .option('boot', { type: 'string', describe: 'only this boot (journalctl --boot; empty: the current one)' })
-    .option('uid', { type: 'string', requiresArg: true, describe: 'only events about this UID (or a unique prefix of at least 4 characters)' })
-    .option('lines', { alias: 'n', type: 'number', requiresArg: true, describe: 'list only the newest N events (all are still summarised); default 20000, with -f 10' })
-    .option('follow', { alias: 'f', type: 'boolean', default: false, describe: 'keep reading: print new events as they are written (journalctl --follow; tail -F for a file)' })
-    .conflicts('follow', 'until')
+  }),
+  boot: { type: 'string', describe: 'only this boot (journalctl --boot; empty: the current one)' },
+  uid: { type: 'string', requiresArg: true, describe: 'only events about this UID (or a unique prefix of at least 4 characters)' },
+  lines: { alias: 'n', type: 'number', requiresArg: true, describe: 'list only the newest N events (all are still summarised); default 20000, with -f 10' },
+  follow: { alias: 'f', type: 'boolean', default: false, describe: 'keep reading: print new events as they are written (journalctl --follow; tail -F for a file)' },
+} as const;
+
+/** Pairs of options that cannot be given together. */
+export const CONFLICTS: readonly (readonly [string, string])[] = [...JOURNAL_SOURCE_CONFLICTS, ['follow', 'until']];
+
+export function builder(y: Argv<GlobalArgs>): Argv<Args> {
+  let out = y.options(OPTIONS);
+  for (const [a, b] of CONFLICTS) out = out.conflicts(a, b);
+  return out
     .example('$0 journal', 'the live journal of this node; exit 1 when it shows a crash loop')
     .example('$0 journal -f -n 5', 'the last 5 events, then each new one as the kubelet logs it')
     .example('$0 journal --file /var/log/syslog.1.gz --uid 5808', 'one ConfigMap, from a rotated syslog')

@@ -11,9 +11,14 @@ interface Args extends GlobalArgs {
   uid?: string;
 }
 
+/** ls's own options (read by yargs, and by the fast path in cmd/support/fastargs.ts). */
+export const OPTIONS = {
+  uid: { type: 'string', requiresArg: true, describe: 'only this UID (or unique prefix of at least 4 characters)' },
+} as const;
+
 export function builder(y: Argv<GlobalArgs>): Argv<Args> {
   return y
-    .option('uid', { type: 'string', requiresArg: true, describe: 'only this UID (or unique prefix of at least 4 characters)' })
+    .options(OPTIONS)
     .example('$0 ls', 'every checkpoint, oldest resourceVersion first within each UID')
     .example('$0 ls --uid 5808 -o json', 'one ConfigMap, for scripts') as Argv<Args>;
 }

@@ -5,7 +5,7 @@
 import { fastArgs } from './support/fastargs.js';
 
 async function run(argv: string[]): Promise<void> {
-  const fast = fastArgs(argv);
+  const fast = await fastArgs(argv);
   if (fast) return fast.run();
   const { runCli } = await import('./support/cli.js');
   return runCli(argv);

@@ -116,16 +116,25 @@ export interface JournalSourceArgs {
 }
 
 /** Where a journal comes from and which part of it: the same options for `journal` and `tui`. */
+export function journalSourceTable(o: { file: string; source: string }) {
+  return {
+    source: { choices: ['auto', 'file', 'journal-dir'] as const, describe: o.source },
+    file: { type: 'string', requiresArg: true, describe: o.file },
+    'journal-dir': { type: 'string', requiresArg: true, describe: 'a journald directory, read through journalctl -D' },
+    since: { type: 'string', requiresArg: true, describe: 'only events at or after this time (journalctl syntax)' },
+    until: { type: 'string', requiresArg: true, describe: 'only events before this time (journalctl syntax)' },
+    year: { type: 'number', requiresArg: true, describe: 'year of the first line of a year-less text journal (default: file mtime, else now)' },
+    utc: { type: 'boolean', default: false, describe: 'read year-less text timestamps as UTC, not the local time zone' },
+  } as const;
+}
+
+/** Options that cannot be given together, for yargs' conflicts() and the fast path alike. */
+export const JOURNAL_SOURCE_CONFLICTS: readonly (readonly [string, string])[] = [['file', 'journal-dir']];
+
 export function journalSourceOptions<T>(y: Argv<T>, o: { file: string; source: string }): Argv<T & JournalSourceArgs> {
-  return y
-    .option('source', { choices: ['auto', 'file', 'journal-dir'] as const, describe: o.source })
-    .option('file', { type: 'string', requiresArg: true, describe: o.file })
-    .option('journal-dir', { type: 'string', requiresArg: true, describe: 'a journald directory, read through journalctl -D' })
-    .option('since', { type: 'string', requiresArg: true, describe: 'only events at or after this time (journalctl syntax)' })
-    .option('until', { type: 'string', requiresArg: true, describe: 'only events before this time (journalctl syntax)' })
-    .option('year', { type: 'number', requiresArg: true, describe: 'year of the first line of a year-less text journal (default: file mtime, else now)' })
-    .option('utc', { type: 'boolean', default: false, describe: 'read year-less text timestamps as UTC, not the local time zone' })
-    .conflicts('file', 'journal-dir') as Argv<T & JournalSourceArgs>;
+  let out = y.options(journalSourceTable(o));
+  for (const [a, b] of JOURNAL_SOURCE_CONFLICTS) out = out.conflicts(a, b);
+  return out as unknown as Argv<T & JournalSourceArgs>;
 }
 
 // ---- recovery commands ------------------------------------------------------------------------

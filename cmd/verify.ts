@@ -15,6 +15,9 @@ interface Args extends GlobalArgs {
   refs?: string[];
 }
 
+/** verify has no options of its own; the fast path runs it only without refs (the whole store). */
+export const OPTIONS = {} as const;
+
 export function builder(y: Argv<GlobalArgs>): Argv<Args> {
   return y
     .positional('refs', { type: 'string', array: true, describe: 'what to check: assigned, lkg, local, UID/RV, UID, a file path starting with / ./ ../, or - (stdin); default: the whole store' })

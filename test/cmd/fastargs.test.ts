@@ -44,7 +44,7 @@ const FAST: string[][] = [
 
 const SLOW: string[][] = [
   [],
-  ['ls'],
+  ['diff', 'lkg'],
   ['status', '--help'],
   ['status', '-h'],
   ['--version'],
@@ -70,7 +70,7 @@ const SLOW: string[][] = [
 
 t.test('the fast path builds the arguments yargs builds', async (t) => {
   for (const argv of FAST) {
-    const fast = fastParse(argv);
+    const fast = await fastParse(argv);
     t.ok(fast, `fast: ${JSON.stringify(argv)}`);
     t.same(fast?.args, await yargsArgs(argv), JSON.stringify(argv));
     t.strictSame(fast?.args, await yargsArgs(argv), JSON.stringify(argv));
@@ -78,5 +78,23 @@ t.test('the fast path builds the arguments yargs builds', async (t) => {
 });
 
 t.test('everything else is left to yargs', async (t) => {
-  for (const argv of SLOW) t.equal(fastParse(argv), null, JSON.stringify(argv));
+  for (const argv of SLOW) t.equal(await fastParse(argv), null, JSON.stringify(argv));
+});
+
+t.test('ls and verify (the whole store) take the fast path too', async (t) => {
+  for (const argv of [['ls'], ['--dir', '/x', 'ls', '--uid', '5808'], ['ls', '--uid=5808', '-o', 'json'], ['verify'], ['--dir', '/x', 'verify', '-o', 'yaml', '-q']]) {
+    const fast = await fastParse(argv);
+    t.ok(fast, `fast: ${JSON.stringify(argv)}`);
+    t.strictSame(fast?.args, await yargsArgs(argv), JSON.stringify(argv));
+  }
+  for (const argv of [['verify', 'assigned'], ['verify', '-'], ['verify', './x.yaml'], ['ls', 'extra'], ['ls', '--uid'], ['verify', '--uid', 'x'], ['ls', '--no-journal']]) t.equal(await fastParse(argv), null, JSON.stringify(argv));
+});
+
+t.test('journal: numbers in their plainest form, conflicts left to yargs', async (t) => {
+  for (const argv of [['journal'], ['journal', '--file', '/var/log/syslog', '--utc', '--year', '2021'], ['--root', '/mnt', 'journal', '-n', '5', '--uid', '5808', '--since', 'yesterday'], ['journal', '--boot', '3', '-o', 'json'], ['journal', '-f', '--source', 'auto'], ['journal', '--journal-dir', '/j', '--lines=20']]) {
+    const fast = await fastParse(argv);
+    t.ok(fast, `fast: ${JSON.stringify(argv)}`);
+    t.strictSame(fast?.args, await yargsArgs(argv), JSON.stringify(argv));
+  }
+  for (const argv of [['journal', '--year', '20x1'], ['journal', '-n', '1e3'], ['journal', '--file', '-'], ['journal', '--file', 'a', '--journal-dir', 'b'], ['journal', '-f', '--until', 'now'], ['journal', '--boot'], ['journal', '--source', 'nope'], ['journal', '--lines', '-3'], ['journal', '--boot', '-1x']]) t.equal(await fastParse(argv), null, JSON.stringify(argv));
 });
