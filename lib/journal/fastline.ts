@@ -5,8 +5,11 @@
 // accept, and on that subset find exactly what those find; anything else (another prefix,
 // a systemd line, a byte out of place) answers "not here" and the string parsers decide.
 
-/** What the byte parsers found; one object, reused line after line. */
-export interface ShortKlogLine {
+import type { LocalTime } from './syslog.js';
+
+/** What the byte parsers found; one object, reused line after line. The klog header's time
+ *  fields (month … micros, the year-less LocalTime) are valid after readKlogHeader. */
+export interface ShortKlogLine extends Omit<LocalTime, 'year'> {
   /** The syslog `[pid]`. */
   pid: number;
   /** The month word of the prefix, `[monthStart, monthEnd)`. */
@@ -14,13 +17,6 @@ export interface ShortKlogLine {
   monthEnd: number;
   /** Where the text after `ident[pid]: ` starts. */
   messageStart: number;
-  /** The klog header's fields (valid after readKlogHeader). */
-  month: number;
-  day: number;
-  hour: number;
-  minute: number;
-  second: number;
-  micros: number;
   /** The klog header's file (controller.go …) is `[fileStart, fileEnd)`. */
   fileStart: number;
   fileEnd: number;

@@ -128,11 +128,9 @@ export class LineParser {
   private klogRecord(cls: Classified, message: string): LineRecord {
     const f = this.fast;
     const old = this.reuse?.();
-    if (old === undefined || old.time === null || !('local' in old.time)) {
-      const event: JournalEvent = { time: null, pid: f.pid, kind: cls.kind, uid: cls.uid, resourceVersion: cls.resourceVersion, apiPath: cls.apiPath, key: cls.key, exitStatus: cls.exitStatus, message, source: this.source };
-      return { event, time: { local: { year: null, month: f.month, day: f.day, hour: f.hour, minute: f.minute, second: f.second, micros: f.micros } } };
-    }
-    const e = old.event;
+    const reused = old !== undefined && old.time !== null && 'local' in old.time;
+    const e = reused ? old.event : ({} as JournalEvent);
+    // Every field, in one order whether the object is new or reused (one hidden class).
     e.time = null;
     e.pid = f.pid;
     e.kind = cls.kind;
@@ -143,7 +141,7 @@ export class LineParser {
     e.exitStatus = cls.exitStatus;
     e.message = message;
     e.source = this.source;
-    const l = old.time.local;
+    const l = reused ? (old.time as { local: LocalTime }).local : ({} as LocalTime);
     l.year = null;
     l.month = f.month;
     l.day = f.day;
@@ -151,7 +149,7 @@ export class LineParser {
     l.minute = f.minute;
     l.second = f.second;
     l.micros = f.micros;
-    return old;
+    return reused ? old : { event: e, time: { local: l } };
   }
 
   /** Emit an event; what its kind asks of the lines after it. */

@@ -225,7 +225,8 @@ function readCapped(dir: SafeDir, name: string, cap: number): ContentRead {
 
 /** The opened store directory behind a snapshot taken from disk (closed when the snapshot is collected). */
 const storeDirs = new WeakMap<Snapshot, SafeDir>();
-const closer = new FinalizationRegistry<SafeDir>((d) => {
+/** Closes what it holds when its owner is collected (a snapshot's open directories). */
+const closer = new FinalizationRegistry<{ close(): void }>((d) => {
   try {
     d.close();
   } catch {
@@ -287,20 +288,13 @@ class CheckpointDirs {
 
 /** The directory cache of a snapshot taken from disk (the lister's and the on-disk reader's). */
 const checkpointDirs = new WeakMap<Snapshot, CheckpointDirs>();
-const dirsCloser = new FinalizationRegistry<CheckpointDirs>((d) => {
-  try {
-    d.close();
-  } catch {
-    /* already closed */
-  }
-});
 
 function dirsOf(snap: Snapshot): CheckpointDirs {
   let d = checkpointDirs.get(snap);
   if (!d) {
     d = new CheckpointDirs(storeOf(snap));
     checkpointDirs.set(snap, d);
-    dirsCloser.register(snap, d);
+    closer.register(snap, d);
   }
   return d;
 }
@@ -486,7 +480,7 @@ export function takeSnapshot(dir: string, opts: SnapshotOptions = {}): Snapshot 
   storeDirs.set(snap, store);
   closer.register(snap, store);
   checkpointDirs.set(snap, dirs);
-  dirsCloser.register(snap, dirs);
+  closer.register(snap, dirs);
   return snap;
 }
 
