@@ -5,11 +5,12 @@
 // backup puts every file back exactly: bytes, mode, owner and mtime; a file the migration
 // created is removed again.
 
+import { sha256Hex } from '../builtins.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { CkptError, EnvError, RefusedError, fsReason } from '../errors.js';
 import { atomicRemove, atomicReplace, ChangedError, hintFor, readState, sameState, syncDir } from '../recovery/atomic.js';
-import { appendAudit, backupsDirOf, backupId, cleanBackupLeftovers, currentActor, ensureBackupsDir, sha256, writeSynced, BACKUP_ID, type Actor } from '../recovery/backup.js';
+import { appendAudit, backupsDirOf, backupId, cleanBackupLeftovers, currentActor, ensureBackupsDir, writeSynced, BACKUP_ID, type Actor, type SavedState } from '../recovery/backup.js';
 import { guarded } from '../recovery/guard.js';
 import { findSystemctl, type RestartReport } from '../recovery/kubelet.js';
 import type { Overrides, RecoveryContext } from '../recovery/plan.js';
@@ -51,17 +52,11 @@ export interface MigrateResult {
 }
 
 /** What a migrate backup records of each file. */
-export interface SavedFile {
+export interface SavedFile extends SavedState {
   path: string;
   role: NodeFile['kind'];
   /** The copy's name in the backup directory, null when there was no file. */
   copy: string | null;
-  state: 'file' | 'missing';
-  size: number | null;
-  sha256: string | null;
-  mode: number | null;
-  uid: number | null;
-  gid: number | null;
   mtimeMs: number | null;
   /** The mtime in nanoseconds (a decimal string), restored to the microsecond. */
   mtimeNs: string | null;
@@ -100,8 +95,8 @@ function changeOf(w: Write): MigrateChange {
     role: w.file.kind,
     before: textOrNull(before),
     after: textOrNull(w.after),
-    beforeSha256: before ? sha256(before) : null,
-    afterSha256: w.after ? sha256(w.after) : null,
+    beforeSha256: before ? sha256Hex(before) : null,
+    afterSha256: w.after ? sha256Hex(w.after) : null,
     edits: w.edits,
     diff: w.diff,
   };
@@ -153,13 +148,13 @@ function saveBackup(dynamicConfigDir: string, writes: Write[], command: string, 
       copy: s.kind === 'file' ? `file-${i}` : null,
       state: s.kind,
       size: s.kind === 'file' ? s.bytes.length : null,
-      sha256: s.kind === 'file' ? sha256(s.bytes) : null,
+      sha256: s.kind === 'file' ? sha256Hex(s.bytes) : null,
       mode: s.kind === 'file' ? s.mode : null,
       uid: s.kind === 'file' ? s.uid : null,
       gid: s.kind === 'file' ? s.gid : null,
       mtimeMs: st ? Number(st.mtimeMs) : null,
       mtimeNs: st ? st.mtimeNs.toString() : null,
-      after: w.after ? sha256(w.after) : null,
+      after: w.after ? sha256Hex(w.after) : null,
       createdDirs: s.kind === 'missing' ? missingDirs(w.file) : [],
     };
   });
@@ -227,7 +222,7 @@ function applyWrites(ctx: RecoveryContext, plan: { dynamicConfigDir: string; sto
   const audit = (event: 'begin' | 'done' | 'failed', error?: string) =>
     appendAudit(plan.dynamicConfigDir, {
       time: now().toISOString(), event, command: plan.commandLine, backup: backup.id, store: plan.store, user: actor,
-      changes: writes.map((w) => ({ path: w.file.nodePath, before: w.file.state.kind === 'file' ? sha256(w.file.state.bytes) : null, after: w.after ? sha256(w.after) : null })),
+      changes: writes.map((w) => ({ path: w.file.nodePath, before: w.file.state.kind === 'file' ? sha256Hex(w.file.state.bytes) : null, after: w.after ? sha256Hex(w.after) : null })),
       ...(error ? { error } : {}),
     });
   audit('begin');
@@ -331,7 +326,7 @@ function savedBytes(dir: string, f: SavedFile, id: string): Buffer | null {
   } catch (err) {
     throw new RefusedError(`backup ${id} is damaged: ${f.path}: ${fsReason(err)}`, 'pick another backup (kubelet-ckpt undo --list)', 'BACKUP_DAMAGED');
   }
-  if (sha256(bytes) !== f.sha256) throw new RefusedError(`backup ${id} is damaged: the copy of ${f.path} does not match its recorded sha256`, 'pick another backup (kubelet-ckpt undo --list)', 'BACKUP_DAMAGED');
+  if (sha256Hex(bytes) !== f.sha256) throw new RefusedError(`backup ${id} is damaged: the copy of ${f.path} does not match its recorded sha256`, 'pick another backup (kubelet-ckpt undo --list)', 'BACKUP_DAMAGED');
   return bytes;
 }
 
@@ -345,7 +340,7 @@ export function planMigrateUndo(ctx: RecoveryContext, backup: { manifest: Migrat
   for (const f of m.files) {
     const old = savedBytes(backup.path, f, m.id);
     const file = readNodeFile(ctx.root, f.path, f.role);
-    const now = file.state.kind === 'file' ? sha256(file.state.bytes) : null;
+    const now = file.state.kind === 'file' ? sha256Hex(file.state.bytes) : null;
     if (now !== f.after && now !== f.sha256) changed.push(f.path);
     const same = (old === null && file.state.kind === 'missing') || (old !== null && file.state.kind === 'file' && file.state.bytes.equals(old) && metaSame(file, f));
     if (same) continue;

@@ -4,7 +4,7 @@
 // A backup is written into backups/tmp_<id>.kubelet-ckpt…, synced, then renamed to <id>,
 // so a listed backup is always whole. The id is its UTC time, compact: 20261122T080000.123Z.
 
-import crypto from 'node:crypto';
+import { sha256Hex } from '../builtins.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -37,17 +37,20 @@ export function backupTime(id: string): string {
   return `${id.slice(0, 4)}-${id.slice(4, 6)}-${id.slice(6, 11)}:${id.slice(11, 13)}:${id.slice(13)}`;
 }
 
-export const sha256 = (b: Buffer): string => crypto.createHash('sha256').update(b).digest('hex');
-
-export interface ManifestFile {
-  name: MetaName;
-  /** `missing`: there was no file (the kubelet would have created it empty). */
+/** What a backup records of a file as it was (recovery's meta files, migrate's node files). */
+export interface SavedState {
+  /** `missing`: there was no file. */
   state: 'file' | 'missing';
   size: number | null;
   sha256: string | null;
   mode: number | null;
   uid: number | null;
   gid: number | null;
+}
+
+/** A meta file in a backup; a missing one the kubelet would have created empty. */
+export interface ManifestFile extends SavedState {
+  name: MetaName;
   /** Modification time (ms since the epoch): undo puts it back, so assigned's trial is not restarted. */
   mtimeMs?: number | null;
 }
@@ -83,7 +86,7 @@ export function currentActor(env: Record<string, string | undefined> = process.e
 }
 
 export function hashOf(s: FileState): string | null {
-  return s.kind === 'file' ? sha256(s.bytes) : null;
+  return s.kind === 'file' ? sha256Hex(s.bytes) : null;
 }
 
 /** The backups directory (null when absent and not `create`); symlinks and non-directories are exit 3. */
@@ -178,7 +181,7 @@ export function writeBackup(
   const files: ManifestFile[] = (['last-known-good', 'assigned'] as const).map((name) => {
     const s = states[name];
     return s.kind === 'file'
-      ? { name, state: 'file', size: s.bytes.length, sha256: sha256(s.bytes), mode: s.mode, uid: s.uid, gid: s.gid, mtimeMs: s.mtimeMs ?? null }
+      ? { name, state: 'file', size: s.bytes.length, sha256: sha256Hex(s.bytes), mode: s.mode, uid: s.uid, gid: s.gid, mtimeMs: s.mtimeMs ?? null }
       : { name, state: 'missing', size: null, sha256: null, mode: null, uid: null, gid: null, mtimeMs: null };
   });
   let dir: SafeDir;
@@ -369,7 +372,7 @@ export function loadBackup(dynamicConfigDir: string, id: string | null): LoadedB
           if (err instanceof RefusedError) throw err;
           throw damaged(`${f.name}: ${(err as NodeJS.ErrnoException).code === 'ENOTREG' ? 'not a regular file' : fsReason(err)}`);
         }
-        if (sha256(bytes) !== f.sha256) throw damaged(`${f.name} does not match its recorded sha256`);
+        if (sha256Hex(bytes) !== f.sha256) throw damaged(`${f.name} does not match its recorded sha256`);
         states[f.name] = { kind: 'file', bytes, mode: f.mode ?? 0o644, uid: f.uid ?? 0, gid: f.gid ?? 0, mtimeMs: typeof f.mtimeMs === 'number' ? f.mtimeMs : undefined };
       }
       return { manifest, path: pick.path, states };

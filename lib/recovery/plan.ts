@@ -2,6 +2,7 @@
 // what the backup will hold, warnings, and the interlocks that refuse the apply). Making a
 // plan reads the store and /proc and may probe the API server; it never writes.
 
+import { sha256Hex } from '../builtins.js';
 import path from 'node:path';
 import { CkptError, RefusedError, UsageError } from '../errors.js';
 import type { Session } from '../session.js';
@@ -14,7 +15,7 @@ import { META_NAMES, type ConfigMapSource, type MetaName } from '../store/types.
 import { trialOf } from '../integrity/nextboot.js';
 import { verifyStore } from '../integrity/verify.js';
 import { readState, type FileState } from './atomic.js';
-import { hashOf, loadBackup, sha256, stateDirOf } from './backup.js';
+import { hashOf, loadBackup, stateDirOf } from './backup.js';
 import { hostPathOf, kubeletsUsing, reachableServers, runningError, type StoreKubelet } from './kubelet.js';
 import { lockHolder, lockedError } from './lock.js';
 import type { Simulate, StepHook } from './steps.js';
@@ -454,5 +455,5 @@ export async function planUndo(ctx: RecoveryContext, req: UndoRequest): Promise<
 
 /** The digest a change reports for one side. */
 export function digest(b: Buffer | null): string | null {
-  return b === null ? null : sha256(b);
+  return b === null ? null : sha256Hex(b);
 }

@@ -13,9 +13,9 @@ import {
   listBackups,
   loadBackup,
   readAudit,
-  sha256,
   writeBackup,
 } from '../../../lib/recovery/backup.js';
+import { sha256Hex } from '../../../lib/builtins.js';
 import type { FileState } from '../../../lib/recovery/atomic.js';
 
 const file = (s: string, mode = 0o644): FileState => ({ kind: 'file', bytes: Buffer.from(s), mode, uid: 0, gid: 0 });
@@ -37,7 +37,7 @@ t.test('write, list and load a backup; two in the same millisecond get distinct 
   const now = new Date('2026-11-22T08:00:00.123Z');
   const steps: string[] = [];
   const states = { assigned: file('A\n', 0o600), 'last-known-good': { kind: 'missing' } as FileState };
-  const b1 = writeBackup(dcd, states, { command: 'reset all --to local', store: '/s', user: currentActor(), after: { assigned: sha256(Buffer.alloc(0)) } }, now, (s) => steps.push(s));
+  const b1 = writeBackup(dcd, states, { command: 'reset all --to local', store: '/s', user: currentActor(), after: { assigned: sha256Hex(Buffer.alloc(0)) } }, now, (s) => steps.push(s));
   const b2 = writeBackup(dcd, { assigned: file(''), 'last-known-good': file('L\n') }, { command: 'rollback', store: '/s', user: currentActor(), after: {} }, now);
   t.same([b1.id, b2.id], ['20261122T080000.123Z', '20261122T080000.124Z']);
   t.same(steps, ['backup-written', 'backup-renamed']);
