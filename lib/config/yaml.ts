@@ -12,7 +12,8 @@
 //   prints them, NaN/Inf refused, aliases expanded under go-yaml's aliasing limits.
 // Nothing here throws on bad input: errors come back as values with go-yaml-style text.
 
-import * as yaml from 'js-yaml';
+import type * as yaml from 'js-yaml';
+import { jsYaml } from './js-yaml.js';
 import { isUtf8 } from 'node:buffer';
 import { fastBlockYaml, isPrintableAscii } from './yaml-fast.js';
 import type { JNode } from './jnode.js';
@@ -126,7 +127,7 @@ function resolveOnce(s: string): GoScalar | string {
 }
 
 function scalarType(tag: string, kind: GoScalar['kind'], accept: (r: GoScalar | string) => boolean): yaml.Type {
-  return new yaml.Type(`tag:yaml.org,2002:${tag}`, {
+  return new (jsYaml().Type)(`tag:yaml.org,2002:${tag}`, {
     kind: 'scalar',
     resolve: (data: unknown) => typeof data === 'string' ? accept(resolveOnce(data)) : data === null && kind === 'null',
     construct: (data: unknown) => {
@@ -141,30 +142,35 @@ const isKind = (k: GoScalar['kind']) => (r: GoScalar | string) => r instanceof G
 
 /** Any other tag: go-yaml keeps the node as it is (scalars as strings). */
 function passThrough(kind: 'scalar' | 'sequence' | 'mapping'): yaml.Type {
-  return new yaml.Type('', { kind, multi: true, construct: (d: unknown) => (d === null && kind === 'scalar' ? '' : d) });
+  return new (jsYaml().Type)('', { kind, multi: true, construct: (d: unknown) => (d === null && kind === 'scalar' ? '' : d) });
 }
 
-const GO_YAML_SCHEMA = yaml.FAILSAFE_SCHEMA.extend({
-  implicit: [
-    scalarType('null', 'null', isKind('null')),
-    scalarType('bool', 'bool', isKind('bool')),
-    scalarType('int', 'int', isKind('int')),
-    scalarType('float', 'float', (r) => r instanceof GoScalar && (r.kind === 'float' || r.kind === 'int')),
-    // `<<` merge keys: js-yaml merges any key carrying this tag.
-    new yaml.Type('tag:yaml.org,2002:merge', { kind: 'scalar', resolve: (d: unknown) => d === '<<' }),
-  ],
-  explicit: [
-    new yaml.Type('tag:yaml.org,2002:binary', {
-      kind: 'scalar',
-      resolve: (d: unknown) => typeof d === 'string' && /^[A-Za-z0-9+/=\s]*$/.test(d),
-      construct: (d: string) => Buffer.from(d.replace(/\s/g, ''), 'base64').toString('utf8'),
-    }),
-    new yaml.Type('tag:yaml.org,2002:timestamp', { kind: 'scalar' }),
-    passThrough('scalar'),
-    passThrough('sequence'),
-    passThrough('mapping'),
-  ],
-});
+/** go-yaml v2's resolution as a js-yaml schema, built on first use (with js-yaml itself). */
+function buildGoYamlSchema(): yaml.Schema {
+  const { FAILSAFE_SCHEMA, Type } = jsYaml();
+  return FAILSAFE_SCHEMA.extend({
+    implicit: [
+      scalarType('null', 'null', isKind('null')),
+      scalarType('bool', 'bool', isKind('bool')),
+      scalarType('int', 'int', isKind('int')),
+      scalarType('float', 'float', (r) => r instanceof GoScalar && (r.kind === 'float' || r.kind === 'int')),
+      // `<<` merge keys: js-yaml merges any key carrying this tag.
+      new Type('tag:yaml.org,2002:merge', { kind: 'scalar', resolve: (d: unknown) => d === '<<' }),
+    ],
+    explicit: [
+      new Type('tag:yaml.org,2002:binary', {
+        kind: 'scalar',
+        resolve: (d: unknown) => typeof d === 'string' && /^[A-Za-z0-9+/=\s]*$/.test(d),
+        construct: (d: string) => Buffer.from(d.replace(/\s/g, ''), 'base64').toString('utf8'),
+      }),
+      new Type('tag:yaml.org,2002:timestamp', { kind: 'scalar' }),
+      passThrough('scalar'),
+      passThrough('sequence'),
+      passThrough('mapping'),
+    ],
+  });
+}
+let goYamlSchema: yaml.Schema | undefined;
 
 // ---------------------------------------------------------------------------------------
 // Bytes → text: libyaml's reader checks, and the first document only.
@@ -598,12 +604,12 @@ export function parseYamlDocument(bytes: Uint8Array): YamlParse {
   const tracker = duplicateTracker();
   let doc: unknown;
   try {
-    const options = { schema: GO_YAML_SCHEMA, json: true, listener: tracker.listener, maxDepth: MAX_YAML_DEPTH } as yaml.LoadOptions;
+    const options = { schema: (goYamlSchema ??= buildGoYamlSchema()), json: true, listener: tracker.listener, maxDepth: MAX_YAML_DEPTH } as yaml.LoadOptions;
     trailingMarks = breaks.trailing;
     lastScalar = undefined;
-    doc = yaml.load(first, options);
+    doc = jsYaml().load(first, options);
   } catch (e) {
-    if (e instanceof yaml.YAMLException) return { ok: false, error: describeYamlException(e, first) };
+    if (e instanceof jsYaml().YAMLException) return { ok: false, error: describeYamlException(e, first) };
     if (e instanceof RangeError) return { ok: false, error: 'yaml: exceeded max depth' };
     throw e;
   } finally {

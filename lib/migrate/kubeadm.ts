@@ -5,7 +5,7 @@
 // (both with v1beta1 defaults, compared by diff's engine).
 
 import fs from 'node:fs';
-import * as yaml from 'js-yaml';
+import { jsYaml } from '../config/js-yaml.js';
 import { EnvError, UsageError, fsReason } from '../errors.js';
 import { applyDefaults } from '../config/defaults.js';
 import { decodeKubeletConfig } from '../config/decode.js';
@@ -27,7 +27,7 @@ export interface KubeadmCheck {
 function kubeletText(text: string, file: string): string {
   let doc: unknown;
   try {
-    doc = yaml.load(text);
+    doc = jsYaml().load(text);
   } catch {
     return text;
   }

@@ -1,6 +1,6 @@
 // One printer per format behind one `print`: text for people, JSON and YAML for scripts.
 
-import * as yaml from 'js-yaml';
+import { jsYaml } from '../config/js-yaml.js';
 import { palette, type Palette, type Streams } from './streams.js';
 import { sanitizeDeep } from './sanitize.js';
 import { documentOf, type Kind } from './document.js';
@@ -31,7 +31,7 @@ export function toJson(result: unknown, compact = false): string {
 
 export function toYaml(result: unknown): string {
   const plainData = JSON.parse(JSON.stringify(result, jsonReplacer)) as unknown;
-  return yaml.dump(plainData, { noRefs: true, lineWidth: -1, sortKeys: false });
+  return jsYaml().dump(plainData, { noRefs: true, lineWidth: -1, sortKeys: false });
 }
 
 /** Fields holding text of several lines (a payload, a meta file's bytes before and after a change). */

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import * as yaml from 'js-yaml';
+import { jsYaml } from '../config/js-yaml.js';
 import { EnvError, RefusedError } from '../errors.js';
 import { flagValue, listStoreUsers, type KubeletProcess } from '../store/proc.js';
 import { resolveInRoot } from '../store/rooted.js';
@@ -166,7 +166,7 @@ export function kubeconfigServers(file: string): string[] {
   }
   let doc: unknown;
   try {
-    doc = yaml.load(text, { json: true });
+    doc = jsYaml().load(text, { json: true });
   } catch {
     return [];
   }

@@ -27,17 +27,43 @@ function readArgv(procRoot: string, pid: string): string[] | null {
   }
 }
 
-function readComm(procRoot: string, pid: string): string {
+/** What a comm file that names a kubelet holds, blanks around it aside (the kernel adds a newline). */
+const KUBELET_COMM = Buffer.from('kubelet');
+/** One buffer for every comm read: a name is at most 15 bytes and its newline. */
+const commBuf = Buffer.alloc(64);
+
+/** The ASCII blanks String.prototype.trim removes (a comm file holds nothing else of its set). */
+const isBlank = (b: number): boolean => b === 0x20 || (b >= 0x09 && b <= 0x0d);
+
+/**
+ * The comm file says `kubelet`. Read with open/read/close into one small buffer and compared
+ * as bytes: this runs for every process on the node (hundreds of kernel threads among them)
+ * on every `status`, where readFileSync would add an fstat, a second read and a string each.
+ */
+function commIsKubelet(procRoot: string, pid: string): boolean {
+  let fd: number;
   try {
-    return fs.readFileSync(`${procRoot}/${pid}/comm`, 'utf8').trim();
+    fd = fs.openSync(`${procRoot}/${pid}/comm`, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   } catch {
-    return '';
+    return false;
+  }
+  try {
+    let end = fs.readSync(fd, commBuf, 0, commBuf.length, null);
+    if (end === commBuf.length) return false; // far longer than any process name
+    let start = 0;
+    while (start < end && isBlank(commBuf[start]!)) start++;
+    while (end > start && isBlank(commBuf[end - 1]!)) end--;
+    return commBuf.compare(KUBELET_COMM, 0, KUBELET_COMM.length, start, end) === 0;
+  } catch {
+    return false;
+  } finally {
+    fs.closeSync(fd);
   }
 }
 
 /** The process name is `kubelet`, or (renamed process) its executable is. */
 function isKubelet(procRoot: string, pid: string): boolean {
-  if (readComm(procRoot, pid) === 'kubelet') return true;
+  if (commIsKubelet(procRoot, pid)) return true;
   // Most exe links cannot be read (kernel threads; other users' processes without
   // CAP_SYS_PTRACE): existsSync says so without the thrown error readlink would build.
   const exe = `${procRoot}/${pid}/exe`;

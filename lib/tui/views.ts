@@ -2,7 +2,7 @@
 // Every fact comes from lib/ (show, diff, verify, journal, meta decoding, next boot); these
 // functions only lay it out. Disk content is made printable and escaped before it is styled.
 
-import * as yaml from 'js-yaml';
+import { jsYaml } from '../config/js-yaml.js';
 import { CkptError, asCkptError } from '../errors.js';
 import { buildShow } from '../store/show.js';
 import { decodeMetaState } from '../store/meta.js';
@@ -274,7 +274,7 @@ export function payloadTab(m: Model, r: CheckpointRow, cols: number): Out[] {
   let pretty: string;
   try {
     // Keys sorted whatever the source's order (JSON payloads keep theirs when decoded).
-    pretty = yaml.dump(d.value, { lineWidth: -1, noRefs: true, sortKeys: true });
+    pretty = jsYaml().dump(d.value, { lineWidth: -1, noRefs: true, sortKeys: true });
   } catch (err) {
     return [...head, o(`cannot print as YAML (${printable((err as Error).message)}); the bytes as written:`, 'yellow'), ...textLines(show.text)];
   }

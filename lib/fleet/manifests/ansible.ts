@@ -3,7 +3,7 @@
 // `report merge`. Every path is a variable, so an inventory can point each host elsewhere
 // (host vars: kubelet_ckpt_root for a mounted disk, kubelet_ckpt_node_name).
 
-import * as yaml from 'js-yaml';
+import { jsYaml } from '../../config/js-yaml.js';
 import type { ManifestOptions } from './options.js';
 
 export interface AnsibleOptions extends ManifestOptions {
@@ -47,6 +47,6 @@ export function ansiblePlaybook(o: AnsibleOptions): string {
       { name: 'fetch the report', 'ansible.builtin.fetch': { src: remoteReport, dest: `{{ ${v('kubelet_ckpt_reports', o.reportsDir)} }}` } },
     ],
   };
-  const text = yaml.dump([play], { noRefs: true, lineWidth: -1, sortKeys: false });
+  const text = jsYaml().dump([play], { noRefs: true, lineWidth: -1, sortKeys: false });
   return `${GUIDE.map((l) => `# ${l}`).join('\n')}\n---\n${text}`;
 }

@@ -3,7 +3,7 @@
 // plugin that writes its result and a `done` file, then waits) do. The text starts with a
 // short guide, as YAML comments, to gather the reports into `report merge`.
 
-import * as yaml from 'js-yaml';
+import { jsYaml } from '../../config/js-yaml.js';
 import type { ManifestOptions } from './options.js';
 
 export const APP_LABEL = 'kubelet-ckpt-report';
@@ -39,7 +39,7 @@ function podSpec(o: ManifestOptions, c: object, extra: Record<string, unknown>, 
 }
 
 function dump(docs: object[]): string {
-  return docs.map((d) => `---\n${yaml.dump(d, { noRefs: true, lineWidth: -1, sortKeys: false })}`).join('');
+  return docs.map((d) => `---\n${jsYaml().dump(d, { noRefs: true, lineWidth: -1, sortKeys: false })}`).join('');
 }
 
 const comment = (lines: string[]) => lines.map((l) => (l ? `# ${l}` : '#')).join('\n') + '\n';

@@ -107,3 +107,22 @@ t.test('--dir: only a kubelet running on that store supplies flags and --config'
   t.match(other, { dir: dc, commandLine: null, configFile: null });
   t.match(other.steps.join('\n'), /no kubelet command line found names this store.*flags and its --config file are not applied/);
 });
+
+t.test('the comm name: read as bytes, blanks around it ignored, anything else is not a kubelet', async (t) => {
+  const kubeletArgs = (name: string) => `${name}\0--dynamic-config-dir=/var/dc\0`;
+  const proc = t.testdir({
+    '40': { comm: 'kubelet\n', cmdline: kubeletArgs('kubelet') },
+    '41': { comm: 'kubelet', cmdline: kubeletArgs('kubelet') },
+    '42': { comm: ' kubelet \r\n', cmdline: kubeletArgs('kubelet') },
+    '43': { comm: 'kubelet-1.22\n', cmdline: kubeletArgs('kubelet-1.22') },
+    '44': { comm: 'kubele\n', cmdline: kubeletArgs('kubele') },
+    '45': { comm: '\n', cmdline: kubeletArgs('x') },
+    '46': { comm: `kubelet${' '.repeat(70)}\n`, cmdline: kubeletArgs('kubelet') },
+    '47': { comm: { nested: 'a directory, not a file' }, cmdline: kubeletArgs('kubelet') },
+    '48': { cmdline: kubeletArgs('kubelet') },
+    '49': { comm: 'KUBELET\n', cmdline: kubeletArgs('KUBELET') },
+  });
+  // 46 is longer than any process name can be: not read as a kubelet even if its blanks were trimmed.
+  t.same(listKubeletProcesses(proc).map((p) => p.pid), [40, 41, 42]);
+  t.same(listKubeletProcesses(path.join(proc, 'missing')), [], 'no /proc at all: no processes');
+});
