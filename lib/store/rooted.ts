@@ -20,12 +20,13 @@ export function resolveInRoot(root: string, nodePath: string): string | null {
       continue;
     }
     const host = path.join(root, ...done, part);
-    let st: fs.Stats;
+    let st: fs.Stats | undefined;
     try {
-      st = fs.lstatSync(host);
+      st = fs.lstatSync(host, { throwIfNoEntry: false });
     } catch {
-      return path.join(root, ...done, part, ...parts);
+      st = undefined;
     }
+    if (!st) return path.join(root, ...done, part, ...parts);
     if (!st.isSymbolicLink()) {
       done.push(part);
       continue;
@@ -39,10 +40,13 @@ export function resolveInRoot(root: string, nodePath: string): string | null {
   return path.join(root, ...done);
 }
 
+// Discovery asks for a dozen files and folders a node may not have (units, env files, default
+// stores): an absent one is answered without a thrown error, whose stack costs more than the look.
+
 /** The text of a node file, or null when absent or unreadable. */
 export function rootedRead(root: string, nodePath: string, cap = 1024 * 1024): string | null {
   const host = resolveInRoot(root, nodePath);
-  if (!host) return null;
+  if (!host || !fs.existsSync(host)) return null;
   try {
     // Regular files only, never blocking on a FIFO, capped (a device must not fill memory).
     const r = readFileCapped(host, cap, { follow: true });
@@ -54,7 +58,7 @@ export function rootedRead(root: string, nodePath: string, cap = 1024 * 1024): s
 
 export function rootedList(root: string, nodeDir: string): string[] {
   const host = resolveInRoot(root, nodeDir);
-  if (!host) return [];
+  if (!host || !fs.existsSync(host)) return [];
   try {
     return fs.readdirSync(host);
   } catch {
@@ -66,7 +70,7 @@ export function rootedIsDir(root: string, nodePath: string): boolean {
   const host = resolveInRoot(root, nodePath);
   if (!host) return false;
   try {
-    return fs.statSync(host).isDirectory();
+    return fs.statSync(host, { throwIfNoEntry: false })?.isDirectory() ?? false;
   } catch {
     return false;
   }
