@@ -76,7 +76,7 @@ export async function scanPart(job: PartJob, onBytes: OnBytes, stop?: AbortSigna
 
 export function decodingSink(parser: LineParser): LineSink {
   return {
-    line: (buf, start, end) => parser.lineBytes(buf, start, end),
+    line: (buf, start, end, refused) => parser.lineBytes(buf, start, end, refused),
     continuation: (buf, start, end) => parser.continuationBytes(buf, start, end),
     overlong: () => parser.overlong(),
   };

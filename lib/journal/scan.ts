@@ -18,8 +18,11 @@ export const Follow = {
 export type Follow = (typeof Follow)[keyof typeof Follow];
 
 export interface LineSink {
-  /** A line `buf[start, end)` (no newline) that holds a marker. */
-  line(buf: Buffer, start: number, end: number): Follow;
+  /**
+   * A line `buf[start, end)` (no newline) that holds a marker. `refused`: it is the line the
+   * sink's last call, continuation(), just turned down (whatever that call read of it still holds).
+   */
+  line(buf: Buffer, start: number, end: number, refused: boolean): Follow;
   /** A line after one that asked: true when taken; false ends continuations and the line is scanned as usual. */
   continuation(buf: Buffer, start: number, end: number): boolean;
   /** A line longer than the cap held a marker: it is dropped, not decoded. */
@@ -85,6 +88,7 @@ export class LineScanner {
    */
   scan(buf: Buffer, len: number, final: boolean, stop = Infinity): number {
     this.endFor = -1; // the buffer's bytes are new
+    this.refused = -1;
     let pos = 0;
     if (this.discarding) {
       pos = this.skipOverlong(buf, len);
@@ -141,7 +145,7 @@ export class LineScanner {
       this.sink.overlong();
       return pos;
     }
-    const follow = this.sink.line(view, start, end);
+    const follow = this.sink.line(view, start, end, start === this.refused);
     if (follow === Follow.Continuation) {
       this.inCont = true;
       pos = this.continuations(view, pos, limit);
@@ -173,6 +177,8 @@ export class LineScanner {
 
   private endFor = -1;
   private endAt = -1;
+  /** The start of the line continuation() last turned down in this buffer, else -1. */
+  private refused = -1;
 
   /**
    * In a watch window: the lines before the next one that holds any marker are passed over
@@ -259,8 +265,13 @@ export class LineScanner {
   private continuations(view: Buffer, pos: number, limit: number): number {
     while (pos < limit) {
       const end = this.lineEnd(view, pos, limit);
-      if (end - pos > this.maxLine || !this.sink.continuation(view, pos, end)) {
+      if (end - pos > this.maxLine) {
         this.inCont = false;
+        return pos;
+      }
+      if (!this.sink.continuation(view, pos, end)) {
+        this.inCont = false;
+        this.refused = pos;
         return pos;
       }
       pos = end + 1;
