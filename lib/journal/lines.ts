@@ -9,7 +9,7 @@ import type { JournalEvent } from './events.js';
 import { isSyncFileBytes, readKlogHeader, readShortPrefix, shortKlogLine } from './fastline.js';
 import { parseJsonEntry } from './json-export.js';
 import { looksLikeKlog, parseKlogHeader, type KlogHeader } from './klog.js';
-import { Follow } from './scan.js';
+import { Follow, type LineSink } from './scan.js';
 import { monthOf, normaliseMonthToken, parsePrefix, type LineTime, type LocalTime, type Prefixed } from './syslog.js';
 
 /** An event whose time is not yet resolved (year-less times wait for year inference). */
@@ -350,4 +350,13 @@ function clean(raw: string): string {
   let s = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
   if (s.includes('\0')) s = s.replace(/\0/g, '');
   return s;
+}
+
+/** The scanner's sink that hands candidate lines, as bytes, to a parser. */
+export function decodingSink(parser: LineParser): LineSink {
+  return {
+    line: (buf, start, end, refused) => parser.lineBytes(buf, start, end, refused),
+    continuation: (buf, start, end) => parser.continuationBytes(buf, start, end),
+    overlong: () => parser.overlong(),
+  };
 }
