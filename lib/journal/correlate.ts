@@ -47,14 +47,20 @@ export interface Stamp {
   ref: unknown;
 }
 
+/** A checkpoint a process loaded. */
+interface Load {
+  uid: string;
+  resourceVersion: string | null;
+}
+
 interface Proc {
   pid: number | null;
   first: Stamp | null;
   last: Stamp | null;
   /** Set when systemd said the main process exited (or a restart was scheduled): later lines of another pid start a new process. */
   closed: boolean;
-  loaded: { uid: string; resourceVersion: string | null } | null;
-  lastLoad: { uid: string; resourceVersion: string | null } | null;
+  loaded: Load | null;
+  lastLoad: Load | null;
   kubeletEnd: EventKind | null;
   exitStatus: number | null;
   exited: boolean;
@@ -102,7 +108,7 @@ export class Correlator {
   /** Sorted times of failed starts (finished processes); dropped once a crash loop is found. */
   private failed: number[] = [];
   private loop = false;
-  private readonly lastLoadByPid = new Map<number | null, { uid: string; resourceVersion: string | null }>();
+  private readonly lastLoadByPid = new Map<number | null, Load>();
   private readonly checkpoints = new Map<string, Checkpoint>();
   private lastCheckpoint: Checkpoint | null = null;
   private readonly names = new NameBook();
@@ -121,7 +127,7 @@ export class Correlator {
       const p = !cur || !same || (cur.closed && cur.pid === null && cur.exited) ? this.open(ev.pid, at) : cur;
       if (p.pid === null) p.pid = ev.pid;
       touch(p, at);
-      kubeletEvent(p, ev);
+      kubeletEvent(p, ev, this.loadOf(ev));
       this.cur = p;
     }
     this.names.add(ev);
@@ -237,12 +243,26 @@ export class Correlator {
 
   // ---- checkpoints ----
 
+  /**
+   * The `{ uid, resourceVersion }` of a checkpoint load: the same object as the last load's
+   * when it names the same checkpoint (a kubelet loads one checkpoint at every start). Never
+   * changed once made, so processes and pids may share it.
+   */
+  private loadOf(ev: JournalEvent): Load | null {
+    if (ev.kind !== 'checkpoint-load' || !ev.uid) return null;
+    const l = this.lastLoad;
+    if (l !== null && l.uid === ev.uid && l.resourceVersion === ev.resourceVersion) return l;
+    return (this.lastLoad = { uid: ev.uid, resourceVersion: ev.resourceVersion });
+  }
+
+  private lastLoad: Load | null = null;
+
   private concern(ev: JournalEvent): string | null {
     if (ev.kind === 'checkpoint-load' && ev.uid) {
       const known = this.lastLoadByPid.get(ev.pid);
       if (known === undefined || known.uid !== ev.uid || known.resourceVersion !== ev.resourceVersion) {
         if (this.lastLoadByPid.size >= MAX_PIDS && known === undefined) this.lastLoadByPid.clear();
-        this.lastLoadByPid.set(ev.pid, { uid: ev.uid, resourceVersion: ev.resourceVersion });
+        this.lastLoadByPid.set(ev.pid, this.loadOf(ev)!);
       }
     }
     if (ev.uid) return ev.uid;
@@ -313,10 +333,11 @@ function set(s: Stamp, at: Stamp): void {
   s.ref = at.ref;
 }
 
-function kubeletEvent(p: Proc, ev: JournalEvent): void {
-  if (ev.kind === 'checkpoint-load' && ev.uid) {
-    p.lastLoad = { uid: ev.uid, resourceVersion: ev.resourceVersion };
-    p.loaded = p.lastLoad;
+/** `load`: the event's checkpoint when it is a load (Correlator.loadOf). */
+function kubeletEvent(p: Proc, ev: JournalEvent, load: Load | null): void {
+  if (load !== null) {
+    p.lastLoad = load;
+    p.loaded = load;
   } else if (REJECTIONS.has(ev.kind)) {
     p.loaded = null; // the assigned checkpoint was rejected; a last-known-good load may follow
   } else if (KUBELET_ENDINGS.has(ev.kind)) {

@@ -4,8 +4,7 @@
 
 import type { JournalEvent } from './events.js';
 import { markersFor, sourceSpec, type ReadJournalOptions } from './index.js';
-import { LineParser } from './lines.js';
-import { decodingSink } from './parallel.js';
+import { decodingSink, LineParser } from './lines.js';
 import { Pipeline } from './pipeline.js';
 import { LineScanner, scanChunks } from './scan.js';
 import { openSource } from './sources.js';

@@ -1,13 +1,11 @@
 // readJournal: open a source, scan it for candidate lines, parse them into events, resolve
 // times, correlate with the store, and filter. The result is DESIGN.md's `journal` JSON.
 
-import fs from 'node:fs';
 import { UsageError } from '../errors.js';
 import type { StoreView } from './correlate.js';
 import type { JournalResult } from './events.js';
-import { LineParser } from './lines.js';
+import { decodingSink, LineParser } from './lines.js';
 import { DEFAULT_MAX_EVENTS, Pipeline } from './pipeline.js';
-import { decodingSink, partCount, scanParallel } from './parallel.js';
 import { LineScanner, scanChunks, scanFd, type Markers } from './scan.js';
 import { openSource, type SourceKind, type SourceSpec } from './sources.js';
 import { parsePrefix } from './syslog.js';
@@ -42,8 +40,6 @@ export interface ReadJournalOptions {
   timeoutMs?: number;
   /** List at most this many events (the newest; `-n`); all are summarised. Memory stays bounded whatever the count. */
   maxEvents?: number;
-  /** Scan large regular files with worker threads: true (default) as idle cores allow, false: one thread, N: N parts. */
-  parallel?: boolean | number;
   /** "Now" for year inference of stdin and relative --since/--until. */
   now?: Date;
   stdin?: NodeJS.ReadableStream;
@@ -71,9 +67,6 @@ export interface ReadStats {
 
 export { DEFAULT_MAX_EVENTS } from './pipeline.js';
 
-/** Records a parallel part may hold before the read falls back to one streaming thread. */
-const PART_MAX_RECORDS = 50_000;
-
 export async function readJournal(opts: ReadJournalOptions, onProgress?: (p: Progress) => void): Promise<JournalResult> {
   return (await readJournalDetailed(opts, onProgress)).result;
 }
@@ -95,19 +88,10 @@ export async function readJournalDetailed(opts: ReadJournalOptions, onProgress?:
   let bytes = 0;
   let skipped = 0;
   try {
-    const job = { file: src.path ?? '', label: src.label, maxRecords: PART_MAX_RECORDS };
-    const parallel = src.fd !== null && src.path !== null && opts.parallel !== false ? await tryParallel(src.fd, job, src.start, src.size ?? 0, report, opts.parallel) : null;
-    // A part that kept only its newest records cannot feed the correlation: read again in one thread.
-    if (parallel && parallel.omitted === 0) {
-      for (const r of parallel.records) pipeline.add(r);
-      bytes = parallel.bytes;
-      skipped = parallel.skipped;
-    } else {
-      const parser = new LineParser(src.label, (r) => pipeline.add(r), () => pipeline.reuse());
-      const make = (sample: Buffer) => new LineScanner(markersFor(sample), decodingSink(parser));
-      bytes = src.fd !== null ? await scanFd(src.fd, { start: src.start }, make, report, abort.signal) : await scanChunks(src.chunks!, make, report);
-      skipped = parser.skipped;
-    }
+    const parser = new LineParser(src.label, (r) => pipeline.add(r), () => pipeline.reuse());
+    const make = (sample: Buffer) => new LineScanner(markersFor(sample), decodingSink(parser));
+    bytes = src.fd !== null ? await scanFd(src.fd, { start: src.start }, make, report, abort.signal) : await scanChunks(src.chunks!, make, report);
+    skipped = parser.skipped;
   } finally {
     if (timer) clearTimeout(timer);
     src.close();
@@ -132,16 +116,6 @@ export function sourceSpec(opts: ReadJournalOptions): SourceSpec {
     journalctl: opts.journalctl,
     stdin: opts.stdin,
   };
-}
-
-/** Large files: parts in parallel threads, markers chosen from the file's first bytes. */
-async function tryParallel(fd: number, job: { file: string; label: string; maxRecords: number }, start: number, size: number, report: (b: number) => void, want: true | number | undefined) {
-  const parts = typeof want === 'number' ? Math.max(1, Math.min(16, Math.floor(want))) : partCount(size - start);
-  if (parts < 2) return null;
-  const head = Buffer.alloc(64 * 1024);
-  const n = fs.readSync(fd, head, 0, head.length, 0);
-  const m = MARKERS[sniffFormat(head.subarray(0, n))];
-  return scanParallel({ ...job, primary: m.primary, watch: m.watch }, start, size, parts, report);
 }
 
 // ---- candidate markers ----

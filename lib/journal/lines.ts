@@ -9,7 +9,7 @@ import type { JournalEvent } from './events.js';
 import { isSyncFileBytes, readKlogHeader, readShortPrefix, shortKlogLine } from './fastline.js';
 import { parseJsonEntry } from './json-export.js';
 import { looksLikeKlog, parseKlogHeader, type KlogHeader } from './klog.js';
-import { Follow } from './scan.js';
+import { Follow, type LineSink } from './scan.js';
 import { monthOf, normaliseMonthToken, parsePrefix, type LineTime, type LocalTime, type Prefixed } from './syslog.js';
 
 /** An event whose time is not yet resolved (year-less times wait for year inference). */
@@ -57,6 +57,8 @@ export class LineParser {
   private monthWord = Buffer.alloc(12);
   private monthWordLength = 0;
   private monthWordKnown = false;
+  /** continuationBytes read the prefix and klog header of the line it turned down into `fast`. */
+  private fastRead = false;
 
   constructor(
     private readonly source: string,
@@ -86,9 +88,12 @@ export class LineParser {
    * with its body classified once per distinct text (fastline.ts, body-cache.ts); any other
    * line is decoded and read by line(). Both ways give the same records.
    */
-  lineBytes(buf: Buffer, start: number, end: number): Follow {
+  lineBytes(buf: Buffer, start: number, end: number, refused = false): Follow {
     const f = this.fast;
-    if (readShortPrefix(buf, start, end, f) && readKlogHeader(buf, f.messageStart, end, f) && this.knownMonth(buf, f.monthStart, f.monthEnd)) {
+    // A line just turned down as a continuation was read that far already (this.fast holds it).
+    const read = refused && this.fastRead;
+    this.fastRead = false;
+    if ((read || (readShortPrefix(buf, start, end, f) && readKlogHeader(buf, f.messageStart, end, f))) && this.knownMonth(buf, f.monthStart, f.monthEnd)) {
       const sync = isSyncFileBytes(buf, f.fileStart, f.fileEnd);
       let c = this.byBytes.find(buf, f.bodyStart, end, sync);
       if (!c) {
@@ -114,12 +119,20 @@ export class LineParser {
 
   /** A line after a continued one, as bytes: another process's `short` line or a klog line ends the message without being decoded. */
   continuationBytes(buf: Buffer, start: number, end: number): boolean {
+    this.fastRead = false;
     const c = this.cont;
     if (!c) return false;
     const f = this.fast;
-    if (readShortPrefix(buf, start, end, f) && (f.pid !== c.pid || readKlogHeader(buf, f.messageStart, end, f))) {
-      this.cont = null;
-      return false;
+    if (readShortPrefix(buf, start, end, f)) {
+      if (f.pid !== c.pid) {
+        this.cont = null;
+        return false;
+      }
+      if (readKlogHeader(buf, f.messageStart, end, f)) {
+        this.cont = null;
+        this.fastRead = true;
+        return false;
+      }
     }
     return this.continuation(utf8(buf, start, end));
   }
@@ -337,4 +350,13 @@ function clean(raw: string): string {
   let s = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
   if (s.includes('\0')) s = s.replace(/\0/g, '');
   return s;
+}
+
+/** The scanner's sink that hands candidate lines, as bytes, to a parser. */
+export function decodingSink(parser: LineParser): LineSink {
+  return {
+    line: (buf, start, end, refused) => parser.lineBytes(buf, start, end, refused),
+    continuation: (buf, start, end) => parser.continuationBytes(buf, start, end),
+    overlong: () => parser.overlong(),
+  };
 }

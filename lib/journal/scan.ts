@@ -18,8 +18,11 @@ export const Follow = {
 export type Follow = (typeof Follow)[keyof typeof Follow];
 
 export interface LineSink {
-  /** A line `buf[start, end)` (no newline) that holds a marker. */
-  line(buf: Buffer, start: number, end: number): Follow;
+  /**
+   * A line `buf[start, end)` (no newline) that holds a marker. `refused`: it is the line the
+   * sink's last call, continuation(), just turned down (whatever that call read of it still holds).
+   */
+  line(buf: Buffer, start: number, end: number, refused: boolean): Follow;
   /** A line after one that asked: true when taken; false ends continuations and the line is scanned as usual. */
   continuation(buf: Buffer, start: number, end: number): boolean;
   /** A line longer than the cap held a marker: it is dropped, not decoded. */
@@ -48,8 +51,6 @@ const NL = 10;
 export class LineScanner {
   private inCont = false;
   private watchLeft = 0;
-  /** Set when a line starting at or after the stop offset was reached (a parallel part's end). */
-  stopped = false;
   /** Inside a line longer than MAX_LINE: its bytes are dropped up to the next newline. */
   private discarding = false;
   private discardHit = false;
@@ -80,11 +81,11 @@ export class LineScanner {
   /**
    * Scan `buf[0, len)`: every complete line is handled; returns how many bytes were
    * consumed. The caller keeps the rest (an unfinished last line) and passes it again
-   * in front of more data. With `final` the unfinished line is handled too. Lines that
-   * start at or after `stop` are left alone (another part's); continuations may run past it.
+   * in front of more data. With `final` the unfinished line is handled too.
    */
-  scan(buf: Buffer, len: number, final: boolean, stop = Infinity): number {
+  scan(buf: Buffer, len: number, final: boolean): number {
     this.endFor = -1; // the buffer's bytes are new
+    this.refused = -1;
     let pos = 0;
     if (this.discarding) {
       pos = this.skipOverlong(buf, len);
@@ -103,18 +104,10 @@ export class LineScanner {
     }
     const view = buf.subarray(0, limit);
     if (this.inCont) pos = this.continuations(view, pos, limit);
-    if (limit >= stop && !this.inCont && pos >= stop) {
-      this.stopped = true;
-      return limit;
-    }
     this.next.fill(-2);
     this.nextWatch.fill(-2);
     this.simd = this.wasm !== null && buf === this.wasm.buf;
     while (pos < limit) {
-      if (pos >= stop) {
-        this.stopped = true;
-        return limit;
-      }
       const m = this.nextCandidate(view, pos);
       if (this.watchLeft > 0) {
         const quiet = this.simd ? this.skipQuiet(view, pos, limit, m) : pos;
@@ -123,10 +116,6 @@ export class LineScanner {
       }
       if (m < 0) break;
       const start = m === 0 ? 0 : view.lastIndexOf(NL, m - 1) + 1;
-      if (start >= stop) {
-        this.stopped = true;
-        return limit;
-      }
       let end = view.indexOf(NL, m);
       if (end < 0) end = limit;
       pos = this.deliver(view, start, end, limit);
@@ -141,7 +130,7 @@ export class LineScanner {
       this.sink.overlong();
       return pos;
     }
-    const follow = this.sink.line(view, start, end);
+    const follow = this.sink.line(view, start, end, start === this.refused);
     if (follow === Follow.Continuation) {
       this.inCont = true;
       pos = this.continuations(view, pos, limit);
@@ -173,6 +162,8 @@ export class LineScanner {
 
   private endFor = -1;
   private endAt = -1;
+  /** The start of the line continuation() last turned down in this buffer, else -1. */
+  private refused = -1;
 
   /**
    * In a watch window: the lines before the next one that holds any marker are passed over
@@ -223,11 +214,6 @@ export class LineScanner {
     return false;
   }
 
-  /** Begin in a watch window (a parallel part may start right after a kubelet start). */
-  startWatching(): void {
-    this.watchLeft = WATCH_LINES;
-  }
-
   /** The end of input: an overlong line still being dropped is reported. */
   finish(): void {
     if (this.discarding && this.discardHit) this.sink.overlong();
@@ -259,8 +245,13 @@ export class LineScanner {
   private continuations(view: Buffer, pos: number, limit: number): number {
     while (pos < limit) {
       const end = this.lineEnd(view, pos, limit);
-      if (end - pos > this.maxLine || !this.sink.continuation(view, pos, end)) {
+      if (end - pos > this.maxLine) {
         this.inCont = false;
+        return pos;
+      }
+      if (!this.sink.continuation(view, pos, end)) {
+        this.inCont = false;
+        this.refused = pos;
         return pos;
       }
       pos = end + 1;
@@ -289,10 +280,8 @@ export class LineScanner {
 export type OnBytes = (bytesSoFar: number) => void;
 
 export interface FdRange {
-  /** First byte; when > 0 the partial line there is skipped (it belongs to the part before). */
+  /** First byte; when > 0 the partial line there is skipped (a tail read starts mid-line). */
   start: number;
-  /** Lines starting at or after this belong to the next part (continuations may be read past it). */
-  end?: number;
 }
 
 /**
@@ -301,7 +290,6 @@ export interface FdRange {
  * few MB so progress output, timers and signals stay live.
  */
 export async function scanFd(fd: number, range: FdRange, makeScanner: (sample: Buffer) => LineScanner, onBytes: OnBytes, signal?: AbortSignal): Promise<number> {
-  const end = range.end ?? Infinity;
   let pos = range.start > 0 ? skipPartialLine(fd, range.start) : 0;
   // The first read picks the markers (the format), which pick the scanner and its buffer.
   const head = Buffer.allocUnsafe(READ_SIZE);
@@ -317,12 +305,10 @@ export async function scanFd(fd: number, range: FdRange, makeScanner: (sample: B
   let total = 0;
   let sinceYield = 0;
   for (;;) {
-    const bufStart = pos - carry;
     pos += n;
     total += n;
     const len = carry + n;
-    const used = scanner.scan(buf, len, false, end - bufStart);
-    if (scanner.stopped) break;
+    const used = scanner.scan(buf, len, false);
     carry = len - used;
     if (carry > 0 && used > 0) buf.copy(buf, 0, used, len);
     sinceYield += n;
@@ -335,7 +321,7 @@ export async function scanFd(fd: number, range: FdRange, makeScanner: (sample: B
     n = fs.readSync(fd, buf, carry, Math.min(READ_SIZE, BUF_SIZE - carry), pos);
     if (n === 0) break;
   }
-  if (carry > 0 && !scanner.stopped) scanner.scan(buf, carry, true, end - (pos - carry));
+  if (carry > 0) scanner.scan(buf, carry, true);
   scanner.finish();
   onBytes(total);
   return total;

@@ -54,7 +54,7 @@ export interface OpenedSource {
   mtime: Date | null;
   /** Regular uncompressed files: read positionally from this descriptor… */
   fd: number | null;
-  /** …opened from this path (parallel parts reopen it). */
+  /** …opened from this path. */
   path: string | null;
   start: number;
   chunks: AsyncIterable<Buffer> | null;

@@ -138,8 +138,20 @@ export function utcMs(t: LocalTime): number {
 /** localMs of `t` as if it were in `year` (no copy of `t` with that year: one per event adds up). */
 export function localMsIn(t: LocalTime, year: number, utc: boolean): number {
   const ms = Math.floor(t.micros / 1000);
-  return utc ? Date.UTC(year, t.month - 1, t.day, t.hour, t.minute, t.second, ms) : new Date(year, t.month - 1, t.day, t.hour, t.minute, t.second, ms).getTime();
+  if (!utc) return new Date(year, t.month - 1, t.day, t.hour, t.minute, t.second, ms).getTime();
+  // Date.UTC is the day's start plus the time of day: the day's start is computed once per day.
+  const key = (year * 100 + t.month) * 100 + t.day;
+  if (key !== utcDayKey) {
+    utcDayKey = key;
+    utcDayMs = Date.UTC(year, t.month - 1, t.day);
+  }
+  const at = utcDayMs + ((t.hour * 60 + t.minute) * 60 + t.second) * 1000 + ms;
+  // Near the end of time Date.UTC clips (NaN) where the sum would not.
+  return Math.abs(utcDayMs) < 8.6e15 ? at : Date.UTC(year, t.month - 1, t.day, t.hour, t.minute, t.second, ms);
 }
+
+let utcDayKey = NaN;
+let utcDayMs = NaN;
 
 export function localMs(t: LocalTime, utc: boolean): number {
   if (utc) return utcMs(t);
@@ -149,8 +161,41 @@ export function localMs(t: LocalTime, utc: boolean): number {
 /** ISO-8601 UTC with milliseconds, or null for an impossible instant (hostile years). */
 export function isoOf(ms: number): string | null {
   if (!Number.isFinite(ms) || Math.abs(ms) > 8.64e15) return null;
-  return new Date(ms).toISOString();
+  // A result lists tens of thousands of times, most on a few days: the day's `YYYY-MM-DDT` is
+  // made once (by toISOString), the time of day written as bytes. Years 0–9999 only (others
+  // are signed). One latin1 decode makes a flat string (a template would make a rope of seven
+  // pieces, 4× the memory while the result is held).
+  if (ms < 0 || ms >= YEAR_10000 || !Number.isInteger(ms)) return new Date(ms).toISOString();
+  const day = Math.floor(ms / DAY_MS);
+  const b = ISO_TEXT;
+  if (day !== isoDay) {
+    isoDay = day;
+    b.write(new Date(day * DAY_MS).toISOString(), 0, 24, 'latin1');
+  }
+  let t = ms - day * DAY_MS;
+  const milli = t % 1000;
+  t = (t - milli) / 1000;
+  const sec = t % 60;
+  t = (t - sec) / 60;
+  const min = t % 60;
+  const hour = (t - min) / 60;
+  b[11] = 48 + ((hour / 10) | 0);
+  b[12] = 48 + (hour % 10);
+  b[14] = 48 + ((min / 10) | 0);
+  b[15] = 48 + (min % 10);
+  b[17] = 48 + ((sec / 10) | 0);
+  b[18] = 48 + (sec % 10);
+  b[20] = 48 + ((milli / 100) | 0);
+  b[21] = 48 + (((milli / 10) | 0) % 10);
+  b[22] = 48 + (milli % 10);
+  return b.toString('latin1', 0, 24);
 }
+
+const DAY_MS = 86_400_000;
+const YEAR_10000 = 253_402_300_800_000;
+/** `YYYY-MM-DDThh:mm:ss.mmmZ` of the last day isoOf wrote, its time of day overwritten per call. */
+const ISO_TEXT = Buffer.alloc(24);
+let isoDay = NaN;
 
 export interface YearOptions {
   /** `--year`: the year of the first year-less line. */

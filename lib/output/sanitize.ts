@@ -65,18 +65,35 @@ export function sanitizeDeep<T>(value: T, o: DeepOptions = {}, key = ''): T {
 }
 
 // Results repeat their keys and often their strings (a journal's 20000 events share a few
-// messages): each distinct one is made printable once per call.
+// messages): each distinct one is made printable once per call, and a short one of plain
+// ASCII (a key, a time: 20000 distinct ones in a journal) is kept without a look-up at all.
 function deep<T>(value: T, o: DeepOptions, key: string, seen: Map<string, string>): T {
   if (typeof value === 'string') {
     if (o.exact?.includes(key)) return value;
+    if (value.length <= SHORT && plainAscii(value)) return value;
     return (o.block?.includes(key) ? printableBlock(value) : once(value, seen)) as T;
   }
   if (Array.isArray(value)) return value.map((v) => deep(v, o, key, seen)) as T;
   if (!isPlainObject(value)) return value;
   if (o.exact?.includes(key)) return value;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[once(k, seen)] = deep(v, o, k, seen);
+  // for-in over own keys: Object.entries' order, without an array per object and one per field.
+  for (const k in value) {
+    if (Object.hasOwn(value, k)) out[k.length <= SHORT && plainAscii(k) ? k : once(k, seen)] = deep(value[k], o, k, seen);
+  }
   return out as T;
+}
+
+/** Strings up to this long are checked for plain ASCII before the memo (longer ones are rarer and repeat). */
+const SHORT = 40;
+
+/** Only space to `~`: what printable and printableBlock both leave as it is. */
+function plainAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e) return false;
+  }
+  return true;
 }
 
 function once(s: string, seen: Map<string, string>): string {

@@ -175,3 +175,28 @@ t.test('the byte parsers never read past the line', async (t) => {
   t.notOk(isSyncFileBytes(sync, 16, 30));
   t.ok(isSyncFileBytes(sync, 31, 44));
 });
+
+t.test('a line refused as a continuation, then delivered as a line: read once, the same records as read twice', async (t) => {
+  // Each line after a continued one: refused (or taken), then, when refused, handed over as a
+  // line with `refused` set, in the same buffer, as the scanner does.
+  const continued = LINES.slice(1, 4);
+  for (const first of continued) {
+    for (const next of [...LINES, ...NEXT]) {
+      const run = (bytesPath: boolean): Outcome => {
+        const records: LineRecord[] = [];
+        const follows: unknown[] = [];
+        const p = new LineParser('src', (r) => records.push(structuredClone(r)));
+        const buf = Buffer.from(`${first}\n${next}\n`);
+        const a = first.length + 1;
+        const b = a + Buffer.byteLength(next);
+        follows.push(bytesPath ? p.lineBytes(buf, 0, first.length) : p.line(first));
+        const taken = bytesPath ? p.continuationBytes(buf, a, b) : p.continuation(next);
+        follows.push(taken);
+        if (!taken) follows.push(bytesPath ? p.lineBytes(buf, a, b, true) : p.line(next));
+        return { follows, records, skipped: p.skipped };
+      };
+      const fast = run(true);
+      t.same(fast, run(false), `${first.slice(38, 70)} then ${next.slice(0, 60)}`);
+    }
+  }
+});

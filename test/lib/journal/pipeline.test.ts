@@ -5,8 +5,7 @@
 import t from 'tap';
 import fs from 'node:fs';
 import path from 'node:path';
-import { LineParser } from '../../../lib/journal/lines.js';
-import { decodingSink } from '../../../lib/journal/parallel.js';
+import { decodingSink, LineParser } from '../../../lib/journal/lines.js';
 import { Pipeline, type PipelineOptions } from '../../../lib/journal/pipeline.js';
 import { markersFor } from '../../../lib/journal/index.js';
 import { LineScanner } from '../../../lib/journal/scan.js';

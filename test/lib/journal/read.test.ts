@@ -226,3 +226,19 @@ t.test('a FIFO given to --file is refused at once, writer or not; the same bytes
   const r = await readJournal({ file: '-', stdin: fs.createReadStream(path.join(FIX, 'structured-1.22.short.log.gz')), year: 2022, utc: true });
   t.equal(r.events.length, (await read('structured-1.22.short.log', { year: 2022 })).events.length);
 });
+
+t.test('a long journal: the newest 20000 events listed, every one summarised', async (t) => {
+  const dir = t.testdir({});
+  // ~45 MB, ~126k events, 14000 kubelet processes.
+  const one = fs.readFileSync(path.join(FIX, 'structured-1.22.short.log'));
+  const big = path.join(dir, 'big.log');
+  fs.writeFileSync(big, Buffer.concat(Array.from({ length: 1400 }, () => one)));
+  const small = await read('structured-1.22.short.log', { year: 2022 });
+  const progress: number[] = [];
+  const r = await readJournal({ file: big, year: 2022, utc: true }, (p) => progress.push(p.bytes));
+  t.equal(r.events.length, 20_000);
+  t.ok(r.truncated > 100_000);
+  t.equal(r.restarts, small.restarts * 1400, 'restarts are counted over every event, listed or not');
+  t.equal(r.processes.length, 10_000, 'the newest 10000 processes are listed (14000 ran)');
+  t.ok(progress.length > 1);
+});

@@ -76,16 +76,6 @@ t.test('overlong lines are dropped and reported when they held a marker', async 
   t.same(await run(`ok A\n${long}A`, markers(['A']), 64, 1000), { lines: ['ok A'], conts: [], overlong: 1 });
 });
 
-t.test('a part stops at its end; continuations may run past it', async (t) => {
-  const { sink, seen } = recorder();
-  const s = new LineScanner(markers(['A']), sink);
-  const buf = Buffer.from('A CONT\n cont\nA next\nA more\n');
-  s.scan(buf, buf.length, true, 8);
-  t.same(seen.lines, ['A CONT']);
-  t.same(seen.conts, [' cont']);
-  t.ok(s.stopped);
-});
-
 t.test('property: the SIMD path (watch windows passed over by counting lines) agrees with the plain one', async (t) => {
   // Lines: quiet ones, primary hits, starts (a watch window), watch-marker lines, continued lines.
   const line = fc.oneof(
