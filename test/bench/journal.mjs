@@ -7,16 +7,19 @@
 //     mode (text, json, yaml). Target: ≤ 150 MiB on 2 GiB.
 // Files are generated in $TMPDIR and deleted afterwards (unless --keep).
 //   node test/bench/journal.mjs [--smoke] [--size MB] [--rounds N] [--densities 0.001,0.05,0.5]
-//                               [--big-size MB | --no-big] [--keep]
+//                               [--big-size MB | --no-big] [--keep] [--sea]
+// --sea runs the single executable (dist/kubelet-ckpt) instead of node and the .cjs.
 // Needs the bundle: `npm run build` first.
 
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { programArgv } from './lib/store.mjs';
 
 const repo = path.resolve(new URL('../..', import.meta.url).pathname);
-const cli = path.join(repo, 'dist/kubelet-ckpt.cjs');
+const [cmd0, ...cmdArgs] = programArgv();
+const cli = cmdArgs[0] ?? cmd0;
 const argv = process.argv.slice(2);
 const opt = (name, dflt) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : dflt);
 const smoke = argv.includes('--smoke');
@@ -128,7 +131,7 @@ function speed(density) {
     let count = 0;
     for (let i = 0; i < rounds; i++) {
       const grep = () => run('grep', ['-F', '-c', 'onfig controller', file]);
-      const ours = () => run(process.execPath, [cli, 'journal', '--file', file, '--utc', '--year', '2021']);
+      const ours = () => run(cmd0, [...cmdArgs, 'journal', '--file', file, '--utc', '--year', '2021']);
       const [g, o] = i % 2 ? [grep(), ours()] : ((o1) => [grep(), o1])(ours());
       ratios.push(o.ms / g.ms);
       cpuRatios.push(o.cpuMs / Math.max(10, g.cpuMs)); // /usr/bin/time counts in 10 ms steps
@@ -159,7 +162,7 @@ function memory() {
   console.log(`journal memory: generated ${mb.toFixed(0)} MiB (${(density * 100).toFixed(0)}% matching lines) in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   try {
     for (const mode of ['text', 'json', 'yaml']) {
-      const o = run(process.execPath, [cli, 'journal', '--file', file, '--utc', '--year', '2021', '-o', mode]);
+      const o = run(cmd0, [...cmdArgs, 'journal', '--file', file, '--utc', '--year', '2021', '-o', mode]);
       const summary = mode === 'json' ? (({ events, truncated, restarts, crashLoop }) => `${events.length} listed, ${truncated} truncated, ${restarts} restarts, crashLoop ${crashLoop}`)(JSON.parse(o.out)) : `${(o.out.length / 1048576).toFixed(1)} MiB of output`;
       console.log(`journal memory: -o ${mode}: peak RSS ${mib(o.rssKb)} (target <= 150 MiB), ${(o.ms / 1000).toFixed(1)} s; ${summary}`);
     }
@@ -168,6 +171,6 @@ function memory() {
   }
 }
 
-console.log(`journal bench: load average ${os.loadavg()[0].toFixed(1)} on ${os.availableParallelism()} cores${smoke ? ' (smoke: small files, figures only)' : ''}`);
+console.log(`journal bench: ${cmdArgs.length ? 'node + .cjs' : 'single executable'}, load average ${os.loadavg()[0].toFixed(1)} on ${os.availableParallelism()} cores${smoke ? ' (smoke: small files, figures only)' : ''}`);
 for (const d of densities) speed(d);
 if (bigMb > 0) memory();
