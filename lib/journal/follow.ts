@@ -35,6 +35,7 @@ export async function followJournal(opts: FollowOptions, onEvent: (ev: JournalEv
   spec.signal = opts.signal;
   spec.follow = { pollMs: opts.pollMs ?? 200, onCaughtUp: () => pipeline.goLive(onEvent) };
   const src = openSource(spec);
+  opts.onOpen?.(null); // it grows for as long as it is followed
   try {
     const parser = new LineParser(src.label, (r) => pipeline.add(r), () => pipeline.reuse());
     await scanChunks(src.chunks!, (sample) => new LineScanner(markersFor(sample), decodingSink(parser)), () => {});

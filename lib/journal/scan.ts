@@ -4,8 +4,10 @@
 // one read buffer plus at most one line being assembled.
 
 import fs from 'node:fs';
-import { setImmediate as tick } from 'node:timers/promises';
 import { wasmFinder, type WasmFinder } from './wasm-find.js';
+
+/** One turn of the event loop (progress and abort signals get their chance). */
+const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** What a handled line asks of the scanner. */
 export const Follow = {

@@ -3,12 +3,10 @@
 // through `journalctl`. journalctl is always run with an argv array (no shell) and `-a`:
 // without it, messages over 4 KB become `null` in JSON.
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Readable } from 'node:stream';
-import { setTimeout as sleep } from 'node:timers/promises';
-import zlib from 'node:zlib';
+import type { Readable } from 'node:stream';
 import { EnvError, UsageError, fsReason } from '../errors.js';
 import { resolveInRoot } from '../store/rooted.js';
 
@@ -68,6 +66,15 @@ const JOURNAL_MAGIC = Buffer.from('LPKSHHRH');
 
 /** JSON fields the parser uses: fewer bytes to pipe and to scan. `__REALTIME_TIMESTAMP` always comes. */
 const OUTPUT_FIELDS = 'MESSAGE,_PID,SYSLOG_PID,SYSLOG_IDENTIFIER,_COMM,UNIT,_SYSTEMD_UNIT,_SOURCE_REALTIME_TIMESTAMP';
+
+// Node built-ins only some sources need, loaded when such a source is opened: a plain file needs
+// none (child_process, zlib and the streams behind them are ~14 M instructions of a start), and
+// what a source needs is loaded before journal sets its heap flags (ReadJournalOptions.onOpen).
+const childProcess = () => process.getBuiltinModule('node:child_process');
+const zlib = () => process.getBuiltinModule('node:zlib');
+const stream = () => process.getBuiltinModule('node:stream');
+const timersPromises = () => process.getBuiltinModule('node:timers/promises');
+const sleep = (ms: number, signal: AbortSignal | undefined) => timersPromises().setTimeout(ms, undefined, { signal });
 
 export function openSource(spec: SourceSpec): OpenedSource {
   validate(spec);
@@ -151,14 +158,16 @@ function openFile(file: string, spec: SourceSpec): OpenedSource {
       close();
       throw new UsageError(`--follow: ${file} is compressed, it does not grow`, 'follow the live file, or read this one without -f');
     }
+    timersPromises(); // tailFile polls with it
     const held = { fd };
     const closeHeld = () => fs.closeSync(held.fd);
     return { label: file, size: null, mtime: st.mtime, fd: null, path: null, start: 0, chunks: tailFile(file, held, spec.follow, spec.signal), warnings: [], close: closeHeld };
   }
   if (n >= 2 && head[0] === GZIP_MAGIC[0] && head[1] === GZIP_MAGIC[1]) {
+    zlib();
     // The stream owns the descriptor from here.
-    const stream = fs.createReadStream('', { fd, highWaterMark: 64 * 1024 });
-    return { label: file, size: st.size, mtime: st.mtime, fd: null, path: null, start: 0, chunks: gunzip(stream, file), warnings: [], close: () => stream.destroy() };
+    const input = fs.createReadStream('', { fd, highWaterMark: 64 * 1024 });
+    return { label: file, size: st.size, mtime: st.mtime, fd: null, path: null, start: 0, chunks: gunzip(input, file), warnings: [], close: () => input.destroy() };
   }
   const start = spec.tailBytes && st.size > spec.tailBytes ? st.size - spec.tailBytes : 0;
   return { label: file, size: st.size, mtime: st.mtime, fd, path: file, start, chunks: null, warnings: [], close };
@@ -182,6 +191,8 @@ function kindOf(st: fs.Stats): string {
 
 function openStdin(spec: SourceSpec): OpenedSource {
   const input = (spec.stdin ?? process.stdin) as NodeJS.ReadableStream;
+  zlib(); // a pipe may be compressed (sniffGzip)
+  stream();
   spec.follow?.onCaughtUp(); // a pipe has no past to catch up with: every line is news
   return { label: '-', size: null, mtime: null, fd: null, path: null, start: 0, chunks: sniffGzip(input as AsyncIterable<Buffer>, '-'), warnings: [], close: () => {} };
 }
@@ -208,7 +219,7 @@ async function* tailFile(file: string, held: { fd: number }, follow: FollowSpec,
         follow.onCaughtUp();
       }
       try {
-        await sleep(follow.pollMs, undefined, { signal });
+        await sleep(follow.pollMs, signal);
       } catch {
         return; // aborted
       }
@@ -260,7 +271,7 @@ async function* sniffGzip(input: AsyncIterable<Buffer | string>, label: string):
     yield head;
     yield* it;
   }
-  if (head.length >= 2 && head[0] === GZIP_MAGIC[0] && head[1] === GZIP_MAGIC[1]) yield* gunzip(Readable.from(all()), label);
+  if (head.length >= 2 && head[0] === GZIP_MAGIC[0] && head[1] === GZIP_MAGIC[1]) yield* gunzip(stream().Readable.from(all()), label);
   else yield* all();
 }
 
@@ -269,7 +280,7 @@ async function* sniffGzip(input: AsyncIterable<Buffer | string>, label: string):
  * kept); one that yields nothing at all is unreadable input.
  */
 async function* gunzip(input: NodeJS.ReadableStream | Readable, label: string): AsyncGenerator<Buffer> {
-  const gz = zlib.createGunzip({ chunkSize: 64 * 1024 });
+  const gz = zlib().createGunzip({ chunkSize: 64 * 1024 });
   (input as Readable).on('error', (err: Error) => gz.destroy(err));
   (input as Readable).pipe(gz);
   let produced = 0;
@@ -299,6 +310,8 @@ export function journalctlArgs(where: string[], spec: SourceSpec, withFields: bo
 }
 
 function openJournalctl(where: string[], label: string, spec: SourceSpec): OpenedSource {
+  childProcess();
+  if (spec.follow) timersPromises();
   let child: ChildProcess | null = null;
   const warnings: string[] = [];
   const onChild = (c: ChildProcess) => (child = c);
@@ -321,7 +334,7 @@ function openJournalctl(where: string[], label: string, spec: SourceSpec): Opene
 
 /** Spawn journalctl with `args`: its stdout, stderr kept (8 KiB), and how it ended. */
 function spawnJournalctl(bin: string, args: string[], spec: SourceSpec, onChild: (c: ChildProcess) => void): { child: ChildProcess; stderr: () => string; exited: Promise<{ code: number | null; error: NodeJS.ErrnoException | null }> } {
-  const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], signal: spec.signal });
+  const child = childProcess().spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], signal: spec.signal });
   onChild(child);
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => {
