@@ -15,7 +15,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { programArgv } from './lib/store.mjs';
+import { CLEAN_ENV_NOTE, cleanEnv, programArgv } from './lib/store.mjs';
 
 const repo = path.resolve(new URL('../..', import.meta.url).pathname);
 const [cmd0, ...cmdArgs] = programArgv();
@@ -105,7 +105,7 @@ function generate(file, bytes, density) {
 function run(cmd, args) {
   const full = TIME ? [TIME, ['-f', '%M %U %S', cmd, ...args]] : [cmd, args];
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(full[0], full[1], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 30 });
+  const r = spawnSync(full[0], full[1], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 30, env: cleanEnv() });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   if (r.status !== 0 && r.status !== 1) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
   const [rssKb, user, sys] = TIME ? r.stderr.trim().split('\n').at(-1).split(' ').map(Number) : [NaN, NaN, NaN];
@@ -171,6 +171,6 @@ function memory() {
   }
 }
 
-console.log(`journal bench: ${cmdArgs.length ? 'node + .cjs' : 'single executable'}, load average ${os.loadavg()[0].toFixed(1)} on ${os.availableParallelism()} cores${smoke ? ' (smoke: small files, figures only)' : ''}`);
+console.log(`journal bench: ${cmdArgs.length ? 'node + .cjs' : 'single executable'}, ${CLEAN_ENV_NOTE}, load average ${os.loadavg()[0].toFixed(1)} on ${os.availableParallelism()} cores${smoke ? ' (smoke: small files, figures only)' : ''}`);
 for (const d of densities) speed(d);
 if (bigMb > 0) memory();

@@ -15,7 +15,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { median, percentile } from './lib/store.mjs';
+import { cleanEnv as cleanEnvOf, median, percentile } from './lib/store.mjs';
 
 const repo = path.resolve(new URL('../..', import.meta.url).pathname);
 const bundle = path.join(repo, 'dist', 'kubelet-ckpt.cjs');
@@ -39,11 +39,7 @@ function makeStore() {
   return dir;
 }
 
-const cleanEnv = () => {
-  const env = { ...process.env, NO_COLOR: '1' };
-  for (const k of ['NODE_EXTRA_CA_CERTS', 'NODE_OPTIONS']) delete env[k];
-  return env;
-};
+const cleanEnv = () => cleanEnvOf({ NO_COLOR: '1' });
 
 function time(argv, env) {
   const t0 = process.hrtime.bigint();

@@ -36,5 +36,17 @@ export function generateStore(uids, rvs = 10, prefix = 'kckpt-bench-') {
   return dir;
 }
 
+/**
+ * The environment a node gives the tool: this machine's, less NODE_EXTRA_CA_CERTS (a CA bundle
+ * that some build machines set, which every Node start then parses: ~60 ms here, more than a
+ * status) and NODE_OPTIONS. The anchors (grep, node -e 0) run in it too.
+ */
+export function cleanEnv(extra = {}) {
+  const env = { ...process.env, ...extra };
+  for (const k of ['NODE_EXTRA_CA_CERTS', 'NODE_OPTIONS']) delete env[k];
+  return env;
+}
+export const CLEAN_ENV_NOTE = 'clean environment: NODE_EXTRA_CA_CERTS and NODE_OPTIONS unset';
+
 export const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
 export const percentile = (a, q) => [...a].sort((x, y) => x - y)[Math.min(a.length - 1, Math.floor(q * a.length))];
