@@ -403,6 +403,11 @@ function hintFor(err: unknown, p: string): string {
 
 export interface SnapshotOptions {
   now?: Date;
+  /**
+   * Told the number of checkpoints listed so far after each UID directory: a caller can start
+   * what pays only on a large store (judge threads) while the rest of it is still being read.
+   */
+  onCheckpoints?: (seen: number) => void;
 }
 
 /**
@@ -449,7 +454,15 @@ export function takeSnapshot(dir: string, opts: SnapshotOptions = {}): Snapshot 
     try {
       using(store.dir('checkpoints'), (cps) => {
         cpList = list(cps, 'checkpoints');
-        uids = cpList.entries.filter((e) => e.kind === 'dir').map((e) => readUid(dirs, cps, e));
+        let seen = 0;
+        uids = cpList.entries
+          .filter((e) => e.kind === 'dir')
+          .map((e) => {
+            const u = readUid(dirs, cps, e);
+            seen += u.checkpoints.length;
+            opts.onCheckpoints?.(seen);
+            return u;
+          });
       });
     } catch (err) {
       cpList = { entries: [], error: fsReason(err) };

@@ -30,3 +30,23 @@ t.test('verify and ls: worker threads give byte-identical JSON', async (t) => {
     }
   }
 });
+
+t.test('judge threads started while the store is read and then not used: the process still ends', async (t) => {
+  // 450 checkpoint entries, so threads start during the read, but all are symbolic links: nothing to judge in parallel.
+  const dir = t.testdir();
+  const target = path.join(dir, 'elsewhere');
+  fs.mkdirSync(target);
+  fs.writeFileSync(path.join(target, 'kubelet'), GOOD_PAYLOAD);
+  for (let u = 0; u < 45; u++) {
+    const d = path.join(dir, 'store/checkpoints', `${u.toString(16).padStart(8, '0')}-0000-4000-8000-000000000000`);
+    fs.mkdirSync(d, { recursive: true });
+    for (let r = 1; r <= 10; r++) fs.symlinkSync(target, path.join(d, String(r)));
+  }
+  fs.mkdirSync(path.join(dir, 'store/meta'), { recursive: true });
+  for (const cmd of [['verify'], ['ls'], ['ls', '--uid', 'ffff']]) {
+    const one = runCli(['--dir', dir, ...cmd, '-o', 'json'], { env: { KUBELET_CKPT_JOBS: '1' } });
+    const many = runCli(['--dir', dir, ...cmd, '-o', 'json'], { env: { KUBELET_CKPT_JOBS: '2' }, timeout: 30_000 });
+    t.equal(many.code, one.code, `${cmd.join(' ')}: exit code ${one.code}, not killed by the timeout`);
+    t.equal(many.stdout, one.stdout, `${cmd.join(' ')}: identical output`);
+  }
+});
