@@ -207,10 +207,19 @@ export async function verifyParallel(s: Session, makePool: JudgePoolFactory | nu
  */
 export async function listSession(s: Session, makePool: JudgePoolFactory | null, uid?: string): Promise<ListReport> {
   if (s.snap.checkpointsDir.kind === 'unreadable') throw unlistableError(`the store cannot be read: checkpoints/: ${s.snap.checkpointsDir.error ?? 'unknown error'}`);
-  const { report, reader } = await verifyParallel(s, makePool);
+  const { report, reader } = uid === undefined ? await verifyParallel(s, makePool) : { report: verifyUid(s, uid), reader: s.reader };
   const nb = predictNextBoot(s.snap, { reader, judge: s.judge, local: s.local });
   const bootsNext = nb.ref && (nb.source === 'assigned' || nb.source === 'last-known-good') ? `${nb.ref.uid}/${nb.ref.resourceVersion}` : null;
   return buildList(s.snap, reader, { uid, verify: verifyStates(report.findings), bootsNext });
+}
+
+/**
+ * verify limited to one UID's checkpoints, for `ls --uid`, which shows no others: the meta
+ * checks still run, so findings reached through a meta file count as in a whole-store run.
+ */
+function verifyUid(s: Session, uid: string): VerifyReport {
+  const only = new Set(resolveUid(s.snap, uid).checkpoints.map((cp) => `${cp.uid}/${cp.rv}`));
+  return verifyStore(s.snap, { reader: s.reader, judge: s.judge, local: s.local, only, payloads: 'all' });
 }
 
 /** A ref that names a file rather than something in the store: a path, `-` (stdin) or `local`. */
