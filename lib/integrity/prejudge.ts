@@ -40,10 +40,14 @@ export interface ReadPayload {
 /** The payload of one checkpoint as verify will judge it, or null when verify will not judge one. */
 export function payloadTask(snap: Snapshot, reader: PayloadReader, sources: ReturnType<typeof metaSources>, cp: Checkpoint): ReadPayload | null {
   if (cp.entry.kind !== 'dir') return null;
-  const key = payloadKey(cp, sources.get(cp.uid)?.source ?? null);
+  const source = sources.get(cp.uid)?.source ?? null;
+  // The name the payload almost always has, read while the checkpoint is listed.
+  const likely = source?.kubeletConfigKey || 'kubelet';
+  const early = reader.listAndRead?.(cp, likely) ?? null;
+  const key = payloadKey(cp, source);
   const file = key ? cp.files.find((f) => f.name === key) : undefined;
   if (!key || !file || file.size > PAYLOAD_CAP) return null;
-  const r = reader.read(cp, key);
+  const r = early && key === likely ? early : reader.read(cp, key);
   return r.ok && !r.truncated ? { cp, name: key, bytes: r.bytes, task: { file: taskFile(snap, cp, key), bytes: r.bytes } } : null;
 }
 

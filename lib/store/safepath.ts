@@ -78,35 +78,39 @@ export function readFileCapped(file: string, cap: number, opts: { follow?: boole
   // opened file must still be a regular one, and nothing blocks.
   const fd = fs.openSync(file, opts.follow ? O_READ & ~fs.constants.O_NOFOLLOW : O_READ);
   try {
-    const st = fs.fstatSync(fd);
-    if (!st.isFile()) {
-      const e = new Error(`${file} is not a regular file`) as NodeJS.ErrnoException;
-      e.code = 'ENOTREG';
-      throw e;
-    }
-    // One extra byte tells a grown file from a capped one. A file that says it is empty
-    // (procfs, sysfs) is read in pieces up to the cap.
-    const want = (st.size > 0 ? Math.min(st.size, cap) : cap) + 1;
-    let buf = Buffer.allocUnsafe(st.size > 0 ? want : Math.min(want, 64 * 1024));
-    let got = 0;
-    while (got < want) {
-      if (got === buf.length) {
-        const bigger = Buffer.allocUnsafe(Math.min(want, buf.length * 2));
-        buf.copy(bigger, 0, 0, got);
-        buf = bigger;
-      }
-      const n = fs.readSync(fd, buf, got, buf.length - got, null);
-      if (n === 0) break;
-      got += n;
-      // All fstat promised and under the cap: a file still growing is read as fstat saw it,
-      // without one more read(2) to meet EOF (10,000 of them on a large store).
-      if (st.size > 0 && got === st.size && st.size <= cap) break;
-    }
-    const truncated = got > cap;
-    return { bytes: buf.subarray(0, Math.min(got, cap)), size: st.size, truncated };
+    return readOpened(fd, fs.fstatSync(fd), file, cap);
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** readFileCapped's reading, for a descriptor the caller opened and fstat'ed (and closes). */
+export function readOpened(fd: number, st: fs.Stats, file: string, cap: number): CappedRead {
+  if (!st.isFile()) {
+    const e = new Error(`${file} is not a regular file`) as NodeJS.ErrnoException;
+    e.code = 'ENOTREG';
+    throw e;
+  }
+  // One extra byte tells a grown file from a capped one. A file that says it is empty
+  // (procfs, sysfs) is read in pieces up to the cap.
+  const want = (st.size > 0 ? Math.min(st.size, cap) : cap) + 1;
+  let buf = Buffer.allocUnsafe(st.size > 0 ? want : Math.min(want, 64 * 1024));
+  let got = 0;
+  while (got < want) {
+    if (got === buf.length) {
+      const bigger = Buffer.allocUnsafe(Math.min(want, buf.length * 2));
+      buf.copy(bigger, 0, 0, got);
+      buf = bigger;
+    }
+    const n = fs.readSync(fd, buf, got, buf.length - got, null);
+    if (n === 0) break;
+    got += n;
+    // All fstat promised and under the cap: a file still growing is read as fstat saw it,
+    // without one more read(2) to meet EOF (10,000 of them on a large store).
+    if (st.size > 0 && got === st.size && st.size <= cap) break;
+  }
+  const truncated = got > cap;
+  return { bytes: buf.subarray(0, Math.min(got, cap)), size: st.size, truncated };
 }
 
 // ---- directories opened once, entries reached through them ---------------------------------
@@ -227,6 +231,16 @@ export class SafeDir {
 
   list(): string[] {
     return fs.readdirSync(`${fdDir}/${this.fd}`);
+  }
+
+  /** The entries with the types the directory records (d_type; `isFile()` etc. false when it records none). */
+  listTyped(): fs.Dirent[] {
+    return fs.readdirSync(`${fdDir}/${this.fd}`, { withFileTypes: true });
+  }
+
+  /** Open `name` for reading: never a symlink (ELOOP), never blocking (FIFOs); the caller fstats and closes. */
+  openRead(name: string): number {
+    return fs.openSync(this.at(name), O_READ);
   }
 
   lstat(name: string): fs.Stats {
