@@ -2,7 +2,7 @@
 // opening a session, printing. No logic about the store lives here.
 
 import type { Argv } from 'yargs';
-import { openJudgeContext, openSession, type GlobalOptions, type JudgeContext, type Session } from '../lib/session.js';
+import { openJudgeContext, openSession, type EarlyStart, type GlobalOptions, type JudgeContext, type Session } from '../lib/session.js';
 import { resolveKubeletVersion } from '../lib/kubelet-version.js';
 import { print, type Format, type TextRenderer } from '../lib/output/print.js';
 import type { Kind } from '../lib/output/document.js';
@@ -57,9 +57,9 @@ export function warn(streams: Pick<Streams, 'stderr'>, text: string, prefix = 'w
   streams.stderr.write(`${prefix}: ${printableMessage(text)}\n`);
 }
 
-/** Open the store the global options name; discovery steps go to stderr with -v. */
-export function session(args: GlobalArgs, streams: Streams): Session {
-  return opened(args, streams, openSession);
+/** Open the store the global options name; discovery steps go to stderr with -v. `early`: see openSession. */
+export function session(args: GlobalArgs, streams: Streams, early?: EarlyStart): Session {
+  return opened(args, streams, (o) => openSession(o, early));
 }
 
 /** The node's flags and local config for judging files, without reading (or needing) a store. */

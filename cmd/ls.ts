@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
 import { listSession } from '../lib/integrity/run.js';
-import { workerJudgePool } from './shared.js';
+import { earlyJudgePool } from './shared.js';
 import { renderList } from '../lib/output/ls.js';
 import { output, processStreams, session, setExit, type GlobalArgs } from './common.js';
 
@@ -25,7 +25,12 @@ export function builder(y: Argv<GlobalArgs>): Argv<Args> {
 
 export async function handler(args: Args): Promise<void> {
   const streams = processStreams(args);
-  const s = session(args, streams);
-  output(await listSession(s, workerJudgePool(s.judgeOptions), args.uid), renderList, args, streams, 'CheckpointList');
+  const pool = earlyJudgePool();
+  try {
+    const s = session(args, streams, pool.early);
+    output(await listSession(s, pool.factory(s.judgeOptions), args.uid), renderList, args, streams, 'CheckpointList');
+  } finally {
+    pool.close();
+  }
   setExit(0);
 }

@@ -16,7 +16,8 @@ import { output, processStreams, session, setExit, warn, type GlobalArgs } from 
 
 import type { Judgement } from '../lib/integrity/judge.js';
 import type { JudgeOptions } from '../lib/integrity/pipeline.js';
-import type { JudgePool, JudgePoolFactory, JudgeTask } from '../lib/integrity/prejudge.js';
+import { PARALLEL_MIN_TASKS, type JudgePool, type JudgePoolFactory, type JudgeTask } from '../lib/integrity/prejudge.js';
+import type { EarlyStart } from '../lib/session.js';
 import { os, workerThreads } from '../lib/builtins.js';
 
 export const JUDGE_WORKER_ROLE = 'judge-worker';
@@ -51,6 +52,37 @@ export function workerJudgePool(options: JudgeOptions): JudgePoolFactory | null 
   const cores = Number(process.env.KUBELET_CKPT_JOBS) || availableCores();
   if (!entry || cores < 2) return null;
   return () => startPool(entry, options, Math.min(cores - 1, 3));
+}
+
+/**
+ * A judge pool for ls and verify, started while the store is being read once it holds enough
+ * checkpoints to use one (the worker loads this program, a few hundred milliseconds of one
+ * core, while this thread reads). `factory` hands that pool to verify, or starts one then;
+ * `close` ends a pool nobody took (a worker left running would keep the process alive).
+ */
+export function earlyJudgePool(): { early: EarlyStart; factory(options: JudgeOptions): JudgePoolFactory | null; close(): void } {
+  let started: JudgePool | null = null;
+  return {
+    early: {
+      at: PARALLEL_MIN_TASKS,
+      start(options) {
+        started = workerJudgePool(options)?.() ?? null;
+      },
+    },
+    factory(options) {
+      const make = workerJudgePool(options);
+      if (!make) return null;
+      return () => {
+        const p = started;
+        started = null;
+        return p ?? make();
+      };
+    },
+    close() {
+      started?.close();
+      started = null;
+    },
+  };
 }
 
 interface Reply {

@@ -127,11 +127,32 @@ export function openJudgeContext(opts: GlobalOptions): JudgeContext {
   return judgeContext(opts, discover({ root, dir: opts.dir, flags: opts.kubeletFlags }));
 }
 
-/** Resolve the store and read it. Throws EnvError (exit 3) when it cannot be found or read. */
-export function openSession(opts: GlobalOptions): Session {
+/** Work that pays only on a large store, started while the store is still being read. */
+export interface EarlyStart {
+  /** Checkpoints from which to start it. */
+  at: number;
+  /** Called once, when `at` checkpoints have been listed, with what a judge thread needs. */
+  start(judgeOptions: JudgeOptions): void;
+}
+
+/**
+ * Resolve the store and read it. Throws EnvError (exit 3) when it cannot be found or read.
+ * The judge context (local config, flags) is made before the store is read, so `early` can
+ * start judge threads during the read.
+ */
+export function openSession(opts: GlobalOptions, early?: EarlyStart): Session {
   const root = opts.root ? checkRoot(opts.root) : '/';
   const discovery = discover({ root, dir: opts.dir, flags: opts.kubeletFlags });
   const dir = requireStoreDir(discovery);
-  const snap = takeSnapshot(dir, { now: opts.now });
-  return { snap, reader: fsPayloadReader(snap), ...judgeContext(opts, discovery) };
+  const ctx = judgeContext(opts, discovery);
+  let started = false;
+  const onCheckpoints = early
+    ? (seen: number) => {
+        if (started || seen < early.at) return;
+        started = true;
+        early.start(ctx.judgeOptions);
+      }
+    : undefined;
+  const snap = takeSnapshot(dir, { now: opts.now, onCheckpoints });
+  return { snap, reader: fsPayloadReader(snap), ...ctx };
 }

@@ -13,7 +13,7 @@ import type { Checkpoint, Snapshot } from '../store/snapshot.js';
 import type { ConfigJudge } from './judge.js';
 import { sha256Hex } from '../builtins.js';
 import { bySeverity, type Finding } from './findings.js';
-import { cachedReader, lookupJudge, payloadTask, PARALLEL_MIN_TASKS, type JudgePool, type JudgePoolFactory, type JudgeTask } from './prejudge.js';
+import { cachedReader, lookupJudge, payloadTask, PARALLEL_MIN_TASKS, type JudgePool, type JudgePoolFactory, type ReadPayload } from './prejudge.js';
 import type { Judgement } from './judge.js';
 
 function onlySet(s: Session, refs: readonly string[]): Set<string> | undefined {
@@ -81,7 +81,7 @@ class SameBytes {
   readonly repeats: [number, number][] = [];
 
   /** True when task `i` repeats an earlier task's bytes (it need not be judged now). */
-  repeat(t: JudgeTask, i: number): boolean {
+  repeat(t: ReadPayload, i: number): boolean {
     if (t.bytes.byteLength === 0) return false;
     const digest = sha256Hex(t.bytes);
     this.digests[i] = digest;
@@ -95,10 +95,10 @@ class SameBytes {
   }
 
   /** Give each repeat its first's verdict, or its own when that verdict depends on the path. */
-  fill(tasks: readonly JudgeTask[], verdicts: Judgement[], judge: ConfigJudge): void {
+  fill(tasks: readonly ReadPayload[], verdicts: Judgement[], judge: ConfigJudge): void {
     for (const [i, f] of this.repeats) {
       const v = verdicts[f]!;
-      verdicts[i] = v.relativePaths?.length ? judge(bufferOf(tasks[i]!.bytes), tasks[i]!.file) : v;
+      verdicts[i] = v.relativePaths?.length ? judge(tasks[i]!.bytes, tasks[i]!.task.file) : v;
     }
   }
 }
@@ -112,10 +112,10 @@ class SameBytes {
  * on either side leaves no one idle. Bytes seen before are not queued (SameBytes). Throws
  * when the pool fails or too much would be held.
  */
-async function judgeShared(s: Session, pool: JudgePool, cps: readonly Checkpoint[], maxHeld: number): Promise<{ tasks: JudgeTask[]; verdicts: Judgement[]; digests: (string | undefined)[] }> {
+async function judgeShared(s: Session, pool: JudgePool, cps: readonly Checkpoint[], maxHeld: number): Promise<{ tasks: ReadPayload[]; verdicts: Judgement[]; digests: (string | undefined)[] }> {
   const sources = metaSources(s.snap);
   /** Every payload read, in order; `queue` holds the indexes of those to judge. */
-  const tasks: JudgeTask[] = [];
+  const tasks: ReadPayload[] = [];
   const queue: number[] = [];
   const verdicts: Judgement[] = [];
   const same = new SameBytes();
@@ -135,7 +135,7 @@ async function judgeShared(s: Session, pool: JudgePool, cps: readonly Checkpoint
       next += ids.length;
       inFlight++;
       posted.push(
-        pool.judge(ids.map((i) => tasks[i]!)).then(
+        pool.judge(ids.map((i) => tasks[i]!.task)).then(
           (vs) => {
             vs.forEach((v, k) => (verdicts[ids[k]!] = v));
             inFlight--;
@@ -166,18 +166,16 @@ async function judgeShared(s: Session, pool: JudgePool, cps: readonly Checkpoint
   feed();
   while (failure === null && next < end) {
     const from = Math.max(next, end - CHUNK);
-    for (const i of queue.slice(from, end)) verdicts[i] = s.judge(bufferOf(tasks[i]!.bytes), tasks[i]!.file);
+    for (const i of queue.slice(from, end)) verdicts[i] = s.judge(tasks[i]!.bytes, tasks[i]!.task.file);
     end = from;
     await tick();
   }
   await Promise.all(posted);
   if (failure !== null) throw failure;
   same.fill(tasks, verdicts, s.judge);
-  for (let i = 0; i < tasks.length; i++) if (!verdicts[i]) throw new Error(`no verdict for ${tasks[i]!.file}`);
+  for (let i = 0; i < tasks.length; i++) if (!verdicts[i]) throw new Error(`no verdict for ${tasks[i]!.task.file}`);
   return { tasks, verdicts, digests: same.digests };
 }
-
-const bufferOf = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 
 /**
  * verifySessionParallel, and a reader that answers from the payloads it read (for `ls`,
@@ -198,7 +196,7 @@ export async function verifyParallel(s: Session, makePool: JudgePoolFactory | nu
     pool.close();
   }
   const judge = lookupJudge(shared.tasks, shared.verdicts, s.judge);
-  const reader = cachedReader(s.snap, shared.tasks, s.reader, shared.digests);
+  const reader = cachedReader(shared.tasks, s.reader, shared.digests);
   return { report: verifyStore(s.snap, { reader, judge, local: s.local, payloads: 'all' }), reader };
 }
 
@@ -209,10 +207,19 @@ export async function verifyParallel(s: Session, makePool: JudgePoolFactory | nu
  */
 export async function listSession(s: Session, makePool: JudgePoolFactory | null, uid?: string): Promise<ListReport> {
   if (s.snap.checkpointsDir.kind === 'unreadable') throw unlistableError(`the store cannot be read: checkpoints/: ${s.snap.checkpointsDir.error ?? 'unknown error'}`);
-  const { report, reader } = await verifyParallel(s, makePool);
+  const { report, reader } = uid === undefined ? await verifyParallel(s, makePool) : { report: verifyUid(s, uid), reader: s.reader };
   const nb = predictNextBoot(s.snap, { reader, judge: s.judge, local: s.local });
   const bootsNext = nb.ref && (nb.source === 'assigned' || nb.source === 'last-known-good') ? `${nb.ref.uid}/${nb.ref.resourceVersion}` : null;
   return buildList(s.snap, reader, { uid, verify: verifyStates(report.findings), bootsNext });
+}
+
+/**
+ * verify limited to one UID's checkpoints, for `ls --uid`, which shows no others: the meta
+ * checks still run, so findings reached through a meta file count as in a whole-store run.
+ */
+function verifyUid(s: Session, uid: string): VerifyReport {
+  const only = new Set(resolveUid(s.snap, uid).checkpoints.map((cp) => `${cp.uid}/${cp.rv}`));
+  return verifyStore(s.snap, { reader: s.reader, judge: s.judge, local: s.local, only, payloads: 'all' });
 }
 
 /** A ref that names a file rather than something in the store: a path, `-` (stdin) or `local`. */

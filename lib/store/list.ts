@@ -59,10 +59,10 @@ export interface ListOptions {
 /** List checkpoints UID by UID (in name order), resourceVersions oldest first. */
 export function buildList(snap: Snapshot, reader: PayloadReader, opts: ListOptions = {}): ListReport {
   const m = marked(snap);
-  const uids = opts.uid ? [resolveUid(snap, opts.uid).uid] : snap.uids.map((u) => u.uid);
+  const only = opts.uid ? resolveUid(snap, opts.uid).uid : null;
   const out: ListedCheckpoint[] = [];
   for (const u of snap.uids) {
-    if (!uids.includes(u.uid)) continue;
+    if (only !== null && u.uid !== only) continue;
     for (const cp of orderRVs(u.checkpoints)) {
       const id = `${cp.uid}/${cp.rv}`;
       const item: ListedCheckpoint = {

@@ -2,7 +2,8 @@
 import t from 'tap';
 import fs from 'node:fs';
 import path from 'node:path';
-import { GOOD_PAYLOAD, metaYaml, runCli } from '../helpers.js';
+import { execFileSync } from 'node:child_process';
+import { asNobody, GOOD_PAYLOAD, isRoot, metaYaml, runCli, tempDir } from '../helpers.js';
 
 t.test('verify and ls: worker threads give byte-identical JSON', async (t) => {
   const dir = t.testdir();
@@ -27,6 +28,64 @@ t.test('verify and ls: worker threads give byte-identical JSON', async (t) => {
       const codes = (JSON.parse(one.stdout) as { findings: { code: string }[] }).findings.map((f) => f.code);
       t.ok(codes.filter((c) => c === 'PAYLOAD_INVALID').length > 50, 'invalid payloads found');
       t.ok(codes.filter((c) => c === 'PAYLOAD_DECODE').length > 30, 'undecodable payloads found');
+    }
+  }
+});
+
+t.test('judge threads started while the store is read and then not used: the process still ends', async (t) => {
+  // 450 checkpoint entries, so threads start during the read, but all are symbolic links: nothing to judge in parallel.
+  const dir = t.testdir();
+  const target = path.join(dir, 'elsewhere');
+  fs.mkdirSync(target);
+  fs.writeFileSync(path.join(target, 'kubelet'), GOOD_PAYLOAD);
+  for (let u = 0; u < 45; u++) {
+    const d = path.join(dir, 'store/checkpoints', `${u.toString(16).padStart(8, '0')}-0000-4000-8000-000000000000`);
+    fs.mkdirSync(d, { recursive: true });
+    for (let r = 1; r <= 10; r++) fs.symlinkSync(target, path.join(d, String(r)));
+  }
+  fs.mkdirSync(path.join(dir, 'store/meta'), { recursive: true });
+  for (const cmd of [['verify'], ['ls'], ['ls', '--uid', 'ffff']]) {
+    const one = runCli(['--dir', dir, ...cmd, '-o', 'json'], { env: { KUBELET_CKPT_JOBS: '1' } });
+    const many = runCli(['--dir', dir, ...cmd, '-o', 'json'], { env: { KUBELET_CKPT_JOBS: '2' }, timeout: 30_000 });
+    t.equal(many.code, one.code, `${cmd.join(' ')}: exit code ${one.code}, not killed by the timeout`);
+    t.equal(many.stdout, one.stdout, `${cmd.join(' ')}: identical output`);
+  }
+});
+
+t.test('payloads read while their checkpoint is listed: as nobody, hostile entries named kubelet, the one-thread output', { skip: !isRoot && 'setpriv to nobody needs root' }, async (t) => {
+  // JOBS=1 lists each checkpoint (lstat) and reads later; JOBS=2 reads the payload during the
+  // listing (open + fstat). Both must say the same about every kind of entry named kubelet.
+  const dir = tempDir();
+  fs.chmodSync(dir, 0o755);
+  const uid = (u: number) => `${u.toString(16).padStart(8, '0')}-0000-4000-8000-000000000000`;
+  const outside = path.join(dir, 'outside');
+  fs.writeFileSync(outside, GOOD_PAYLOAD);
+  for (let u = 0; u < 45; u++) {
+    for (let r = 1; r <= 10; r++) {
+      const d = path.join(dir, 'store/checkpoints', uid(u), String(r));
+      fs.mkdirSync(d, { recursive: true, mode: 0o755 });
+      const f = path.join(d, 'kubelet');
+      switch ((u * 10 + r) % 9) {
+        case 1: fs.writeFileSync(f, GOOD_PAYLOAD, { mode: 0o000 }); break; // unreadable to nobody
+        case 2: fs.symlinkSync(outside, f); break;
+        case 3: execFileSync('mkfifo', [f]); break;
+        case 4: fs.mkdirSync(f); break;
+        case 5: fs.writeFileSync(f, 'x'.repeat(1024 * 1024 + 1)); break; // over the cap
+        case 6: fs.writeFileSync(path.join(d, 'config'), GOOD_PAYLOAD); break; // the only file, another name
+        default: fs.writeFileSync(f, `${GOOD_PAYLOAD}maxPods: ${100 + r}\n`);
+      }
+    }
+  }
+  fs.mkdirSync(path.join(dir, 'store/meta'), { recursive: true, mode: 0o755 });
+  fs.writeFileSync(path.join(dir, 'store/meta/assigned'), metaYaml({ uid: uid(0), rv: '7' }), { mode: 0o644 });
+  for (const cmd of [['verify'], ['ls']]) {
+    const one = asNobody(['--dir', dir, ...cmd, '-o', 'json'], { env: { KUBELET_CKPT_JOBS: '1' } });
+    const many = asNobody(['--dir', dir, ...cmd, '-o', 'json'], { env: { KUBELET_CKPT_JOBS: '2' }, timeout: 60_000 });
+    t.equal(many.code, one.code, `${cmd[0]}: exit code ${one.code}`);
+    t.equal(many.stdout, one.stdout, `${cmd[0]}: identical JSON`);
+    if (cmd[0] === 'verify') {
+      const codes = new Set((JSON.parse(one.stdout) as { findings: { code: string }[] }).findings.map((f) => f.code));
+      for (const c of ['UNREADABLE', 'CHECKPOINT_ENTRY', 'PAYLOAD_TOO_LARGE']) t.ok(codes.has(c), `${c} found`);
     }
   }
 });

@@ -144,3 +144,35 @@ t.test('bytes that changed between the snapshot and the read: judged as read', a
   t.same(got.report, want);
   t.ok(want.findings.some((f) => f.ref === `${uidOf(3)}/1` && f.code === 'PAYLOAD_DECODE'), 'the changed bytes are what was judged');
 });
+
+t.test('ls --uid judges only that UID: each checkpoint as in the whole-store list', async (t) => {
+  const { listSession } = await import('../../../lib/integrity/run.js');
+  const A = 'aaaa0000-0000-4000-8000-00000000000a';
+  const B = 'bbbb0000-0000-4000-8000-00000000000b';
+  const dir = tempDir();
+  writeTree(dir, {
+    // assigned names a key its checkpoint lacks; last-known-good does not validate.
+    'store/meta/assigned': metaYaml({ uid: A, rv: '3', key: 'config' }),
+    'store/meta/last-known-good': metaYaml({ uid: A, rv: '2' }),
+    [`store/checkpoints/${A}/1/kubelet`]: GOOD_PAYLOAD,
+    [`store/checkpoints/${A}/2/kubelet`]: `${GOOD_PAYLOAD}healthzPort: 70000\n`,
+    [`store/checkpoints/${A}/3/kubelet`]: GOOD_PAYLOAD,
+    [`store/checkpoints/${B}/1/kubelet`]: 'apiVersion: v1\n',
+    [`store/checkpoints/${B}/2/kubelet`]: `${GOOD_PAYLOAD}resolvConf: resolv.conf\n`,
+    [`store/checkpoints/${B}/3/kubelet`]: GOOD_PAYLOAD,
+    [`store/checkpoints/${B}/3/bad name`]: 'x',
+  });
+  fs.chmodSync(path.join(dir, 'store/checkpoints', B, '3', 'kubelet'), 0o666);
+  fs.symlinkSync(path.join(dir, 'store/checkpoints', A, '1'), path.join(dir, 'store/checkpoints', B, '4'));
+  const s = openSession({ dir, kubeletVersion: '1.23' });
+  const whole = await listSession(s, null);
+  t.same(new Set(whole.checkpoints.map((c) => c.verify)), new Set(['ok', 'warning', 'error']), 'every state occurs');
+  for (const [uid, prefix] of [[A, 'aaaa'], [B, B]] as const) {
+    let judged = 0;
+    const counted = { ...s, judge: (b: Buffer, f: string) => (judged++, s.judge(b, f)) };
+    const one = await listSession(counted, null, prefix);
+    t.same(one.checkpoints, whole.checkpoints.filter((c) => c.uid === uid), `${prefix}: the same items, states and markers`);
+    t.ok(judged < 6, `${prefix}: ${judged} judgements, fewer than the store's 6 payloads (outside the UID, only what the next boot reads)`);
+  }
+  await t.rejects(listSession(s, null, 'cccc'), { code: 'UNKNOWN_REF' }, 'an unknown UID is still refused');
+});

@@ -66,3 +66,11 @@ t.test('a meta file naming a missing checkpoint', async (t) => {
   writeTree(dir, { 'store/meta/assigned': metaYaml({ uid: A, rv: '7' }), 'store/checkpoints': null });
   t.throws(() => resolveRef(takeSnapshot(dir), 'assigned'), { exitCode: 3, code: 'CHECKPOINT_MISSING' });
 });
+
+t.test('takeSnapshot tells the checkpoints listed so far after each UID directory', async (t) => {
+  const dir = store(t).dynamicConfigDir;
+  const seen: number[] = [];
+  const snap = takeSnapshot(dir, { onCheckpoints: (n) => seen.push(n) });
+  t.equal(seen.length, snap.uids.length, 'once per UID directory');
+  t.same(seen, snap.uids.map((_, i) => snap.uids.slice(0, i + 1).reduce((a, u) => a + u.checkpoints.length, 0)), 'running totals');
+});

@@ -90,3 +90,24 @@ t.test('SafeDir: names only, no symlink followed, writes land where the descript
   b.close();
   a.close();
 });
+
+t.test('the descriptor directory: /proc/<pid>/fd only when /proc/self is this process', async (t) => {
+  const { pickDescriptorDir, descriptorDir } = await import('../../../lib/store/safepath.js');
+  t.equal(pickDescriptorDir(() => '4242', 4242), '/proc/4242/fd', '/proc/self names this pid');
+  t.equal(pickDescriptorDir(() => '17', 4242), '/proc/self/fd', 'a /proc of another pid namespace: /proc/4242 may be someone else');
+  t.equal(
+    pickDescriptorDir(() => {
+      throw new Error('EINVAL');
+    }, 4242),
+    '/proc/self/fd',
+    '/proc/self unreadable',
+  );
+  const d = descriptorDir();
+  t.ok(d === `/proc/${process.pid}/fd` || d === '/proc/self/fd', d);
+  const fd = fs.openSync(process.cwd(), 'r');
+  try {
+    t.equal(fs.readlinkSync(`${d}/${fd}`), fs.realpathSync(process.cwd()), 'this process\'s descriptor table');
+  } finally {
+    fs.closeSync(fd);
+  }
+});
