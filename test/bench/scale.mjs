@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { generateStore, median, programArgv } from './lib/store.mjs';
+import { CLEAN_ENV_NOTE, cleanEnv, generateStore, median, programArgv } from './lib/store.mjs';
 
 const arg = (name, dflt) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : dflt);
 const smoke = process.argv.includes('--smoke');
@@ -19,7 +19,7 @@ const program = programArgv();
 
 /** Wall seconds and peak RSS (MiB) of one run, from GNU time. */
 function measure(argv) {
-  const r = spawnSync('/usr/bin/time', ['-f', '%e %M', ...argv], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 26 });
+  const r = spawnSync('/usr/bin/time', ['-f', '%e %M', ...argv], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 26, env: cleanEnv() });
   const m = /(\d+\.\d+) (\d+)\s*$/.exec(r.stderr);
   if (!m) throw new Error(`no timing for ${argv.join(' ')} (exit ${r.status}): ${r.stderr.slice(-400)}`);
   return { seconds: Number(m[1]), rssMiB: Number(m[2]) / 1024, code: r.status };
@@ -37,7 +37,7 @@ const f2 = (x) => x.toFixed(2);
 try {
   const grep = ['grep', '-r', '-c', 'maxPods', path.join(store, 'store/checkpoints')];
   measure(grep); // warm the page cache
-  console.log(`scale: ${n} checkpoints, ${program.length === 1 ? 'single executable' : 'node + .cjs'}, ${runs} paired run(s), load average ${os.loadavg()[0].toFixed(1)}`);
+  console.log(`scale: ${n} checkpoints, ${program.length === 1 ? 'single executable' : 'node + .cjs'}, ${runs} paired run(s), ${CLEAN_ENV_NOTE}, load average ${os.loadavg()[0].toFixed(1)}`);
   for (const cmd of [['ls', '-o', 'json'], ['verify', '-o', 'json']]) {
     const argv = [...program, '--dir', store, ...cmd];
     measure(argv); // warm up

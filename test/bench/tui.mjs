@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { generateStore, median, percentile, programArgv } from './lib/store.mjs';
+import { CLEAN_ENV_NOTE, cleanEnv, generateStore, median, percentile, programArgv } from './lib/store.mjs';
 
 const arg = (name, dflt) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : dflt);
 const smoke = process.argv.includes('--smoke');
@@ -65,7 +65,7 @@ async function once(store) {
   const file = path.join(os.tmpdir(), `kckpt-tui-timings-${process.pid}.jsonl`);
   fs.rmSync(file, { force: true });
   const env = `KUBELET_CKPT_TUI_TIMINGS='${file}' NO_COLOR=1 TERM=xterm-256color`;
-  const cmd = `env ${env} ${programArgv().map((a) => `'${a}'`).join(' ')} --dir '${store}' tui --no-journal; sleep 600`;
+  const cmd = `env -u NODE_EXTRA_CA_CERTS -u NODE_OPTIONS ${env} ${programArgv().map((a) => `'${a}'`).join(' ')} --dir '${store}' tui --no-journal; sleep 600`;
   // A new server now and then exits as it starts ("server exited unexpectedly") on a busy
   // machine: one more try before giving up.
   try {
@@ -94,7 +94,7 @@ async function once(store) {
 function nodeAnchor() {
   const ts = Array.from({ length: 5 }, () => {
     const t0 = performance.now();
-    spawnSync(process.execPath, ['-e', '0']);
+    spawnSync(process.execPath, ['-e', '0'], { env: cleanEnv() });
     return performance.now() - t0;
   });
   return median(ts);
@@ -111,7 +111,7 @@ try {
   const after = rs.flatMap((r) => r.after);
   const f = (x) => x.toFixed(1);
   const n = uids * 10;
-  console.log(`tui: ${n} checkpoints${n === 10000 ? '' : ' (the targets are for 10,000: run without --smoke/--uids)'}, ${runs} run(s), 80x24, NO_COLOR, ${process.argv.includes('--sea') ? 'single executable' : 'node + .cjs'}, load average ${os.loadavg()[0].toFixed(1)}`);
+  console.log(`tui: ${n} checkpoints${n === 10000 ? '' : ' (the targets are for 10,000: run without --smoke/--uids)'}, ${runs} run(s), 80x24, NO_COLOR, ${CLEAN_ENV_NOTE}, ${process.argv.includes('--sea') ? 'single executable' : 'node + .cjs'}, load average ${os.loadavg()[0].toFixed(1)}`);
   console.log(`tui: first screen median ${f(first)} ms (range ${f(Math.min(...firsts))}-${f(Math.max(...firsts))}; target <= 300 ms ${first <= 300 ? 'ok' : 'OVER'}), node -e 0 ${f(anchor)} ms, ratio ${(first / anchor).toFixed(2)}x`);
   console.log(`tui: key redraw while verifying: median ${f(median(during))} ms, p95 ${f(percentile(during, 0.95))} ms, max ${f(Math.max(...during))} ms (target <= 50 ms; ${during.length} keys)`);
   console.log(`tui: key redraw after verify:    median ${f(median(after))} ms, p95 ${f(percentile(after, 0.95))} ms, max ${f(Math.max(...after))} ms (${after.length} keys)`);
