@@ -50,10 +50,8 @@ export interface OpenedSource {
   size: number | null;
   /** The file's mtime, for year inference. */
   mtime: Date | null;
-  /** Regular uncompressed files: read positionally from this descriptor… */
+  /** Regular uncompressed files: read positionally from this descriptor. */
   fd: number | null;
-  /** …opened from this path. */
-  path: string | null;
   start: number;
   chunks: AsyncIterable<Buffer> | null;
   /** What journalctl said on stderr although it succeeded (e.g. it cannot see other users' entries). */
@@ -161,16 +159,16 @@ function openFile(file: string, spec: SourceSpec): OpenedSource {
     timersPromises(); // tailFile polls with it
     const held = { fd };
     const closeHeld = () => fs.closeSync(held.fd);
-    return { label: file, size: null, mtime: st.mtime, fd: null, path: null, start: 0, chunks: tailFile(file, held, spec.follow, spec.signal), warnings: [], close: closeHeld };
+    return { label: file, size: null, mtime: st.mtime, fd: null, start: 0, chunks: tailFile(file, held, spec.follow, spec.signal), warnings: [], close: closeHeld };
   }
   if (n >= 2 && head[0] === GZIP_MAGIC[0] && head[1] === GZIP_MAGIC[1]) {
     zlib();
     // The stream owns the descriptor from here.
     const input = fs.createReadStream('', { fd, highWaterMark: 64 * 1024 });
-    return { label: file, size: st.size, mtime: st.mtime, fd: null, path: null, start: 0, chunks: gunzip(input, file), warnings: [], close: () => input.destroy() };
+    return { label: file, size: st.size, mtime: st.mtime, fd: null, start: 0, chunks: gunzip(input, file), warnings: [], close: () => input.destroy() };
   }
   const start = spec.tailBytes && st.size > spec.tailBytes ? st.size - spec.tailBytes : 0;
-  return { label: file, size: st.size, mtime: st.mtime, fd, path: file, start, chunks: null, warnings: [], close };
+  return { label: file, size: st.size, mtime: st.mtime, fd, start, chunks: null, warnings: [], close };
 }
 
 /**
@@ -194,7 +192,7 @@ function openStdin(spec: SourceSpec): OpenedSource {
   zlib(); // a pipe may be compressed (sniffGzip)
   stream();
   spec.follow?.onCaughtUp(); // a pipe has no past to catch up with: every line is news
-  return { label: '-', size: null, mtime: null, fd: null, path: null, start: 0, chunks: sniffGzip(input as AsyncIterable<Buffer>, '-'), warnings: [], close: () => {} };
+  return { label: '-', size: null, mtime: null, fd: null, start: 0, chunks: sniffGzip(input as AsyncIterable<Buffer>, '-'), warnings: [], close: () => {} };
 }
 
 /**
@@ -321,7 +319,6 @@ function openJournalctl(where: string[], label: string, spec: SourceSpec): Opene
     size: null,
     mtime: null,
     fd: null,
-    path: null,
     start: 0,
     chunks,
     warnings,
