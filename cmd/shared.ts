@@ -163,12 +163,6 @@ export function journalSourceTable(o: { file: string; source: string }) {
 /** Options that cannot be given together, for yargs' conflicts() and the fast path alike. */
 export const JOURNAL_SOURCE_CONFLICTS: readonly (readonly [string, string])[] = [['file', 'journal-dir']];
 
-export function journalSourceOptions<T>(y: Argv<T>, o: { file: string; source: string }): Argv<T & JournalSourceArgs> {
-  let out = y.options(journalSourceTable(o));
-  for (const [a, b] of JOURNAL_SOURCE_CONFLICTS) out = out.conflicts(a, b);
-  return out as unknown as Argv<T & JournalSourceArgs>;
-}
-
 // ---- recovery commands ------------------------------------------------------------------------
 
 export interface RecoveryArgs extends GlobalArgs {

@@ -3,7 +3,7 @@ import { UsageError } from '../lib/errors.js';
 import { openSession } from '../lib/session.js';
 import type { KubeletVersion } from '../lib/config/version.js';
 import { processStreams, session, setExit, type GlobalArgs } from './common.js';
-import { journalSourceOptions, type JournalSourceArgs } from './shared.js';
+import { JOURNAL_SOURCE_CONFLICTS, journalSourceTable, type JournalSourceArgs } from './shared.js';
 
 export const command = 'tui';
 export const describe = 'browse, compare, verify and recover in a terminal UI (keys: ? inside)';
@@ -13,13 +13,23 @@ interface Args extends GlobalArgs, JournalSourceArgs {
   journal: boolean;
 }
 
-export function builder(y: Argv<GlobalArgs>): Argv<Args> {
-  return journalSourceOptions(y, {
+/** tui's own options (read by yargs, and by the fast path in cmd/support/fastargs.ts). */
+export const OPTIONS = {
+  ...journalSourceTable({
     source: "the Timeline's journal: auto runs journalctl (the node's /var/log/journal under --root); default: from --file / --journal-dir",
     file: 'a saved text or JSON-export journal for the Timeline tab (.gz read too)',
-  })
-    .option('read-only', { type: 'boolean', default: false, describe: 'browse only: reset, rollback, undo and prune are not bound to any key' })
-    .option('journal', { type: 'boolean', default: true, describe: 'read the kubelet journal for the Timeline tab when it is first shown (--no-journal: never)' })
+  }),
+  'read-only': { type: 'boolean', default: false, describe: 'browse only: reset, rollback, undo and prune are not bound to any key' },
+  journal: { type: 'boolean', default: true, describe: 'read the kubelet journal for the Timeline tab when it is first shown (--no-journal: never)' },
+} as const;
+
+/** Pairs of options that cannot be given together. */
+export const CONFLICTS = JOURNAL_SOURCE_CONFLICTS;
+
+export function builder(y: Argv<GlobalArgs>): Argv<Args> {
+  let out = y.options(OPTIONS);
+  for (const [a, b] of CONFLICTS) out = out.conflicts(a, b);
+  return out
     .example('$0 tui', 'the store found on this node')
     .example('$0 --root /mnt/node tui --read-only', "a dead node's disk, browse only")
     .example('$0 tui --file /var/log/syslog.1.gz', 'with the Timeline tab read from a rotated syslog') as Argv<Args>;

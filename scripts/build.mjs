@@ -38,9 +38,9 @@ const lazyHelpDeps = {
 };
 
 /**
- * yargs imports node:assert (13 M instructions to load, ~8% of a `status`) for two
- * invariant checks it makes on every run. Hand it checks that behave the same (assert's
- * strictEqual is Object.is) and load the real module only to throw its error.
+ * yargs and blessed import node:assert (13 M instructions to load, ~8% of a `status`) for
+ * invariant checks they make on every run. Hand them checks that behave the same (assert's
+ * strictEqual is Object.is; equal is ==, or both NaN) and load the real module only to throw.
  */
 const cheapAssert = {
   name: 'cheap-assert-for-yargs',
@@ -48,7 +48,8 @@ const cheapAssert = {
     // Likewise node:module (with the ESM loader and source maps behind it): yargs and its parser
     // make a require() at load for config files we never ask them to read.
     b.onResolve({ filter: /^node:module$/ }, (args) => (/[\\/]node_modules[\\/]yargs[\\/]/.test(args.importer) ? { path: 'module', namespace: 'cheap-assert' } : undefined));
-    b.onResolve({ filter: /^assert$/ }, (args) => (/[\\/]node_modules[\\/]yargs[\\/]/.test(args.importer) ? { path: 'assert', namespace: 'cheap-assert' } : undefined));
+    // blessed's terminfo parser and Element (the TUI) check invariants with assert(), .ok and .equal.
+    b.onResolve({ filter: /^assert$/ }, (args) => (/[\\/]node_modules[\\/](yargs|blessed)[\\/]/.test(args.importer) ? { path: 'assert', namespace: 'cheap-assert' } : undefined));
     b.onLoad({ filter: /^module$/, namespace: 'cheap-assert' }, () => ({
       contents: [
         'export function createRequire(from) {',
@@ -61,10 +62,16 @@ const cheapAssert = {
       ].join('\n'),
       loader: 'js',
     }));
+    // Each check that might fail hands its arguments to the real assert, which decides and throws.
     b.onLoad({ filter: /^assert$/, namespace: 'cheap-assert' }, () => ({
       contents: [
-        "export function strictEqual(a, b, m) { if (!Object.is(a, b)) require('node:assert').strictEqual(a, b, m); }",
-        "export function notStrictEqual(a, b, m) { if (Object.is(a, b)) require('node:assert').notStrictEqual(a, b, m); }",
+        "const real = () => require('node:assert');",
+        'function assert(v, m) { if (!v) real()(v, m); }',
+        'assert.ok = assert;',
+        'assert.equal = (a, b, m) => { if (a != b) real().equal(a, b, m); };',
+        'assert.strictEqual = (a, b, m) => { if (!Object.is(a, b)) real().strictEqual(a, b, m); };',
+        'assert.notStrictEqual = (a, b, m) => { if (Object.is(a, b)) real().notStrictEqual(a, b, m); };',
+        'module.exports = assert;',
       ].join('\n'),
       loader: 'js',
     }));
@@ -72,31 +79,64 @@ const cheapAssert = {
 };
 
 /**
- * Two things yargs does when it loads or starts that cost `status` more than all its own work:
+ * Text replacements in dependencies, for what they do at load or start that our commands pay
+ * for and never use. Each must find its text, so an upgrade that moves it fails the build.
+ * yargs:
  * - yargs() starts every parser with `.version()`, which guesses the version from a package.json
  *   above the working directory: a walk up the tree and, when there is none (a node), a thrown
  *   assertion with its stack formatted (25 M instructions). cmd/main.ts sets the version itself
  *   (KUBELET_CKPT_VERSION below), so the factory starts with no version option instead.
  * - its platform shim reads process.stdout.columns at load, which builds process.stdout (the
  *   stream modules, and net for a pipe); it becomes a getter, read only if help is wrapped to it.
- * Each replacement must find its text, so a yargs upgrade that moves it fails the build.
+ * blessed (the TUI's first screen, issue 16):
+ * - Program asks `tmux -V` for its version whenever $TMUX is set, a child process at start-up
+ *   (~8 ms) for a number read only by two rarely used escapes; it is asked when first read.
+ * - Tput compiles every string capability of the terminal (about 400 for xterm-256color) into a
+ *   function with `new Function` at start-up (~20 ms) and the TUI uses a few dozen; each is
+ *   compiled when first called instead (same code, same result; an unparsable capability of
+ *   some broken terminfo entry now throws when used, not at start).
  */
-const YARGS_PATCHES = [
+const SOURCE_PATCHES = [
   { file: /[\\/]node_modules[\\/]yargs[\\/]build[\\/]lib[\\/]yargs-factory\.js$/, from: 'yargs.version();', to: 'yargs.version(false);' },
   {
     file: /[\\/]node_modules[\\/]yargs[\\/]lib[\\/]platform-shims[\\/]esm\.mjs$/,
     from: "stdColumns: typeof process.stdout.columns !== 'undefined' ? process.stdout.columns : null",
     to: "get stdColumns() { return typeof process.stdout.columns !== 'undefined' ? process.stdout.columns : null; }",
   },
+  {
+    file: /[\\/]node_modules[\\/]blessed[\\/]lib[\\/]program\.js$/,
+    from: '  this.tmuxVersion = (function() {\n    if (!self.tmux) return 2;',
+    to: "  var tmuxVersion;\n  Object.defineProperty(this, 'tmuxVersion', { configurable: true, enumerable: true, set: function(v) { tmuxVersion = v; }, get: function() { return tmuxVersion === undefined ? (tmuxVersion = askTmux()) : tmuxVersion; } });\n  function askTmux() {\n    if (!self.tmux) return 2;",
+  },
+  {
+    file: /[\\/]node_modules[\\/]blessed[\\/]lib[\\/]program\.js$/,
+    from: "      return 2;\n    }\n  })();\n\n  this._buf = '';",
+    to: "      return 2;\n    }\n  }\n\n  this._buf = '';",
+  },
+  {
+    file: /[\\/]node_modules[\\/]blessed[\\/]lib[\\/]tput\.js$/,
+    from: '      info.methods[key] = self._compile(info, key, info.all[key]);',
+    to: [
+      "      var str = info.all[key];",
+      "      info.methods[key] = typeof str === 'string' && str && !self.options.stringify && key !== 'init_file' && key !== 'reset_file'",
+      '        ? (function() { var f; return function() { f = f || self._compile(info, key, str); return f.apply(this, arguments); }; })()',
+      '        : self._compile(info, key, str);',
+    ].join('\n'),
+  },
 ];
-const yargsStartup = {
-  name: 'yargs-startup',
+const sourcePatches = {
+  name: 'source-patches',
   setup(b) {
-    for (const p of YARGS_PATCHES) {
-      b.onLoad({ filter: p.file }, async (args) => {
-        const text = await fs.promises.readFile(args.path, 'utf8');
-        if (!text.includes(p.from)) throw new Error(`build: ${args.path} no longer has ${JSON.stringify(p.from)}; revisit YARGS_PATCHES`);
-        return { contents: text.replace(p.from, p.to), loader: 'js', resolveDir: path.dirname(args.path) };
+    // One onLoad per file (esbuild takes the first that answers), applying all of its patches.
+    const files = [...new Set(SOURCE_PATCHES.map((p) => p.file.source))];
+    for (const file of files) {
+      b.onLoad({ filter: new RegExp(file) }, async (args) => {
+        let text = await fs.promises.readFile(args.path, 'utf8');
+        for (const p of SOURCE_PATCHES.filter((x) => x.file.source === file)) {
+          if (!text.includes(p.from)) throw new Error(`build: ${args.path} no longer has ${JSON.stringify(p.from)}; revisit SOURCE_PATCHES`);
+          text = text.replace(p.from, p.to);
+        }
+        return { contents: text, loader: 'js', resolveDir: path.dirname(args.path) };
       });
     }
   },
@@ -127,14 +167,16 @@ const lazyJsYaml = {
 
 /**
  * blessed (lib/tui only) loads its widgets with `require('./widgets/' + name)`, which a bundle
- * cannot follow, and some of them need files of the blessed package (BigText's fonts) or
- * optional modules (Terminal: term.js, pty.js; the image widgets: external programs).
- * Replace blessed's lib/widget.js with a static map of the widgets that work from a single
- * file; the others throw a clear error if anything ever constructs one. (Terminfo is not read
- * from blessed's usr/ folder either: lib/tui/terminfo.ts hands blessed the bytes.)
+ * cannot follow. Replace blessed's lib/widget.js with a static map of the widgets the TUI
+ * builds (Screen and Box) and those they need (Screen keeps a Log for debug output, a
+ * scrollable Element becomes a ScrollableBox); loading the other twenty-odd at start-up was
+ * ~15 ms of the TUI's first screen, and several need files of the blessed package (BigText's
+ * fonts) or optional modules (Terminal: term.js, pty.js). They throw a clear error if anything
+ * ever constructs one. (Terminfo is not read from blessed's usr/ folder either:
+ * lib/tui/terminfo.ts hands blessed the bytes.)
  */
-const BLESSED_WIDGETS = ['Node', 'Screen', 'Element', 'Box', 'Text', 'Line', 'ScrollableBox', 'ScrollableText', 'List', 'Form', 'Input', 'Textarea', 'Textbox', 'Button', 'ProgressBar', 'FileManager', 'Checkbox', 'RadioSet', 'RadioButton', 'Prompt', 'Question', 'Message', 'Loading', 'Listbar', 'Log', 'Table', 'ListTable', 'Layout'];
-const BLESSED_LEFT_OUT = ['BigText', 'Terminal', 'Image', 'ANSIImage', 'OverlayImage', 'Video'];
+const BLESSED_WIDGETS = ['Node', 'Screen', 'Element', 'Box', 'ScrollableBox', 'ScrollableText', 'Log'];
+const BLESSED_LEFT_OUT = ['Text', 'Line', 'BigText', 'List', 'Form', 'Input', 'Textarea', 'Textbox', 'Button', 'ProgressBar', 'FileManager', 'Checkbox', 'RadioSet', 'RadioButton', 'Prompt', 'Question', 'Message', 'Loading', 'Listbar', 'Table', 'ListTable', 'Terminal', 'Image', 'ANSIImage', 'OverlayImage', 'Video', 'Layout'];
 const blessedStaticWidgets = {
   name: 'blessed-static-widgets',
   setup(b) {
@@ -212,10 +254,11 @@ const result = await build({
   // Short local names: V8 hashes and interns every name of the program's one top-level scope
   // when it loads the code cache (9 M instructions of a status, ~6%). A stack trace (-v on an
   // internal error) then names minified functions; its message and code are unchanged.
-  minifyIdentifiers: true,
+  // KUBELET_CKPT_READABLE_BUILD=1 keeps the names, for a readable --cpu-prof.
+  minifyIdentifiers: !process.env.KUBELET_CKPT_READABLE_BUILD,
   legalComments: 'none',
   logLevel: 'warning',
-  plugins: [builtinsOnce, lazyHelpDeps, lazyJsYaml, cheapAssert, yargsStartup, blessedStaticWidgets],
+  plugins: [builtinsOnce, lazyHelpDeps, lazyJsYaml, cheapAssert, sourcePatches, blessedStaticWidgets],
   define: { 'import.meta.url': '__ckptImportMetaUrl', KUBELET_CKPT_VERSION: JSON.stringify(JSON.parse(fs.readFileSync('package.json', 'utf8')).version) },
   banner: { js: "var __ckptImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
 });

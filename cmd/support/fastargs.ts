@@ -1,5 +1,5 @@
 // The fast path: a command line made only of the plainest forms (`status --no-journal -o json`,
-// `ls --uid X`, `verify` of the whole store, `journal --file F`) is read here, into the very object yargs would hand
+// `ls --uid X`, `verify` of the whole store, `journal --file F`, `tui`) is read here, into the very object yargs would hand
 // the handler, and yargs is never loaded. It saves the part of start-up that yargs and the other
 // commands' modules cost (about half of a `status`, ~90 M instructions). Anything else (help, a typo, `--opt=value` on a boolean, a repeated option, an
 // option before its command) returns null and yargs decides, errors and all. The option tables
@@ -30,6 +30,7 @@ const FAST: Readonly<Record<string, () => Promise<FastCommand>>> = {
   ls: () => import('../ls.js'),
   verify: () => import('../verify.js'),
   journal: () => import('../journal.js'),
+  tui: () => import('../tui.js'),
 };
 
 /** The first word that is neither an option nor a global option's value: the command, maybe. */

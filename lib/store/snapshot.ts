@@ -323,6 +323,11 @@ class CheckpointDirs {
     return fn(this.cpDir.dir);
   }
 
+  /** Run `fn` in checkpoints/<uid> (a name already known to be safe); throws the fs error. */
+  inUid<T>(uid: string, fn: (d: SafeDir) => T): T {
+    return fn(this.openUid(uid));
+  }
+
   private openUid(uid: string): SafeDir {
     if (this.uidDir?.uid === uid) return this.uidDir.dir;
     this.uidDir?.dir.close();
@@ -360,14 +365,22 @@ function dirsOf(snap: Snapshot): CheckpointDirs {
  */
 class ListedLater implements Checkpoint {
   private listing: { files: Entry[]; others: Entry[]; listError: string | null } | null = null;
+  private stat: Entry | null;
 
+  /** `entry` null: the UID directory's listing recorded a directory here; it is examined when first asked (lazyEntry). */
   constructor(
     readonly uid: string,
     readonly rv: string,
     readonly rel: string,
-    readonly entry: Entry,
+    entry: Entry | null,
     private readonly dirs: CheckpointDirs,
-  ) {}
+  ) {
+    this.stat = entry;
+  }
+
+  get entry(): Entry {
+    return (this.stat ??= lazyEntry(this.dirs, this.uid, this.rv, this.rel));
+  }
 
   private get l(): { files: Entry[]; others: Entry[]; listError: string | null } {
     if (!this.listing) {
@@ -423,16 +436,62 @@ function readCheckpoint(dirs: CheckpointDirs, uid: string, entry: Entry): Checkp
   return new ListedLater(uid, rv, rel, entry, dirs);
 }
 
+/**
+ * A checkpoint directory's entry, made when first asked: the fstat of the directory opened
+ * without following a link (the descriptor the listing and the payload read then use), or,
+ * when it cannot be opened as a directory (swapped for a link since it was listed, no
+ * permission), an lstat of the name in its UID directory, which says what is there now.
+ */
+function lazyEntry(dirs: CheckpointDirs, uid: string, rv: string, rel: string): Entry {
+  try {
+    return dirs.within(uid, rv, (d) => statsEntry(rel, rv, d.stat(), null));
+  } catch {
+    try {
+      return dirs.inUid(uid, (d) => statIn(d, rel, rv));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return MISSING(rel, rv);
+      return { ...MISSING(rel, rv), kind: 'unreadable', error: fsReason(err) };
+    }
+  }
+}
+
+/**
+ * A UID directory: its listing's types (d_type) say which names are directories, and those
+ * become checkpoints whose entry is made when first asked. A large store is mostly such
+ * directories; `status` and the TUI's first screen look at two of them, and an lstat of each
+ * of 10,000 (through /proc/self/fd) was half of taking the snapshot. Everything else is
+ * lstat'ed now, as in `list`.
+ */
 function readUid(dirs: CheckpointDirs, cps: SafeDir, entry: Entry): UidDir {
-  const l = listSub(cps, entry);
-  const isCheckpoint = (e: Entry) => (e.kind === 'dir' || e.kind === 'symlink') && !e.name.startsWith('tmp_');
-  return {
-    uid: entry.name,
-    entry,
-    checkpoints: l.entries.filter(isCheckpoint).map((e) => readCheckpoint(dirs, entry.name, e)),
-    others: l.entries.filter((e) => !isCheckpoint(e)),
-    listError: l.error,
-  };
+  let d: SafeDir;
+  try {
+    d = cps.dir(entry.name);
+  } catch (err) {
+    return { uid: entry.name, entry, checkpoints: [], others: [], listError: fsReason(err) };
+  }
+  return using(d, (x) => {
+    let ents: fs.Dirent[];
+    try {
+      ents = x.listTyped();
+    } catch (err) {
+      return { uid: entry.name, entry, checkpoints: [], others: [], listError: fsReason(err) };
+    }
+    ents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const checkpoints: Checkpoint[] = [];
+    const others: Entry[] = [];
+    for (const dirent of ents) {
+      const rel = joinRel(entry.rel, dirent.name);
+      const named = !dirent.name.startsWith('tmp_');
+      if (named && dirent.isDirectory()) {
+        checkpoints.push(new ListedLater(entry.name, dirent.name, rel, null, dirs));
+        continue;
+      }
+      const e = statIn(x, rel, dirent.name);
+      if (named && (e.kind === 'dir' || e.kind === 'symlink')) checkpoints.push(readCheckpoint(dirs, entry.name, e));
+      else others.push(e);
+    }
+    return { uid: entry.name, entry, checkpoints, others, listError: null };
+  });
 }
 
 /** Decide where the store is: `<dir>/store`, or `<dir>` itself when it already is a store. */

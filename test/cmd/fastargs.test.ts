@@ -95,3 +95,8 @@ t.test('journal: numbers in their plainest form, conflicts left to yargs', async
   await sameAsYargs(t, [['journal'], ['journal', '--file', '/var/log/syslog', '--utc', '--year', '2021'], ['--root', '/mnt', 'journal', '-n', '5', '--uid', '5808', '--since', 'yesterday'], ['journal', '--boot', '3', '-o', 'json'], ['journal', '-f', '--source', 'auto'], ['journal', '--journal-dir', '/j', '--lines=20']]);
   await leftToYargs(t, [['journal', '--year', '20x1'], ['journal', '-n', '1e3'], ['journal', '--file', '-'], ['journal', '--file', 'a', '--journal-dir', 'b'], ['journal', '-f', '--until', 'now'], ['journal', '--boot'], ['journal', '--source', 'nope'], ['journal', '--lines', '-3'], ['journal', '--boot', '-1x']]);
 });
+
+t.test('tui takes the fast path too (the first screen of a large store, issue 16)', async (t) => {
+  await sameAsYargs(t, [['tui'], ['tui', '--no-journal'], ['--dir', '/x', 'tui', '--read-only'], ['--root', '/mnt', 'tui', '--file', '/var/log/syslog.1.gz', '--utc', '--year', '2021'], ['tui', '--journal-dir', '/j', '--since', 'yesterday', '--no-color']]);
+  await leftToYargs(t, [['tui', 'extra'], ['tui', '--file', 'a', '--journal-dir', 'b'], ['tui', '--read-only=false'], ['tui', '-h'], ['tui', '--source', 'nope'], ['tui', '--no-read-only', '--read-only']]);
+});

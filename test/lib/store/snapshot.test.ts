@@ -1,0 +1,75 @@
+// The snapshot's checkpoint entries: a directory the UID listing records as one is examined
+// when first asked (lib/store/snapshot.ts, lazyEntry). What it then says must be what is on
+// disk at that moment, never what a link points at.
+import t from 'tap';
+import fs from 'node:fs';
+import path from 'node:path';
+import { allCheckpoints, fsPayloadReader, takeSnapshot } from '../../../lib/store/snapshot.js';
+import { GOOD_PAYLOAD, metaYaml, tempDir, writeTree } from '../../helpers.js';
+
+const UID = '5808539f-48e3-4e47-8ce6-c261c48fa1d9';
+
+function store(): string {
+  const d = tempDir('kckpt-snap-');
+  writeTree(d, {
+    'store/meta/assigned': metaYaml({ uid: UID, rv: '2' }),
+    [`store/checkpoints/${UID}/1/kubelet`]: GOOD_PAYLOAD,
+    [`store/checkpoints/${UID}/2/kubelet`]: GOOD_PAYLOAD,
+    [`store/checkpoints/${UID}/tmp_3/kubelet`]: GOOD_PAYLOAD,
+    [`store/checkpoints/${UID}/stray`]: 'x',
+  });
+  fs.symlinkSync('/etc', path.join(d, `store/checkpoints/${UID}/4`));
+  return d;
+}
+
+t.test('directories, links and strays of a UID directory', async (t) => {
+  const d = store();
+  const mtime = new Date('2026-01-02T03:04:05Z');
+  fs.utimesSync(path.join(d, `store/checkpoints/${UID}/1`), mtime, mtime);
+  const snap = takeSnapshot(d);
+  const u = snap.uids[0]!;
+  t.same(u.checkpoints.map((c) => c.rv), ['1', '2', '4'], 'tmp_ leftovers and files are not checkpoints');
+  t.same(u.others.map((e) => [e.name, e.kind]), [['stray', 'file'], ['tmp_3', 'dir']]);
+  const [one, , link] = u.checkpoints;
+  t.equal(one!.entry.kind, 'dir');
+  t.equal(one!.entry.mtimeMs, mtime.getTime(), 'the directory itself, by its descriptor');
+  t.equal(one!.entry.rel, `checkpoints/${UID}/1`);
+  t.equal(one!.entry.name, '1');
+  t.same(one!.files.map((f) => f.name), ['kubelet']);
+  t.equal(link!.entry.kind, 'symlink', 'a link is examined at once, never followed');
+  t.equal(link!.entry.linkTarget, '/etc');
+});
+
+t.test('a checkpoint directory swapped for a link after the listing: the entry says link, nothing is followed', async (t) => {
+  const d = store();
+  const outside = tempDir('kckpt-outside-');
+  writeTree(outside, { kubelet: 'kind: NotOurs\n', secret: 's' });
+  const snap = takeSnapshot(d);
+  const cp = allCheckpoints(snap).find((c) => c.rv === '1')!;
+  const dir = path.join(d, `store/checkpoints/${UID}/1`);
+  fs.rmSync(dir, { recursive: true });
+  fs.symlinkSync(outside, dir);
+  t.equal(cp.entry.kind, 'symlink');
+  t.equal(cp.entry.linkTarget, outside);
+  t.same(cp.files, [], 'no listing through the link');
+  t.match(cp.listError, /ELOOP|ENOTDIR|symbolic link|not a directory/);
+  const read = fsPayloadReader(snap).read(cp, 'kubelet');
+  t.equal(read.ok, false, 'the payload is not read through the link');
+});
+
+t.test('a checkpoint directory removed after the listing: missing', async (t) => {
+  const d = store();
+  const snap = takeSnapshot(d);
+  const cp = allCheckpoints(snap).find((c) => c.rv === '2')!;
+  fs.rmSync(path.join(d, `store/checkpoints/${UID}/2`), { recursive: true });
+  t.equal(cp.entry.kind, 'missing');
+});
+
+t.test('the entry is made once: later changes on disk do not alter it', async (t) => {
+  const d = store();
+  const snap = takeSnapshot(d);
+  const cp = allCheckpoints(snap).find((c) => c.rv === '2')!;
+  const first = cp.entry;
+  fs.chmodSync(path.join(d, `store/checkpoints/${UID}/2`), 0o711);
+  t.equal(cp.entry, first);
+});
