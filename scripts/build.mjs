@@ -259,8 +259,9 @@ const result = await build({
   legalComments: 'none',
   logLevel: 'warning',
   plugins: [builtinsOnce, lazyHelpDeps, lazyJsYaml, cheapAssert, sourcePatches, blessedStaticWidgets],
-  define: { 'import.meta.url': '__ckptImportMetaUrl', KUBELET_CKPT_VERSION: JSON.stringify(JSON.parse(fs.readFileSync('package.json', 'utf8')).version) },
-  banner: { js: "var __ckptImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  // import.meta.url (read only by yargs' modules, which the fast path never loads) is worked out when read.
+  define: { 'import.meta.url': '__ckptMeta.url', KUBELET_CKPT_VERSION: JSON.stringify(JSON.parse(fs.readFileSync('package.json', 'utf8')).version) },
+  banner: { js: "var __ckptMeta = { get url() { return require('node:url').pathToFileURL(__filename).href; } };" },
 });
 /**
  * Pure ASCII, so that V8 makes one-byte strings of it by copying, not decoding (a single
