@@ -198,3 +198,34 @@ t.test('payload: keys sorted for a JSON payload too', async (t) => {
   const body = lines.slice(lines.findIndex((l) => l === '') + 1).filter(Boolean);
   t.same(body, ['address: 0.0.0.0', 'apiVersion: kubelet.config.k8s.io/v1beta1', 'kind: KubeletConfiguration', 'maxPods: 50']);
 });
+
+t.test('the store-wide checks read a large store a slice per step, and find what one step finds', async (t) => {
+  const dir = copyFixture('demo/var/lib/kubelet/dynamic-config');
+  const cps = path.join(dir, 'store/checkpoints');
+  const payload = fs.readFileSync(path.join(cps, UID, '42315/kubelet'));
+  for (let u = 0; u < 60; u++) {
+    const uid = `00000000-0000-4000-8000-${String(u).padStart(12, '0')}`;
+    for (let rv = 1; rv <= 10; rv++) {
+      fs.mkdirSync(path.join(cps, uid, String(rv)), { recursive: true, mode: 0o755 });
+      fs.writeFileSync(path.join(cps, uid, String(rv), 'kubelet'), payload);
+    }
+  }
+  // Defects found only by looking inside unreferenced checkpoints.
+  const odd = path.join(cps, '00000000-0000-4000-8000-000000000007');
+  fs.chmodSync(path.join(odd, '3'), 0o777);
+  fs.symlinkSync('/etc/passwd', path.join(odd, '4', 'stray'));
+  fs.mkdirSync(path.join(odd, '5', 'sub'));
+
+  const sliced = model(dir);
+  t.equal(sliced.verifyStep(0), true, 'a step with no time reads one slice');
+  t.equal(sliced.storeChecked, false, 'the checks wait for the reading');
+  sweep(sliced);
+  t.equal(sliced.storeChecked, true);
+  const whole = model(dir);
+  whole.findingsOf(`${UID}/42315`); // checks the store in one go
+  sweep(whole);
+  t.same(sliced.storeFindings, whole.storeFindings);
+  t.same([...sliced.verified].sort(), [...whole.verified].sort());
+  const codes = [...sliced.verified.values()].flat().map((f) => f.code);
+  t.ok(codes.includes('PERMISSIONS') && codes.includes('CHECKPOINT_ENTRY'), `the planted defects are found (${[...new Set(codes)].join(', ')})`);
+});
