@@ -52,6 +52,9 @@ function worst(findings: readonly Finding[]): VerifyState {
 
 const isCheckpointRef = (ref: string | null): ref is string => !!ref && ref.includes('/') && !ref.startsWith('meta/');
 
+/** Checkpoints left to read below which opening Findings runs the store-wide checks at once (~20 ms). */
+const CHECK_NOW_MAX = 300;
+
 export class Model {
   session: Session;
   status!: StatusReport;
@@ -241,9 +244,13 @@ export class Model {
     for (const [id, fs] of by) this.verified.set(id, fs);
   }
 
-  /** The findings of one checkpoint, verifying it now when the sweep has not reached it. */
+  /**
+   * The findings of one checkpoint, verifying it now when the sweep has not reached it. The
+   * store-wide checks run now too when little of the store is left to read; otherwise the
+   * sweep finishes reading it a slice at a time (storeChecked stays false until then).
+   */
   findingsOf(id: string): Finding[] {
-    if (!this.storeChecked) this.checkStore();
+    if (!this.storeChecked && (this.toRead ?? allCheckpoints(this.session.snap)).length - this.toReadPos <= CHECK_NOW_MAX) this.checkStore();
     let fs = this.verified.get(id);
     if (!fs) {
       this.verifyIds([id]);

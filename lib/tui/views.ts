@@ -342,6 +342,10 @@ export function findingsTab(m: Model, r: CheckpointRow, cols: number): Out[] {
     out.push(...findingLines(fs, cols));
   }
   out.push(o(''));
+  if (!m.storeChecked) {
+    out.push(o('Store-wide (meta files, store layout, next boot): checking…', 'bold'), o('the store is still being read; this part fills in when it is', 'dim'));
+    return out;
+  }
   out.push(o(`Store-wide (meta files, store layout, next boot): ${m.storeFindings.length ? sevCount(countBySeverity(m.storeFindings)) : 'none'}`, 'bold'));
   out.push(...findingLines(m.storeFindings, cols));
   return out;
@@ -455,6 +459,7 @@ export function tabContent(m: Model, cols: number): Out[] {
 }
 
 function findingsTab0(m: Model, cols: number): Out[] {
+  if (!m.storeChecked) return [o(''), o('Store-wide: checking…', 'bold')];
   return [o(''), o(`Store-wide: ${m.storeFindings.length ? sevCount(countBySeverity(m.storeFindings)) : 'none'}`, 'bold'), ...findingLines(m.storeFindings, cols)];
 }
 
