@@ -460,38 +460,71 @@ function lazyEntry(dirs: CheckpointDirs, uid: string, rv: string, rel: string): 
  * become checkpoints whose entry is made when first asked. A large store is mostly such
  * directories; `status` and the TUI's first screen look at two of them, and an lstat of each
  * of 10,000 (through /proc/self/fd) was half of taking the snapshot. Everything else is
- * lstat'ed now, as in `list`.
+ * lstat'ed now, as in `list`. The UID directory's own entry is the fstat of the descriptor it
+ * is listed through (`entry` given: already lstat'ed by the caller).
  */
-function readUid(dirs: CheckpointDirs, cps: SafeDir, entry: Entry): UidDir {
+function readUid(dirs: CheckpointDirs, cps: SafeDir, uid: string, entry: Entry | null): UidDir {
+  const rel = joinRel('checkpoints', uid);
+  const listed = (own: Entry, checkpoints: Checkpoint[], others: Entry[], listError: string | null): UidDir => ({ uid, entry: own, checkpoints, others, listError });
   let d: SafeDir;
   try {
-    d = cps.dir(entry.name);
+    d = cps.dir(uid);
   } catch (err) {
-    return { uid: entry.name, entry, checkpoints: [], others: [], listError: fsReason(err) };
+    // Swapped for a link, removed or not permitted since the listing: the lstat says which.
+    return listed(entry ?? statIn(cps, rel, uid), [], [], fsReason(err));
   }
   return using(d, (x) => {
+    let own = entry;
+    if (!own) {
+      try {
+        own = statsEntry(rel, uid, x.stat(), null);
+      } catch {
+        own = statIn(cps, rel, uid);
+      }
+    }
     let ents: fs.Dirent[];
     try {
       ents = x.listTyped();
     } catch (err) {
-      return { uid: entry.name, entry, checkpoints: [], others: [], listError: fsReason(err) };
+      return listed(own, [], [], fsReason(err));
     }
     ents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const checkpoints: Checkpoint[] = [];
     const others: Entry[] = [];
     for (const dirent of ents) {
-      const rel = joinRel(entry.rel, dirent.name);
+      const r = joinRel(rel, dirent.name);
       const named = !dirent.name.startsWith('tmp_');
       if (named && dirent.isDirectory()) {
-        checkpoints.push(new ListedLater(entry.name, dirent.name, rel, null, dirs));
+        checkpoints.push(new ListedLater(uid, dirent.name, r, null, dirs));
         continue;
       }
-      const e = statIn(x, rel, dirent.name);
-      if (named && (e.kind === 'dir' || e.kind === 'symlink')) checkpoints.push(readCheckpoint(dirs, entry.name, e));
+      const e = statIn(x, r, dirent.name);
+      if (named && (e.kind === 'dir' || e.kind === 'symlink')) checkpoints.push(readCheckpoint(dirs, uid, e));
       else others.push(e);
     }
-    return { uid: entry.name, entry, checkpoints, others, listError: null };
+    return listed(own, checkpoints, others, null);
   });
+}
+
+/**
+ * checkpoints/ listed with its d_type: the names recorded as directories (the UID directories,
+ * examined as they are listed) and every other entry lstat'ed.
+ */
+function listCheckpointsDir(cps: SafeDir): { dirs: string[]; others: Entry[] } {
+  const ents = cps.listTyped();
+  ents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const dirs: string[] = [];
+  const others: Entry[] = [];
+  for (const d of ents) {
+    if (d.isDirectory()) dirs.push(d.name);
+    else {
+      const e = statIn(cps, joinRel('checkpoints', d.name), d.name);
+      // A name recorded as something else that is a directory now is read as one.
+      if (e.kind === 'dir') dirs.push(d.name);
+      else others.push(e);
+    }
+  }
+  return { dirs, others };
 }
 
 /** Decide where the store is: `<dir>/store`, or `<dir>` itself when it already is a store. */
@@ -587,16 +620,21 @@ export function takeSnapshot(dir: string, opts: SnapshotOptions = {}): Snapshot 
   if (checkpointsDir.kind === 'dir') {
     try {
       using(store.dir('checkpoints'), (cps) => {
-        cpList = list(cps, 'checkpoints');
+        const listed = listCheckpointsDir(cps);
+        cpList = { entries: listed.others, error: null };
         let seen = 0;
-        uids = cpList.entries
-          .filter((e) => e.kind === 'dir')
-          .map((e) => {
-            const u = readUid(dirs, cps, e);
-            seen += u.checkpoints.length;
-            opts.onCheckpoints?.(seen);
-            return u;
-          });
+        uids = listed.dirs.map((name) => {
+          const u = readUid(dirs, cps, name, null);
+          seen += u.checkpoints.length;
+          opts.onCheckpoints?.(seen);
+          return u;
+        });
+        // A UID directory that turned out not to be one (swapped since the listing) is an entry of checkpoints/.
+        const odd = uids.filter((u) => u.entry.kind !== 'dir');
+        if (odd.length) {
+          uids = uids.filter((u) => u.entry.kind === 'dir');
+          cpList = { entries: [...listed.others, ...odd.map((u) => u.entry)].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)), error: null };
+        }
       });
     } catch (err) {
       cpList = { entries: [], error: fsReason(err) };
