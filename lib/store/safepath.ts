@@ -181,6 +181,16 @@ export class SafeDir {
   }
 
   /**
+   * The descriptor, while this is open. After close() its number may already name another
+   * file (the next open reuses it): anything still holding this object (a checkpoint whose
+   * entry or listing is read late) gets EBADF instead of a path through someone else's file.
+   */
+  private get live(): number {
+    if (this.closed) throw Object.assign(new Error(`${this.path}: the directory was closed before it was read`), { code: 'EBADF' });
+    return this.fd;
+  }
+
+  /**
    * Open a directory the operator named (`--dir`, the store found by discovery): symlinks in
    * that path are the operator's choice and are followed. Everything below is reached with
    * `dir()`, which follows none.
@@ -195,7 +205,7 @@ export class SafeDir {
   at(name: string): string {
     const why = unsafeNameReason(name);
     if (why) throw new UnsafePathError(`refusing to use ${JSON.stringify(name.slice(0, 80))} as a path component: it ${why}`);
-    return `${fdDir}/${this.fd}/${name}`;
+    return `${fdDir}/${this.live}/${name}`;
   }
 
   /** Open the subdirectory `name`: a real directory only (ELOOP for a symlink, ENOTDIR otherwise). */
@@ -226,16 +236,16 @@ export class SafeDir {
   }
 
   private static dup(d: SafeDir): SafeDir {
-    return new SafeDir(fs.openSync(`${fdDir}/${d.fd}`, O_DIR), d.path);
+    return new SafeDir(fs.openSync(`${fdDir}/${d.live}`, O_DIR), d.path);
   }
 
   list(): string[] {
-    return fs.readdirSync(`${fdDir}/${this.fd}`);
+    return fs.readdirSync(`${fdDir}/${this.live}`);
   }
 
   /** The entries with the types the directory records (d_type; `isFile()` etc. false when it records none). */
   listTyped(): fs.Dirent[] {
-    return fs.readdirSync(`${fdDir}/${this.fd}`, { withFileTypes: true });
+    return fs.readdirSync(`${fdDir}/${this.live}`, { withFileTypes: true });
   }
 
   /** Open `name` for reading: never a symlink (ELOOP), never blocking (FIFOs); the caller fstats and closes. */
@@ -321,11 +331,11 @@ export class SafeDir {
   }
 
   stat(): fs.Stats {
-    return fs.fstatSync(this.fd);
+    return fs.fstatSync(this.live);
   }
 
   sync(): void {
-    fs.fsyncSync(this.fd);
+    fs.fsyncSync(this.live);
   }
 
   close(): void {

@@ -491,14 +491,20 @@ function readUid(dirs: CheckpointDirs, cps: SafeDir, uid: string, entry: Entry |
     ents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const checkpoints: Checkpoint[] = [];
     const others: Entry[] = [];
+    // One name is examined now: a directory that can be listed but not searched (mode 0400 for
+    // a reader who is not root) lets no name inside be examined, and those are then entries
+    // that cannot be read, not checkpoints; every name is lstat'ed then, as `list` does.
+    const probe = ents.find((e) => e.isDirectory() && !e.name.startsWith('tmp_'));
+    const probed = probe ? statIn(x, joinRel(rel, probe.name), probe.name) : null;
+    const lazy = probed?.kind !== 'unreadable';
     for (const dirent of ents) {
       const r = joinRel(rel, dirent.name);
       const named = !dirent.name.startsWith('tmp_');
-      if (named && dirent.isDirectory()) {
+      if (lazy && named && dirent.isDirectory() && dirent !== probe) {
         checkpoints.push(new ListedLater(uid, dirent.name, r, null, dirs));
         continue;
       }
-      const e = statIn(x, r, dirent.name);
+      const e = dirent === probe ? probed! : statIn(x, r, dirent.name);
       if (named && (e.kind === 'dir' || e.kind === 'symlink')) checkpoints.push(readCheckpoint(dirs, uid, e));
       else others.push(e);
     }

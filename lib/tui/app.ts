@@ -311,7 +311,7 @@ class Ui {
     const m = this.m;
     const sel = m.selected();
     const tab = TABS[m.tab]!;
-    const key = [tab, sel?.id ?? '', m.raw, m.unified, m.storeTimeline, m.mark ?? '', cw, m.generation, tab === 'Timeline' ? m.journalVersion : 0, tab === 'Findings' && sel && !m.verified.has(sel.id) ? m.verifyVersion : 0].join('|');
+    const key = [tab, sel?.id ?? '', m.raw, m.unified, m.storeTimeline, m.mark ?? '', cw, m.generation, tab === 'Timeline' ? m.journalVersion : 0, tab === 'Findings' && sel && !m.verified.has(sel.id) ? m.verifyVersion : 0, tab === 'Findings' && m.storeChecked].join('|');
     if (this.cache?.key === key) return this.cache.lines;
     let lines: string[];
     try {

@@ -5,7 +5,7 @@ import t from 'tap';
 import fs from 'node:fs';
 import path from 'node:path';
 import { allCheckpoints, fsPayloadReader, takeSnapshot } from '../../../lib/store/snapshot.js';
-import { GOOD_PAYLOAD, metaYaml, tempDir, writeTree } from '../../helpers.js';
+import { GOOD_PAYLOAD, asNobody, isRoot, metaYaml, tempDir, writeTree } from '../../helpers.js';
 
 const UID = '5808539f-48e3-4e47-8ce6-c261c48fa1d9';
 
@@ -45,8 +45,9 @@ t.test('a checkpoint directory swapped for a link after the listing: the entry s
   const outside = tempDir('kckpt-outside-');
   writeTree(outside, { kubelet: 'kind: NotOurs\n', secret: 's' });
   const snap = takeSnapshot(d);
-  const cp = allCheckpoints(snap).find((c) => c.rv === '1')!;
-  const dir = path.join(d, `store/checkpoints/${UID}/1`);
+  // '2': the first directory of a UID directory ('1') is examined at once (the search probe).
+  const cp = allCheckpoints(snap).find((c) => c.rv === '2')!;
+  const dir = path.join(d, `store/checkpoints/${UID}/2`);
   fs.rmSync(dir, { recursive: true });
   fs.symlinkSync(outside, dir);
   t.equal(cp.entry.kind, 'symlink');
@@ -72,4 +73,16 @@ t.test('the entry is made once: later changes on disk do not alter it', async (t
   const first = cp.entry;
   fs.chmodSync(path.join(d, `store/checkpoints/${UID}/2`), 0o711);
   t.equal(cp.entry, first);
+});
+
+t.test('a UID directory that can be listed but not searched: its names are unreadable entries, not checkpoints', { skip: !isRoot && 'needs root to run the CLI as nobody' }, async (t) => {
+  const d = store();
+  for (const p of [d, path.join(d, 'store'), path.join(d, 'store/meta'), path.join(d, 'store/checkpoints')]) fs.chmodSync(p, 0o755);
+  for (const f of fs.readdirSync(path.join(d, 'store/meta'))) fs.chmodSync(path.join(d, 'store/meta', f), 0o644);
+  fs.chmodSync(path.join(d, `store/checkpoints/${UID}`), 0o444);
+  const ls = asNobody(['--dir', d, 'ls', '-o', 'json']);
+  t.same(JSON.parse(ls.stdout).checkpoints, [], `no checkpoint is made of a name that cannot be examined (${ls.stderr.trim()})`);
+  const v = asNobody(['--dir', d, 'verify', '-o', 'json']);
+  const unreadable = JSON.parse(v.stdout).findings.filter((f: { code: string }) => f.code === 'UNREADABLE').map((f: { path: string }) => f.path);
+  t.same(unreadable.sort(), ['1', '2', '4', 'stray'].map((n) => `checkpoints/${UID}/${n}`), 'each name is an entry that cannot be read');
 });
