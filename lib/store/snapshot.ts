@@ -491,10 +491,12 @@ function readUid(dirs: CheckpointDirs, cps: SafeDir, uid: string, entry: Entry |
     ents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const checkpoints: Checkpoint[] = [];
     const others: Entry[] = [];
-    // One name is examined now: a directory that can be listed but not searched (mode 0400 for
-    // a reader who is not root) lets no name inside be examined, and those are then entries
-    // that cannot be read, not checkpoints; every name is lstat'ed then, as `list` does.
-    const probe = ents.find((e) => e.isDirectory() && !e.name.startsWith('tmp_'));
+    // A directory that can be listed but not searched (mode 0400 for a reader who is not root)
+    // lets no name inside be examined: those are entries that cannot be read, not checkpoints,
+    // and every name is lstat'ed as `list` does. When the mode bits do not already say we may
+    // search it (ours with x, or x for others), one name is examined now to find out.
+    const searchable = (own.uid === EUID && (own.mode & 0o100) !== 0) || (own.mode & 0o001) !== 0;
+    const probe = searchable ? undefined : ents.find((e) => e.isDirectory() && !e.name.startsWith('tmp_'));
     const probed = probe ? statIn(x, joinRel(rel, probe.name), probe.name) : null;
     const lazy = probed?.kind !== 'unreadable';
     for (const dirent of ents) {
@@ -532,6 +534,8 @@ function listCheckpointsDir(cps: SafeDir): { dirs: string[]; others: Entry[] } {
   }
   return { dirs, others };
 }
+
+const EUID = typeof process.geteuid === 'function' ? process.geteuid() : -1;
 
 /** Decide where the store is: `<dir>/store`, or `<dir>` itself when it already is a store. */
 export function locateStore(dir: string): { dynamicConfigDir: string; storeDir: string } {
