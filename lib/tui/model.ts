@@ -52,7 +52,11 @@ function worst(findings: readonly Finding[]): VerifyState {
 
 const isCheckpointRef = (ref: string | null): ref is string => !!ref && ref.includes('/') && !ref.startsWith('meta/');
 
-/** Checkpoints left to read below which opening Findings runs the store-wide checks at once (~20 ms). */
+/**
+ * Stores of at most this many checkpoints get their store-wide checks at once when Findings is
+ * opened (~20 ms); on a larger one the checks themselves take longer than a key press may
+ * (~65 ms on 10,000, after the reading), so the sweep runs them.
+ */
 const CHECK_NOW_MAX = 300;
 
 export class Model {
@@ -246,11 +250,11 @@ export class Model {
 
   /**
    * The findings of one checkpoint, verifying it now when the sweep has not reached it. The
-   * store-wide checks run now too when little of the store is left to read; otherwise the
-   * sweep finishes reading it a slice at a time (storeChecked stays false until then).
+   * store-wide checks run now too on a small store; on a large one the sweep reads the store a
+   * slice at a time and then runs them (storeChecked stays false until then).
    */
   findingsOf(id: string): Finding[] {
-    if (!this.storeChecked && (this.toRead ?? allCheckpoints(this.session.snap)).length - this.toReadPos <= CHECK_NOW_MAX) this.checkStore();
+    if (!this.storeChecked && (this.toRead ?? allCheckpoints(this.session.snap)).length <= CHECK_NOW_MAX) this.checkStore();
     let fs = this.verified.get(id);
     if (!fs) {
       this.verifyIds([id]);
