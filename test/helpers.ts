@@ -83,6 +83,20 @@ export function metaYaml(s: { uid: string; rv: string; name?: string; namespace?
 
 export const GOOD_PAYLOAD = 'kind: KubeletConfiguration\napiVersion: kubelet.config.k8s.io/v1beta1\ncgroupDriver: systemd\nclusterDNS:\n- 10.96.0.10\nclusterDomain: cluster.local\nstaticPodPath: /etc/kubernetes/manifests\nauthentication:\n  x509:\n    clientCAFile: /etc/kubernetes/pki/ca.crt\n';
 
+/**
+ * Add `uids` × `rvs` checkpoints (UIDs 00000000-0000-4000-8000-<n>, RVs 1..rvs) holding
+ * `payload` to a store's checkpoints/ directory: a large store from a small fixture.
+ */
+export function addCheckpoints(checkpointsDir: string, uids: number, rvs: number, payload: Buffer | string): void {
+  for (let u = 0; u < uids; u++) {
+    const uid = `00000000-0000-4000-8000-${String(u).padStart(12, '0')}`;
+    for (let rv = 1; rv <= rvs; rv++) {
+      fs.mkdirSync(path.join(checkpointsDir, uid, String(rv)), { recursive: true, mode: 0o755 });
+      fs.writeFileSync(path.join(checkpointsDir, uid, String(rv), 'kubelet'), payload);
+    }
+  }
+}
+
 /** Run a function as an unprivileged user (nobody) via setpriv, for permission tests as root. */
 export function asNobody(args: string[], opts: SpawnSyncOptions = {}): CliResult {
   // tap's processinfo re-injects its NODE_OPTIONS hook into every child it sees spawned;

@@ -4,7 +4,7 @@ import t from 'tap';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fakeSystemctl, kubeletBin, startKubelet } from '../lib/recovery/fixtures/index.js';
-import { copyFixture, runCli, json } from '../helpers.js';
+import { addCheckpoints, copyFixture, runCli, json } from '../helpers.js';
 import { Tmux, hasTmux, paneWords } from '../lib/tui/tmux.js';
 
 const UID = '5808539f-48e3-4e47-8ce6-c261c48fa1d9';
@@ -486,14 +486,7 @@ t.test('a running kubelet: the refusal offers "Restart kubelet", which plans aga
 t.test('a large store: Findings opened while the store is still being read fills in its store-wide part', { skip }, async (t) => {
   const root = copyFixture('demo');
   const cps = path.join(root, 'var/lib/kubelet/dynamic-config/store/checkpoints');
-  const payload = fs.readFileSync(path.join(cps, UID, '42315/kubelet'));
-  for (let u = 0; u < 400; u++) {
-    const uid = `00000000-0000-4000-8000-${String(u).padStart(12, '0')}`;
-    for (let rv = 1; rv <= 10; rv++) {
-      fs.mkdirSync(path.join(cps, uid, String(rv)), { recursive: true });
-      fs.writeFileSync(path.join(cps, uid, String(rv), 'kubelet'), payload);
-    }
-  }
+  addCheckpoints(cps, 400, 10, fs.readFileSync(path.join(cps, UID, '42315/kubelet')));
   const x = term(t).start(['--root', root, 'tui', '--read-only']);
   await x.waitFor('Next boot: assigned 5808539f/42315 starts');
   x.send('3');

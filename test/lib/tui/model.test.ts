@@ -11,7 +11,7 @@ import { Model, TABS, type JournalSource } from '../../../lib/tui/model.js';
 import { NEXT_BOOT_ROWS, headerLines, listLines, tabBar, tabContent, paintLines, footerLine, tooSmallLines } from '../../../lib/tui/views.js';
 import { bindingsFor } from '../../../lib/tui/keys.js';
 import { painter, untag } from '../../../lib/tui/text.js';
-import { copyFixture, repoRoot } from '../../helpers.js';
+import { addCheckpoints, copyFixture, repoRoot } from '../../helpers.js';
 
 const UID = '5808539f-48e3-4e47-8ce6-c261c48fa1d9';
 const p = painter(false);
@@ -202,14 +202,7 @@ t.test('payload: keys sorted for a JSON payload too', async (t) => {
 t.test('the store-wide checks read a large store a slice per step, and find what one step finds', async (t) => {
   const dir = copyFixture('demo/var/lib/kubelet/dynamic-config');
   const cps = path.join(dir, 'store/checkpoints');
-  const payload = fs.readFileSync(path.join(cps, UID, '42315/kubelet'));
-  for (let u = 0; u < 60; u++) {
-    const uid = `00000000-0000-4000-8000-${String(u).padStart(12, '0')}`;
-    for (let rv = 1; rv <= 10; rv++) {
-      fs.mkdirSync(path.join(cps, uid, String(rv)), { recursive: true, mode: 0o755 });
-      fs.writeFileSync(path.join(cps, uid, String(rv), 'kubelet'), payload);
-    }
-  }
+  addCheckpoints(cps, 60, 10, fs.readFileSync(path.join(cps, UID, '42315/kubelet')));
   // Defects found only by looking inside unreferenced checkpoints.
   const odd = path.join(cps, '00000000-0000-4000-8000-000000000007');
   fs.chmodSync(path.join(odd, '3'), 0o777);
