@@ -2,6 +2,7 @@ import type { Argv } from 'yargs';
 import { output, processStreams, setExit, warn, type GlobalArgs } from './common.js';
 import { JOURNAL_SOURCE_CONFLICTS, journalSourceTable, type JournalSourceArgs } from './shared.js';
 import { UsageError } from '../lib/errors.js';
+import { v8 } from '../lib/builtins.js';
 
 export const command = 'journal';
 export const describe = "the kubelet's journal lines about its config, as a timeline joined to the checkpoints on disk";
@@ -52,9 +53,8 @@ export function builder(y: Argv<GlobalArgs>): Argv<Args> {
 function heapPolicy(size: number | null): void {
   // A file this small keeps little whatever the heap does; node:v8 alone is ~8 M instructions to load.
   if (size !== null && size <= HEAP_POLICY_MIN_BYTES) return;
-  const v8 = process.getBuiltinModule('node:v8');
-  v8.setFlagsFromString('--semi-space-growth-factor=1');
-  v8.setFlagsFromString('--heap-growing-percent=10');
+  v8().setFlagsFromString('--semi-space-growth-factor=1');
+  v8().setFlagsFromString('--heap-growing-percent=10');
 }
 const HEAP_POLICY_MIN_BYTES = 1024 * 1024;
 

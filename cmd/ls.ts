@@ -1,8 +1,8 @@
 import type { Argv } from 'yargs';
 import { listSession } from '../lib/integrity/run.js';
-import { earlyJudgePool } from './shared.js';
+import { withJudgePool } from './shared.js';
 import { renderList } from '../lib/output/ls.js';
-import { output, processStreams, session, setExit, type GlobalArgs } from './common.js';
+import { output, processStreams, setExit, type GlobalArgs } from './common.js';
 
 export const command = 'ls';
 export const describe = 'list every checkpoint: UID, resourceVersion, files, mtime, markers A (assigned), L (last-known-good), B (boots next), and what verify found';
@@ -25,12 +25,7 @@ export function builder(y: Argv<GlobalArgs>): Argv<Args> {
 
 export async function handler(args: Args): Promise<void> {
   const streams = processStreams(args);
-  const pool = earlyJudgePool();
-  try {
-    const s = session(args, streams, pool.early);
-    output(await listSession(s, pool.factory(s.judgeOptions), args.uid), renderList, args, streams, 'CheckpointList');
-  } finally {
-    pool.close();
-  }
+  const report = await withJudgePool(args, streams, (s, makePool) => listSession(s, makePool, args.uid));
+  output(report, renderList, args, streams, 'CheckpointList');
   setExit(0);
 }

@@ -60,7 +60,7 @@ export function workerJudgePool(options: JudgeOptions): JudgePoolFactory | null 
  * core, while this thread reads). `factory` hands that pool to verify, or starts one then;
  * `close` ends a pool nobody took (a worker left running would keep the process alive).
  */
-export function earlyJudgePool(): { early: EarlyStart; factory(options: JudgeOptions): JudgePoolFactory | null; close(): void } {
+function earlyJudgePool(): { early: EarlyStart; factory(options: JudgeOptions): JudgePoolFactory | null; close(): void } {
   let started: JudgePool | null = null;
   return {
     early: {
@@ -83,6 +83,17 @@ export function earlyJudgePool(): { early: EarlyStart; factory(options: JudgeOpt
       started = null;
     },
   };
+}
+
+/** Open the store for ls or verify with an early judge pool (earlyJudgePool), run `fn` with its factory, close what nobody took. */
+export async function withJudgePool<T>(args: GlobalArgs, streams: Streams, fn: (s: Session, makePool: JudgePoolFactory | null) => Promise<T>): Promise<T> {
+  const pool = earlyJudgePool();
+  try {
+    const s = session(args, streams, pool.early);
+    return await fn(s, pool.factory(s.judgeOptions));
+  } finally {
+    pool.close();
+  }
 }
 
 interface Reply {

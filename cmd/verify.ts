@@ -1,12 +1,11 @@
 import type { Argv } from 'yargs';
 import { renderVerify } from '../lib/output/verify.js';
-import type { VerifyReport } from '../lib/integrity/verify.js';
 import { commandPrefix, judgeContext, output, processStreams, session, setExit, type GlobalArgs } from './common.js';
 import { nextSteps } from '../lib/integrity/next-steps.js';
 import { isFileRef, readFileRef, verifyRefs, verifySessionParallel, type FileInput } from '../lib/integrity/run.js';
 import { PAYLOAD_CAP } from '../lib/store/snapshot.js';
 import { EnvError } from '../lib/errors.js';
-import { earlyJudgePool } from './shared.js';
+import { withJudgePool } from './shared.js';
 import { STDIN_REF } from './support/usage.js';
 
 export const command = 'verify [refs..]';
@@ -44,14 +43,7 @@ export async function handler(args: Args): Promise<void> {
   const streams = processStreams(args);
   const refs = (args.refs ?? []).map((r) => (r === STDIN_REF ? '-' : r));
   if (!refs.length) {
-    const pool = earlyJudgePool();
-    let report: VerifyReport;
-    try {
-      const s = session(args, streams, pool.early);
-      report = await verifySessionParallel(s, pool.factory(s.judgeOptions));
-    } finally {
-      pool.close();
-    }
+    const report = await withJudgePool(args, streams, verifySessionParallel);
     report.nextSteps = nextSteps(commandPrefix(args), { nextBoot: report.nextBoot, findings: report.findings, from: 'verify' });
     output(report, renderVerify, args, streams, 'VerifyReport');
     return setExit(report.ok ? 0 : 1);

@@ -1,30 +1,24 @@
 // Node built-ins that are costly to load, required on first use instead of at import.
 // Measured on `status`: `node:crypto` initialises OpenSSL and reads the CA store (~15% of
-// its instructions), `node:child_process` pulls in net and dgram; status needs neither.
+// its instructions), `node:child_process` pulls in net and dgram; status needs neither. The
+// journal's sources need zlib, streams and timers only for some inputs (a plain file needs
+// none), and node:v8 alone is ~8 M instructions to load.
 
 // process.getBuiltinModule, not createRequire: node:module would load the ESM loader too.
-const load = (id: string): unknown => process.getBuiltinModule(id);
-let cryptoModule: typeof import('node:crypto') | undefined;
-let childProcessModule: typeof import('node:child_process') | undefined;
-let workerThreadsModule: typeof import('node:worker_threads') | undefined;
-let osModule: typeof import('node:os') | undefined;
-
-export function crypto(): typeof import('node:crypto') {
-  return (cryptoModule ??= load('node:crypto') as typeof import('node:crypto'));
+function lazy<T>(id: string): () => T {
+  let m: T | undefined;
+  return () => (m ??= process.getBuiltinModule(id) as T);
 }
 
-export function childProcess(): typeof import('node:child_process') {
-  return (childProcessModule ??= load('node:child_process') as typeof import('node:child_process'));
-}
-
-export function workerThreads(): typeof import('node:worker_threads') {
-  return (workerThreadsModule ??= load('node:worker_threads') as typeof import('node:worker_threads'));
-}
-
+export const crypto = lazy<typeof import('node:crypto')>('node:crypto');
+export const childProcess = lazy<typeof import('node:child_process')>('node:child_process');
+export const workerThreads = lazy<typeof import('node:worker_threads')>('node:worker_threads');
 /** node:os: only verify/ls on large stores ask it (how many cores). */
-export function os(): typeof import('node:os') {
-  return (osModule ??= load('node:os') as typeof import('node:os'));
-}
+export const os = lazy<typeof import('node:os')>('node:os');
+export const zlib = lazy<typeof import('node:zlib')>('node:zlib');
+export const stream = lazy<typeof import('node:stream')>('node:stream');
+export const timersPromises = lazy<typeof import('node:timers/promises')>('node:timers/promises');
+export const v8 = lazy<typeof import('node:v8')>('node:v8');
 
 /** Lower-case hex SHA-256 of some bytes. */
 export function sha256Hex(data: Uint8Array | string): string {

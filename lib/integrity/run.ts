@@ -22,7 +22,7 @@ function onlySet(s: Session, refs: readonly string[]): Set<string> | undefined {
   for (const ref of refs) {
     if (!ref.includes('/') && !['assigned', 'last-known-good', 'lkg', 'local'].includes(ref)) {
       try {
-        for (const cp of resolveUid(s.snap, ref).checkpoints) only.add(`${cp.uid}/${cp.rv}`);
+        for (const id of uidRefs(s, ref)) only.add(id);
       } catch (err) {
         throw fileHint(err, ref);
       }
@@ -218,8 +218,12 @@ export async function listSession(s: Session, makePool: JudgePoolFactory | null,
  * checks still run, so findings reached through a meta file count as in a whole-store run.
  */
 function verifyUid(s: Session, uid: string): VerifyReport {
-  const only = new Set(resolveUid(s.snap, uid).checkpoints.map((cp) => `${cp.uid}/${cp.rv}`));
-  return verifyStore(s.snap, { reader: s.reader, judge: s.judge, local: s.local, only, payloads: 'all' });
+  return verifyStore(s.snap, { reader: s.reader, judge: s.judge, local: s.local, only: new Set(uidRefs(s, uid)), payloads: 'all' });
+}
+
+/** `UID/RV` of every checkpoint of the UID `uid` names (a unique prefix will do); throws when it names none. */
+function uidRefs(s: Session, uid: string): string[] {
+  return resolveUid(s.snap, uid).checkpoints.map((cp) => `${cp.uid}/${cp.rv}`);
 }
 
 /** A ref that names a file rather than something in the store: a path, `-` (stdin) or `local`. */

@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { EnvError, UsageError, fsReason } from '../errors.js';
 import { resolveInRoot } from '../store/rooted.js';
+import { childProcess, stream, timersPromises, zlib } from '../builtins.js';
 
 export type SourceKind = 'auto' | 'file' | 'journal-dir';
 
@@ -65,13 +66,10 @@ const JOURNAL_MAGIC = Buffer.from('LPKSHHRH');
 /** JSON fields the parser uses: fewer bytes to pipe and to scan. `__REALTIME_TIMESTAMP` always comes. */
 const OUTPUT_FIELDS = 'MESSAGE,_PID,SYSLOG_PID,SYSLOG_IDENTIFIER,_COMM,UNIT,_SYSTEMD_UNIT,_SOURCE_REALTIME_TIMESTAMP';
 
-// Node built-ins only some sources need, loaded when such a source is opened: a plain file needs
-// none (child_process, zlib and the streams behind them are ~14 M instructions of a start), and
-// what a source needs is loaded before journal sets its heap flags (ReadJournalOptions.onOpen).
-const childProcess = () => process.getBuiltinModule('node:child_process');
-const zlib = () => process.getBuiltinModule('node:zlib');
-const stream = () => process.getBuiltinModule('node:stream');
-const timersPromises = () => process.getBuiltinModule('node:timers/promises');
+// Node built-ins only some sources need (lib/builtins.ts), loaded when such a source is opened:
+// a plain file needs none (child_process, zlib and the streams behind them are ~14 M
+// instructions of a start), and what a source needs is loaded before journal sets its heap
+// flags (ReadJournalOptions.onOpen).
 const sleep = (ms: number, signal: AbortSignal | undefined) => timersPromises().setTimeout(ms, undefined, { signal });
 
 export function openSource(spec: SourceSpec): OpenedSource {

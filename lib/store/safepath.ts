@@ -156,7 +156,6 @@ function requireProc(): void {
   fdDir = pickDescriptorDir(() => fs.readlinkSync('/proc/self'), process.pid);
 }
 
-
 function notDirError(p: string): NodeJS.ErrnoException {
   return Object.assign(new Error(`${p} is not a directory`), { code: 'ENOTDIR' });
 }

@@ -140,6 +140,9 @@ export function statIn(dir: SafeDir, rel: string, name: string): Entry {
   return entryOf(rel, name, () => dir.lstat(name), () => dir.readlink(name));
 }
 
+/** Name order (UTF-16 code units; a store's names are ASCII, where that is byte order). */
+const byName = (a: { name: string }, b: { name: string }): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
 function joinRel(parent: string, name: string): string {
   return parent === '' ? name : `${parent}/${name}`;
 }
@@ -175,7 +178,7 @@ function listReading(dir: SafeDir, rel: string, want: string): { listing: Listin
   } catch (err) {
     return { listing: { entries: [], error: fsReason(err) }, read: null };
   }
-  ents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  ents.sort(byName);
   let read: ContentRead | null = null;
   const entries = ents.map((d) => {
     const r = joinRel(rel, d.name);
@@ -461,9 +464,9 @@ function lazyEntry(dirs: CheckpointDirs, uid: string, rv: string, rel: string): 
  * directories; `status` and the TUI's first screen look at two of them, and an lstat of each
  * of 10,000 (through /proc/self/fd) was half of taking the snapshot. Everything else is
  * lstat'ed now, as in `list`. The UID directory's own entry is the fstat of the descriptor it
- * is listed through (`entry` given: already lstat'ed by the caller).
+ * is listed through.
  */
-function readUid(dirs: CheckpointDirs, cps: SafeDir, uid: string, entry: Entry | null): UidDir {
+function readUid(dirs: CheckpointDirs, cps: SafeDir, uid: string): UidDir {
   const rel = joinRel('checkpoints', uid);
   const listed = (own: Entry, checkpoints: Checkpoint[], others: Entry[], listError: string | null): UidDir => ({ uid, entry: own, checkpoints, others, listError });
   let d: SafeDir;
@@ -471,16 +474,14 @@ function readUid(dirs: CheckpointDirs, cps: SafeDir, uid: string, entry: Entry |
     d = cps.dir(uid);
   } catch (err) {
     // Swapped for a link, removed or not permitted since the listing: the lstat says which.
-    return listed(entry ?? statIn(cps, rel, uid), [], [], fsReason(err));
+    return listed(statIn(cps, rel, uid), [], [], fsReason(err));
   }
   return using(d, (x) => {
-    let own = entry;
-    if (!own) {
-      try {
-        own = statsEntry(rel, uid, x.stat(), null);
-      } catch {
-        own = statIn(cps, rel, uid);
-      }
+    let own: Entry;
+    try {
+      own = statsEntry(rel, uid, x.stat(), null);
+    } catch {
+      own = statIn(cps, rel, uid);
     }
     let ents: fs.Dirent[];
     try {
@@ -488,7 +489,7 @@ function readUid(dirs: CheckpointDirs, cps: SafeDir, uid: string, entry: Entry |
     } catch (err) {
       return listed(own, [], [], fsReason(err));
     }
-    ents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    ents.sort(byName);
     const checkpoints: Checkpoint[] = [];
     const others: Entry[] = [];
     // A directory that can be listed but not searched (mode 0400 for a reader who is not root)
@@ -520,7 +521,7 @@ function readUid(dirs: CheckpointDirs, cps: SafeDir, uid: string, entry: Entry |
  */
 function listCheckpointsDir(cps: SafeDir): { dirs: string[]; others: Entry[] } {
   const ents = cps.listTyped();
-  ents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  ents.sort(byName);
   const dirs: string[] = [];
   const others: Entry[] = [];
   for (const d of ents) {
@@ -634,7 +635,7 @@ export function takeSnapshot(dir: string, opts: SnapshotOptions = {}): Snapshot 
         cpList = { entries: listed.others, error: null };
         let seen = 0;
         uids = listed.dirs.map((name) => {
-          const u = readUid(dirs, cps, name, null);
+          const u = readUid(dirs, cps, name);
           seen += u.checkpoints.length;
           opts.onCheckpoints?.(seen);
           return u;
@@ -643,7 +644,7 @@ export function takeSnapshot(dir: string, opts: SnapshotOptions = {}): Snapshot 
         const odd = uids.filter((u) => u.entry.kind !== 'dir');
         if (odd.length) {
           uids = uids.filter((u) => u.entry.kind === 'dir');
-          cpList = { entries: [...listed.others, ...odd.map((u) => u.entry)].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)), error: null };
+          cpList = { entries: [...listed.others, ...odd.map((u) => u.entry)].sort(byName), error: null };
         }
       });
     } catch (err) {

@@ -254,7 +254,7 @@ export class Model {
    * slice at a time and then runs them (storeChecked stays false until then).
    */
   findingsOf(id: string): Finding[] {
-    if (!this.storeChecked && (this.toRead ?? allCheckpoints(this.session.snap)).length <= CHECK_NOW_MAX) this.checkStore();
+    if (!this.storeChecked && (this.toRead ??= allCheckpoints(this.session.snap)).length <= CHECK_NOW_MAX) this.checkStore();
     let fs = this.verified.get(id);
     if (!fs) {
       this.verifyIds([id]);
