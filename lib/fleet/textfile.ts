@@ -1,35 +1,49 @@
 // Writes the metrics file into the node exporter's textfile directory atomically: a temp
 // file in the same directory whose name does not end in `.prom` (the collector skips it;
 // it starts `tmp_` and carries `kubelet-ckpt`, as every temp file of ours), fsync, mode
-// 0644 (the exporter runs as another user), rename over, fsync the directory.
+// 0644 (the exporter runs as another user), rename over, fsync the directory. The directory
+// is opened once and both names are reached through it (SafeDir): a directory swapped for a
+// link while we write leads nowhere else.
 
 import fs from 'node:fs';
 import { EnvError, fsReason } from '../errors.js';
-import { requireRealDir, syncDir, tempName } from '../recovery/atomic.js';
-import { safeJoin } from '../store/safepath.js';
+import { requireRealDir, tempName } from '../recovery/atomic.js';
+import { SafeDir, safeJoin, writeAllAndClose } from '../store/safepath.js';
 
 export const TEXTFILE_NAME = 'kubelet_ckpt.prom';
 
 export function writeTextfile(dir: string, text: string, name = TEXTFILE_NAME): string {
   requireRealDir(dir, `--textfile-dir ${dir}`);
   const target = safeJoin(dir, name);
-  const tmp = safeJoin(dir, tempName(name));
+  const tmp = tempName(name);
+  let d: SafeDir | null = null;
+  let created = false;
   let renamed = false;
   try {
-    const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o644);
+    d = SafeDir.open(dir);
+    const fd = d.create(tmp, 0o644);
+    created = true;
     try {
-      fs.writeSync(fd, text);
       fs.fchmodSync(fd, 0o644);
-      fs.fsyncSync(fd);
-    } finally {
+    } catch (err) {
       fs.closeSync(fd);
+      throw err;
     }
-    fs.renameSync(tmp, target);
+    writeAllAndClose(fd, text);
+    d.rename(tmp, name);
     renamed = true;
-    syncDir(dir);
+    d.sync();
   } catch (err) {
-    if (!renamed) fs.rmSync(tmp, { force: true });
+    if (created && !renamed) {
+      try {
+        d!.unlink(tmp);
+      } catch {
+        /* already gone */
+      }
+    }
     throw new EnvError(`cannot write ${target}: ${fsReason(err)}`, 'give a writable directory the node exporter reads (--collector.textfile.directory)', 'WRITE_FAILED');
+  } finally {
+    d?.close();
   }
   return target;
 }
