@@ -9,8 +9,8 @@ import { sha256Hex } from '../builtins.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { CkptError, EnvError, RefusedError, fsReason } from '../errors.js';
-import { atomicRemove, atomicReplace, ChangedError, hintFor, readState, sameState, syncDir } from '../recovery/atomic.js';
-import { appendAudit, backupsDirOf, backupId, cleanBackupLeftovers, currentActor, ensureBackupsDir, writeSynced, BACKUP_ID, type Actor, type SavedState } from '../recovery/backup.js';
+import { atomicRemove, atomicReplace, ChangedError, readState, sameState } from '../recovery/atomic.js';
+import { appendAudit, backupsDirOf, cleanBackupLeftovers, currentActor, ensureBackupsDir, writeBackupDir, BACKUP_ID, type Actor, type SavedState } from '../recovery/backup.js';
 import { guarded } from '../recovery/guard.js';
 import { findSystemctl, type RestartReport } from '../recovery/kubelet.js';
 import type { Overrides, RecoveryContext } from '../recovery/plan.js';
@@ -132,13 +132,9 @@ function baseResult(plan: MigratePlan, writes: Write[], dryRun: boolean): Migrat
 
 // ---- backup -----------------------------------------------------------------------------------
 
+/** Back up every file the migration writes (writeBackupDir: through the opened backups directory). */
 function saveBackup(dynamicConfigDir: string, writes: Write[], command: string, store: string, now: Date): { id: string; path: string } {
-  const dir = ensureBackupsDir(dynamicConfigDir);
-  let t = now.getTime();
-  while (fs.existsSync(path.join(dir, backupId(new Date(t))))) t += 1;
-  const id = backupId(new Date(t));
-  const tmp = path.join(dir, `tmp_${id}.kubelet-ckpt.${process.pid}`);
-  const final = path.join(dir, id);
+  ensureBackupsDir(dynamicConfigDir);
   const files: SavedFile[] = writes.map((w, i) => {
     const s = w.file.state;
     const st = s.kind === 'file' ? fs.lstatSync(w.file.hostPath, { bigint: true }) : null;
@@ -158,21 +154,8 @@ function saveBackup(dynamicConfigDir: string, writes: Write[], command: string, 
       createdDirs: s.kind === 'missing' ? missingDirs(w.file) : [],
     };
   });
-  const manifest: MigrateManifest = { id, time: new Date(t).toISOString(), kind: 'migrate', command, store, user: currentActor(), files };
-  try {
-    fs.mkdirSync(tmp, { mode: 0o700 });
-    writes.forEach((w, i) => {
-      if (w.file.state.kind === 'file') writeSynced(path.join(tmp, `file-${i}`), w.file.state.bytes);
-    });
-    writeSynced(path.join(tmp, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-    syncDir(tmp);
-    fs.renameSync(tmp, final);
-    syncDir(dir);
-  } catch (err) {
-    fs.rmSync(tmp, { recursive: true, force: true });
-    throw new EnvError(`cannot write the backup ${final}: ${fsReason(err)}; nothing was changed`, hintFor(err), 'BACKUP_FAILED');
-  }
-  return { id, path: final };
+  const copies = writes.flatMap((w, i) => (w.file.state.kind === 'file' ? [{ name: `file-${i}`, bytes: w.file.state.bytes }] : []));
+  return writeBackupDir(dynamicConfigDir, now, copies, (id, time): MigrateManifest => ({ id, time, kind: 'migrate', command, store, user: currentActor(), files }));
 }
 
 /** The ancestors of a new file that do not exist yet (node paths, outermost first). */

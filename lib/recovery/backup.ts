@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { EnvError, RefusedError, UsageError, fsReason } from '../errors.js';
-import { SafeDir, kindWords, unsafeNameReason, using, writeAllAndClose } from '../store/safepath.js';
+import { SafeDir, kindWords, unsafeNameReason, using } from '../store/safepath.js';
 import type { MetaName } from '../store/types.js';
 import { hintFor, isOurTemp, type FileState } from './atomic.js';
 import { STATE_DIR, openStateDir, openSub, tempPid } from './lock.js';
@@ -96,10 +96,6 @@ export function openBackups(dynamicConfigDir: string, create: boolean): SafeDir 
   return using(state, (d) => openSub(d, 'backups', create));
 }
 
-export function writeSynced(file: string, bytes: Buffer | string, mode = 0o600): void {
-  writeAllAndClose(fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, mode), bytes);
-}
-
 /**
  * Make sure the backups directory exists and can be written (a probe file is created and
  * removed). Throws EnvError before anything in the store is changed.
@@ -177,13 +173,38 @@ export function writeBackup(
   now: Date,
   hook: (step: 'backup-written' | 'backup-renamed', detail: string) => void = () => {},
 ): WrittenBackup {
-  const dirPath = backupsDirOf(dynamicConfigDir);
   const files: ManifestFile[] = (['last-known-good', 'assigned'] as const).map((name) => {
     const s = states[name];
     return s.kind === 'file'
       ? { name, state: 'file', size: s.bytes.length, sha256: sha256Hex(s.bytes), mode: s.mode, uid: s.uid, gid: s.gid, mtimeMs: s.mtimeMs ?? null }
       : { name, state: 'missing', size: null, sha256: null, mode: null, uid: null, gid: null, mtimeMs: null };
   });
+  return writeBackupDir(
+    dynamicConfigDir,
+    now,
+    (['last-known-good', 'assigned'] as const).flatMap((name) => {
+      const st = states[name];
+      return st.kind === 'file' ? [{ name, bytes: st.bytes }] : [];
+    }),
+    (id, time): Manifest => ({ id, time, command: m.command, store: m.store, user: m.user, files, after: m.after }),
+    hook,
+  );
+}
+
+/**
+ * A new backup directory in the backups directory, written through its opened descriptor: an
+ * id from `now` (the next free millisecond), `files` and manifest.json in a temp directory,
+ * synced, then renamed into place. On failure the temp directory is removed and nothing else
+ * was touched. Recovery's meta backups and migrate's backups of node files alike.
+ */
+export function writeBackupDir(
+  dynamicConfigDir: string,
+  now: Date,
+  files: readonly { name: string; bytes: Buffer | string }[],
+  manifestFor: (id: string, time: string) => object,
+  hook: (step: 'backup-written' | 'backup-renamed', detail: string) => void = () => {},
+): WrittenBackup {
+  const dirPath = backupsDirOf(dynamicConfigDir);
   let dir: SafeDir;
   try {
     dir = openBackups(dynamicConfigDir, true)!;
@@ -197,14 +218,11 @@ export function writeBackup(
     const id = backupId(new Date(t));
     const tmp = `tmp_${id}.kubelet-ckpt.${process.pid}`;
     const final = path.join(dirPath, id);
-    const manifest: Manifest = { id, time: new Date(t).toISOString(), command: m.command, store: m.store, user: m.user, files, after: m.after };
+    const manifest = manifestFor(id, new Date(t).toISOString());
     try {
       d.mkdir(tmp);
       using(d.dir(tmp), (b) => {
-        for (const name of ['last-known-good', 'assigned'] as const) {
-          const s = states[name];
-          if (s.kind === 'file') b.writeNew(name, s.bytes);
-        }
+        for (const f of files) b.writeNew(f.name, f.bytes);
         b.writeNew('manifest.json', `${JSON.stringify(manifest, null, 2)}\n`);
         b.sync();
       });
