@@ -38,9 +38,37 @@ export async function followJournal(opts: FollowOptions, onEvent: (ev: JournalEv
   opts.onOpen?.(null); // it grows for as long as it is followed
   try {
     const parser = new LineParser(src.label, (r) => pipeline.add(r), () => pipeline.reuse());
-    await scanChunks(src.chunks!, (sample) => new LineScanner(markersFor(sample), decodingSink(parser)), () => {});
+    const quiet = opts.pollMs ?? 200;
+    await scanChunks(idleAfter(src.chunks!, quiet, () => pipeline.idle()), (sample) => new LineScanner(markersFor(sample), decodingSink(parser)), () => {});
   } finally {
     src.close();
   }
   pipeline.goLive(onEvent);
+  pipeline.idle();
+}
+
+/**
+ * The chunks, calling `onIdle` whenever the next one is `ms` late: between chunks, so every
+ * line read so far has been handled. A message's continuation lines come in the same write as
+ * its first line, or just after; once the source is quiet its newest event is complete.
+ */
+async function* idleAfter(chunks: AsyncIterable<Buffer>, ms: number, onIdle: () => void): AsyncGenerator<Buffer> {
+  const it = chunks[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      const next = it.next();
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => (timer = setTimeout(resolve, ms, 'late')));
+      let r = await Promise.race([next, late]);
+      clearTimeout(timer);
+      if (r === 'late') {
+        onIdle();
+        r = await next;
+      }
+      if (r.done) return;
+      yield r.value;
+    }
+  } finally {
+    await it.return?.();
+  }
 }

@@ -53,6 +53,12 @@ export class Pipeline {
   private readonly stamp: Stamp = { ms: 0, ref: null };
   /** Following: events go here as they come instead of into the window. */
   private live: ((ev: JournalEvent) => void) | null = null;
+  /**
+   * Following: the newest event, not yet handed over. Lines after it may still continue its
+   * message (the parser appends them to it); it goes out when the next event comes or the
+   * source falls quiet (idle()).
+   */
+  private heldLive: JournalEvent | null = null;
 
   constructor(private readonly o: PipelineOptions) {}
 
@@ -73,7 +79,8 @@ export class Pipeline {
     this.count++;
     if (this.live) {
       rec.event.time = this.finalTime(rec, steps);
-      this.live(rec.event);
+      this.idle();
+      this.heldLive = rec.event;
       return;
     }
     this.hold(rec, steps, EVENT_OVERHEAD + 2 * rec.event.message.length);
@@ -98,11 +105,24 @@ export class Pipeline {
     for (let i = 0; i < w.length; i++) {
       const rec = w.rec(i);
       rec.event.time = this.finalTime(rec, w.steps(i));
-      onEvent(rec.event);
+      if (i === w.length - 1) this.heldLive = rec.event;
+      else onEvent(rec.event);
     }
     w.clear();
     this.bytes = 0;
     this.live = onEvent;
+  }
+
+  /**
+   * Following: the source has nothing new for now, so the newest event is complete as far as
+   * anyone can tell: hand it over. (A continuation line written later still joins its message
+   * in the parser, unseen: a follower cannot take back what it printed.)
+   */
+  idle(): void {
+    const ev = this.heldLive;
+    if (!ev || !this.live) return;
+    this.heldLive = null;
+    this.live(ev);
   }
 
   /** The result: listed events with their final times, and the summaries over every event. */

@@ -183,6 +183,24 @@ t.test('-f on a growing file: the last events, then each appended one; a rotated
   t.equal(await exited, 0, 'SIGTERM ends the follow cleanly');
 });
 
+t.test('-f: an appended error is printed with its continuation lines', async (t) => {
+  const dir = t.testdir({});
+  const file = path.join(dir, 'kubelet.log');
+  fs.writeFileSync(file, fs.readFileSync(J('structured-1.22.short.log')));
+  const child = spawn(process.execPath, [cliPath, 'journal', '-f', '-n', '1', '-o', 'json', '--file', file, '--year', '2022', '--utc'], { env: cleanEnv() });
+  t.teardown(() => child.kill('SIGKILL'));
+  await waitFor(child, (o) => o.split('\n').length > 1, 'the backlog');
+  const p = 'May 22 09:31:00 node-1 kubelet[4242]: ';
+  fs.appendFileSync(file, `${p}E0522 09:31:00.000000    4242 controller.go:151] kubelet config controller: failed to load config, see Kubelet log for details, error: failed to decode: Object 'Kind' is missing in '{\n${p}  "port": 10250\n${p}}'\n`);
+  const out = await waitFor(child, (o) => o.includes('4242'), 'the appended event');
+  const ev = out.trim().split('\n').map((l) => (JSON.parse(l) as { event: { pid: number; kind: string; message: string } }).event).find((e) => e.pid === 4242)!;
+  t.equal(ev.kind, 'load-failed');
+  t.equal(ev.message, `kubelet config controller: failed to load config, see Kubelet log for details, error: failed to decode: Object 'Kind' is missing in '{\n  "port": 10250\n}'`, 'the whole message');
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  child.kill('SIGTERM');
+  t.equal(await exited, 0);
+});
+
 t.test('-f -o json: one JSON line per event; --until conflicts', async (t) => {
   const dir = t.testdir({});
   const file = path.join(dir, 'kubelet.log');

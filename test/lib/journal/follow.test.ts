@@ -68,3 +68,30 @@ t.test('-f refuses what cannot grow or end', async (t) => {
   await t.rejects(followJournal({ file: path.join(FIX, 'legacy-1.13.short.log.gz'), signal: stop.signal }, () => {}), { exitCode: 2, message: /compressed/ });
   await t.rejects(followJournal({ file: path.join(FIX, 'legacy-1.13.short.log'), until: 'now', signal: stop.signal }, () => {}), { exitCode: 2, message: /--until/ });
 });
+
+t.test('a followed event keeps its continuation lines: in the backlog, and when appended', async (t) => {
+  const dir = t.testdir({});
+  const file = path.join(dir, 'kubelet.log');
+  const src = fs.readFileSync(path.join(FIX, 'legacy-1.13.short.log'), 'utf8');
+  // Up to and with the load failure and its continuation lines, and nothing after them.
+  const lines = src.split('\n');
+  const at = lines.findIndex((l) => l.includes('failed to load config'));
+  let end = at + 1;
+  while (end < lines.length && !/\] /.test(lines[end]!) && lines[end] !== '') end++;
+  t.ok(end > at + 1, 'the fixture has continuation lines');
+  fs.writeFileSync(file, lines.slice(0, end).join('\n') + '\n');
+  const events: JournalEvent[] = [];
+  const stop = new AbortController();
+  const done = followJournal({ file, year: 2020, utc: true, maxEvents: 1, pollMs: 20, signal: stop.signal }, (e) => events.push({ ...e }));
+  await until(events, (e) => e.length === 1, 'the backlog event');
+  const whole = "kubelet config controller: failed to load config, see Kubelet log for details, error: failed to decode: Object 'Kind' is missing in '{\n  \"apiVersion\": \"kubelet.config.k8s.io/v1beta1\",\n  \"healthzPort\ufffd\": 10248\n}'";
+  t.equal(events[0]!.message, whole, 'the backlog event, whole');
+  // The same lines again from another process, appended in one write.
+  fs.appendFileSync(file, lines.slice(at, end).join('\n').replace(/2264/g, '7777') + '\n');
+  await until(events, (e) => e.length === 2, 'the appended event');
+  t.equal(events[1]!.pid, 7777);
+  t.equal(events[1]!.message, whole, 'the appended event, whole');
+  stop.abort();
+  await done;
+  t.equal(events.length, 2);
+});
