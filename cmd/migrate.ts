@@ -18,7 +18,7 @@ export function builder(y: Argv<GlobalArgs>): Argv<Args> {
     .option('kubeadm-config', { type: 'string', requiresArg: true, describe: "a copy of kubeadm's kubelet-config ConfigMap: list the fields where the export differs from what `kubeadm upgrade node` would write" })
     .option('force', { type: 'boolean', default: false, describe: 'replace a --config file that differs; migrate to a config that fails validation; write although a kubelet using the store runs' })
     .option('restart-kubelet', { type: 'boolean', default: false, describe: 'stop the kubelet, write, systemctl daemon-reload, start it, report systemctl is-active (not with --root)' })
-    .option('kubeconfig', { type: 'string', requiresArg: true, describe: 'not used by migrate (accepted as by the other recovery commands): clear spec.configSource with kubectl afterwards' })
+    .option('kubeconfig', { type: 'string', requiresArg: true, describe: 'an admin kubeconfig for the kubectl commands of the next steps (confirm the running config, clear spec.configSource); default: kubectl\'s own' })
     .example('$0 migrate --dry-run', "every file's before/after diff; nothing changed")
     .example('$0 migrate --yes --force --restart-kubelet', 'replace the old config.yaml, edit the flags, daemon-reload and restart the kubelet')
     .example('$0 undo', 'put every file of the migration back exactly') as unknown as Argv<Args>;

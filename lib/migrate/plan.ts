@@ -3,6 +3,7 @@
 // carry them (reference/migration.md §8 steps 1–3). A plan holds every file's exact new
 // bytes; making it reads the node and writes nothing. The store is not touched.
 
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CkptError, RefusedError, UsageError } from '../errors.js';
@@ -13,6 +14,7 @@ import { flagFiles, readNodeFile, textOf, type NodeFile } from './nodefiles.js';
 import { kubeadmCheck, type KubeadmCheck } from './kubeadm.js';
 import { commandLineFromFiles } from '../store/discover.js';
 import { flagValue } from '../store/proc.js';
+import { shellWord } from '../integrity/next-steps.js';
 import { rootedRead } from '../store/rooted.js';
 import { kubeletsUsing, runningError } from '../recovery/kubelet.js';
 import { lockHolder, lockedError } from '../recovery/lock.js';
@@ -117,15 +119,26 @@ function proveArgv(root: string, before: readonly string[], changes: FileChange[
   ));
 }
 
+function readable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.R_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
 function nodeName(argv: readonly string[], root: string): string {
   return flagValue(argv, 'hostname-override') ?? (root === '/' ? os.hostname() : 'NODE');
 }
 
-function nextSteps(p: Pick<MigratePlan, 'configPath' | 'overrides'>, node: string, kubeadm: boolean): string[] {
+/** `kubeconfig`: --kubeconfig, which the kubectl commands then name (an admin's; the kubelet's own node credentials may not patch its Node's spec). */
+function nextSteps(p: Pick<MigratePlan, 'configPath' | 'overrides'>, node: string, kubeadm: boolean, kubeconfig: string | null): string[] {
   const steps = [];
+  const kubectl = kubeconfig ? `kubectl --kubeconfig ${shellWord(kubeconfig)}` : 'kubectl';
   if (!p.overrides.restartKubelet) steps.push('restart the kubelet on its old version: systemctl daemon-reload && systemctl restart kubelet');
-  steps.push(`confirm the running config equals ${p.configPath}: kubectl get --raw /api/v1/nodes/${node}/proxy/configz`);
-  steps.push(`where the API server is reachable, clear the assignment (one-way): kubectl patch node ${node} --type merge -p '{"spec":{"configSource":null}}'`);
+  steps.push(`confirm the running config equals ${p.configPath}: ${kubectl} get --raw /api/v1/nodes/${node}/proxy/configz`);
+  steps.push(`where the API server is reachable, clear the assignment (one-way): ${kubectl} patch node ${node} --type merge -p '{"spec":{"configSource":null}}'`);
   if (kubeadm) steps.push('before `kubeadm upgrade node`, put these settings into the kubelet-config ConfigMap (or kubeadm-flags.env flags): kubeadm rewrites the --config file from it');
   steps.push('then upgrade the kubelet (kubelet-ckpt upgrade-check --to X.Y first); the store stays on disk and can be archived');
   return steps;
@@ -175,6 +188,8 @@ export async function planMigrate(ctx: RecoveryContext, req: MigrateRequest): Pr
   const isKubeadm = flagFiles(root).some((f) => /kubeadm/.test(path.basename(f.nodePath)));
   const kubeadm = isKubeadm || req.kubeadmConfig ? kubeadmCheck(exp, req.kubeadmConfig ?? null, configPath, s.judgeOptions.version) : null;
   if (kubeadm) warnings.push(kubeadm.warning);
+  const kubeconfig = ctx.kubeconfig ? path.resolve(ctx.kubeconfig) : null;
+  if (kubeconfig && !readable(kubeconfig)) warnings.push(`--kubeconfig ${kubeconfig} cannot be read here: the kubectl commands of the next steps name it`);
   const plan = { configPath, overrides: { force: req.force, restartKubelet: req.restartKubelet } };
   return {
     kind: 'migrate',
@@ -189,7 +204,7 @@ export async function planMigrate(ctx: RecoveryContext, req: MigrateRequest): Pr
     warnings,
     refusals,
     overrides: plan.overrides,
-    nextSteps: nextSteps(plan, nodeName(cl.argv, root), isKubeadm),
+    nextSteps: nextSteps(plan, nodeName(cl.argv, root), isKubeadm, kubeconfig),
     kubeadm,
   };
 }

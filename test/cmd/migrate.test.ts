@@ -149,6 +149,25 @@ t.test('kubeadm: --kubeadm-config lists the fields kubeadm would change', async 
   t.ok(j.kubeadm.differences.some((d) => d.path === 'maxPods' && d.op === 'changed'));
 });
 
+t.test('--kubeconfig: the kubectl commands of the next steps name it (quoted); one that cannot be read is a warning', async (t) => {
+  const root = copyFixture('migrate/kubeadm');
+  const before = tree(root);
+  const dir = t.testdir({ "admin's dir": { 'admin.conf': 'apiVersion: v1\nkind: Config\n' } });
+  const conf = path.join(dir, "admin's dir", 'admin.conf');
+  const r = runCli(['--root', root, 'migrate', '--dry-run', '--force', '-o', 'json', '--kubeconfig', conf]);
+  t.equal(r.code, 0, r.stderr);
+  const j = json<{ nextSteps: string[]; warnings: string[] }>(r);
+  const quoted = `'${conf.replace(/'/g, `'\\''`)}'`;
+  t.match(j.nextSteps.join('\n'), `: kubectl --kubeconfig ${quoted} get --raw /api/v1/nodes/`);
+  t.match(j.nextSteps.join('\n'), `(one-way): kubectl --kubeconfig ${quoted} patch node `);
+  t.notOk(j.warnings.some((w) => w.includes('--kubeconfig')), 'a readable file: no warning');
+  const plain = json<{ nextSteps: string[] }>(runCli(['--root', root, 'migrate', '--dry-run', '--force', '-o', 'json']));
+  t.match(plain.nextSteps.join('\n'), /\(one-way\): kubectl patch node /, 'without it: kubectl as configured');
+  const missing = json<{ nextSteps: string[]; warnings: string[] }>(runCli(['--root', root, 'migrate', '--dry-run', '--force', '-o', 'json', '--kubeconfig', path.join(dir, 'nope.conf')]));
+  t.ok(missing.warnings.some((w) => w === `--kubeconfig ${path.join(dir, 'nope.conf')} cannot be read here: the kubectl commands of the next steps name it`), missing.warnings.join('\n'));
+  t.same(tree(root), before, 'dry runs change nothing');
+});
+
 t.test('bad input: unparseable flags, a bad ref, a running kubelet, links out of --root', async (t) => {
   const root = copyFixture('migrate/aks');
   const env = path.join(root, 'etc/default/kubelet');
