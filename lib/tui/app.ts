@@ -167,7 +167,9 @@ class Ui {
       try {
         more = this.m.verifyStep(20);
       } catch (err) {
-        this.notice = `verify stopped: ${asCkptError(err).message}`;
+        const why = asCkptError(err).message;
+        this.m.sweepFailed(why);
+        this.notice = `verify stopped: ${why}`;
       }
       // Markers and the progress in the header: redrawn a few times a second, and at the end.
       if (!more || performance.now() - drawn > 150) {
@@ -311,7 +313,7 @@ class Ui {
     const m = this.m;
     const sel = m.selected();
     const tab = TABS[m.tab]!;
-    const key = [tab, sel?.id ?? '', m.raw, m.unified, m.storeTimeline, m.mark ?? '', cw, m.generation, tab === 'Timeline' ? m.journalVersion : 0, tab === 'Findings' && sel && !m.verified.has(sel.id) ? m.verifyVersion : 0, tab === 'Findings' && m.storeChecked].join('|');
+    const key = [tab, sel?.id ?? '', m.raw, m.unified, m.storeTimeline, m.mark ?? '', cw, m.generation, tab === 'Timeline' ? m.journalVersion : 0, tab === 'Findings' && sel && !m.verified.has(sel.id) ? m.verifyVersion : 0, tab === 'Findings' && m.storeChecked, tab === 'Findings' ? m.sweepError ?? '' : ''].join('|');
     if (this.cache?.key === key) return this.cache.lines;
     let lines: string[];
     try {

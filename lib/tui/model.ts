@@ -66,6 +66,8 @@ export class Model {
   storeFindings: Finding[] = [];
   /** The store-wide checks have run (they run at the sweep's first step, after the first screen). */
   storeChecked = false;
+  /** Why the sweep stopped before it was done (its step threw), else null: what was not checked says so instead of "checking…". */
+  sweepError: string | null = null;
   rows: Row[] = [];
   /** Indexes into `rows` of what the filter lets through (UID rows with at least one match). */
   shown: number[] = [];
@@ -132,6 +134,7 @@ export class Model {
     this.status = buildStatus(s, []);
     this.storeFindings = [];
     this.storeChecked = false;
+    this.sweepError = null;
     this.toRead = null;
     this.toReadPos = 0;
     this.rows = buildRows(s.snap, this.status.nextBoot, configMapNames(s.snap, this.journal.names));
@@ -194,7 +197,13 @@ export class Model {
   }
 
   get verifying(): boolean {
-    return !this.storeChecked || this.queuePos < this.queue.length;
+    return this.sweepError === null && (!this.storeChecked || this.queuePos < this.queue.length);
+  }
+
+  /** The sweep stopped: `verifying` is false from now on, and what it had not checked says why. */
+  sweepFailed(reason: string): void {
+    this.sweepError = reason;
+    this.verifyVersion++;
   }
 
   /**

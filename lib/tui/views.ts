@@ -98,7 +98,8 @@ export function headerLines(m: Model, cols: number, p: Painter, now: Date): stri
   } else parts.push({ text: 'Trial: -', styles: [] });
   const c = m.problemCount();
   const progress = m.verifying ? ` (verifying ${Math.floor((100 * m.verifyDone) / Math.max(1, m.verifyTotal))}%)` : '';
-  parts.push(m.storeChecked ? { text: `Problems: ${sevCount(c)}${progress}`, styles: c.error ? ['red'] : c.warning ? ['yellow'] : [] } : { text: 'Problems: checking…', styles: [] });
+  const stopped = m.sweepError !== null ? ' (verify stopped)' : '';
+  parts.push(m.storeChecked ? { text: `Problems: ${sevCount(c)}${progress}${stopped}`, styles: c.error ? ['red'] : c.warning ? ['yellow'] : [] } : { text: stopped ? 'Problems: not checked' : 'Problems: checking…', styles: stopped ? ['yellow'] : [] });
   parts.push({ text: `${st.checkpoints} checkpoint${st.checkpoints === 1 ? '' : 's'}`, styles: [] });
   let l3 = '';
   let used = 0;
@@ -343,7 +344,8 @@ export function findingsTab(m: Model, r: CheckpointRow, cols: number): Out[] {
   }
   out.push(o(''));
   if (!m.storeChecked) {
-    out.push(o('Store-wide (meta files, store layout, next boot): checking…', 'bold'), o('the store is still being read; this part fills in when it is', 'dim'));
+    if (m.sweepError !== null) out.push(o('Store-wide (meta files, store layout, next boot): not checked', 'bold'), o(`verify stopped: ${m.sweepError}; v reads the store again, or run kubelet-ckpt verify`, 'dim'));
+    else out.push(o('Store-wide (meta files, store layout, next boot): checking…', 'bold'), o('the store is still being read; this part fills in when it is', 'dim'));
     return out;
   }
   out.push(o(`Store-wide (meta files, store layout, next boot): ${m.storeFindings.length ? sevCount(countBySeverity(m.storeFindings)) : 'none'}`, 'bold'));
@@ -459,7 +461,7 @@ export function tabContent(m: Model, cols: number): Out[] {
 }
 
 function findingsTab0(m: Model, cols: number): Out[] {
-  if (!m.storeChecked) return [o(''), o('Store-wide: checking…', 'bold')];
+  if (!m.storeChecked) return [o(''), o(m.sweepError !== null ? `Store-wide: not checked (verify stopped: ${m.sweepError})` : 'Store-wide: checking…', 'bold')];
   return [o(''), o(`Store-wide: ${m.storeFindings.length ? sevCount(countBySeverity(m.storeFindings)) : 'none'}`, 'bold'), ...findingLines(m.storeFindings, cols)];
 }
 

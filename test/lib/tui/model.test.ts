@@ -231,4 +231,16 @@ t.test('the store-wide checks read a large store a slice per step, and find what
   t.match(flat(tab(early, 'Findings')), /Store-wide \(meta files, store layout, next boot\): checking…/);
   sweep(early);
   t.match(flat(tab(early, 'Findings')), /Store-wide \(meta files, store layout, next boot\): (none|\d)/);
+
+  // A sweep that stops (its step threw, say EIO) says so where it would have said "checking…".
+  const stopped = model(dir);
+  stopped.sweepFailed('EIO: i/o error, read');
+  t.equal(stopped.verifying, false, 'no longer verifying');
+  stopped.select('00000000-0000-4000-8000-000000000007/3');
+  t.match(flat(tab(stopped, 'Findings')), /Store-wide \(meta files, store layout, next boot\): not checked verify stopped: EIO: i\/o error, read; v reads the store again/);
+  t.notMatch(flat(tab(stopped, 'Findings')), /checking…/);
+  t.match(flat(headerLines(stopped, 120, p, new Date()).map(untag)), /Problems: not checked/);
+  stopped.reload(false);
+  t.equal(stopped.sweepError, null, 'reading the store again starts the sweep over');
+  t.match(flat(tab(stopped, 'Findings')), /checking…/);
 });
