@@ -14,7 +14,8 @@ import { appendAudit, backupsDirOf, cleanBackupLeftovers, currentActor, ensureBa
 import { guarded } from '../recovery/guard.js';
 import { findSystemctl, type RestartReport } from '../recovery/kubelet.js';
 import type { Overrides, RecoveryContext } from '../recovery/plan.js';
-import { readFileCapped } from '../store/safepath.js';
+import { openDirBelow, readFileCapped, using, type SafeDir } from '../store/safepath.js';
+import { nodePathOf } from './nodepath.js';
 import { diffFiles } from './diffs.js';
 import type { FlagEdit } from './flagedit.js';
 import { readNodeFile, type NodeFile } from './nodefiles.js';
@@ -233,32 +234,60 @@ function applyWrites(ctx: RecoveryContext, plan: { dynamicConfigDir: string; sto
 }
 
 function writeOne(w: Write): void {
-  const dir = path.dirname(w.file.hostPath);
   const name = path.basename(w.file.hostPath);
   if (w.after === null) {
-    atomicRemove(dir, name, { expect: w.file.state, what: w.file.nodePath });
+    using(openNodeDir(w.file, path.dirname(w.file.hostPath), false), (dir) => atomicRemove(dir, name, { expect: w.file.state, what: w.file.nodePath }));
     removeCreatedDirs(w);
     return;
   }
-  if (!fs.existsSync(dir)) fs.mkdirSync(dir, { recursive: true, mode: 0o755 });
+  const after = w.after;
   const r = w.restore;
   const create = r && r.mode !== null ? { mode: r.mode, uid: r.uid ?? 0, gid: r.gid ?? 0 } : { mode: 0o644, uid: process.geteuid?.() ?? 0, gid: process.getegid?.() ?? 0 };
-  atomicReplace(dir, name, w.after, { expect: w.file.state, what: w.file.nodePath, create });
-  if (!r) return;
-  // undo: exactly the old mode, owner and mtime.
-  if (r.uid !== null && r.gid !== null) fs.lchownSync(w.file.hostPath, r.uid, r.gid);
-  if (r.mode !== null) fs.chmodSync(w.file.hostPath, r.mode);
-  const t = mtimeSeconds(r);
-  if (t !== null) fs.lutimesSync(w.file.hostPath, t, t);
+  using(openNodeDir(w.file, path.dirname(w.file.hostPath), true), (dir) => {
+    atomicReplace(dir, name, after, { expect: w.file.state, what: w.file.nodePath, create });
+    if (r) restoreAttributes(dir, name, r, w.file.nodePath);
+  });
 }
 
-/** undo: the directories the migration created for a new file go too, when empty. */
+/**
+ * A node file's directory (or an ancestor), opened from the root down: no link is followed
+ * below --root (links there were resolved inside it when the plan was made: one now is a swap),
+ * and on a live node only the links the node's paths already had. `create`: missing
+ * directories are made on the way (0755), each through its opened parent.
+ */
+function openNodeDir(f: NodeFile, hostDir: string, create: boolean): SafeDir {
+  const live = f.root === '/';
+  try {
+    return openDirBelow(live ? '/' : f.root, hostDir, { create: create ? { mode: 0o755 } : undefined, resolveExisting: live }).dir;
+  } catch (err) {
+    const where = nodePathOf(f.root, hostDir);
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new RefusedError(`${where}: a directory on the way is a symbolic link now; kubelet-ckpt never writes through a link`, 'look at what changed it, then plan again', 'META_SYMLINK');
+    if (err instanceof CkptError) throw err;
+    throw new EnvError(`cannot use ${where}: ${fsReason(err)}`, null, 'STORE_UNWRITABLE');
+  }
+}
+
+/** undo: exactly the old owner, mode and mtime, set on the file opened without following a link. */
+function restoreAttributes(dir: SafeDir, name: string, r: SavedFile, what: string): void {
+  const fd = dir.openRead(name);
+  try {
+    if (!fs.fstatSync(fd).isFile()) throw new EnvError(`${what} is not a regular file any more`, null, 'STORE_UNWRITABLE');
+    if (r.uid !== null && r.gid !== null) fs.fchownSync(fd, r.uid, r.gid);
+    if (r.mode !== null) fs.fchmodSync(fd, r.mode);
+    const t = mtimeSeconds(r);
+    if (t !== null) fs.futimesSync(fd, t, t);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** undo: the directories the migration created for a new file go too, when empty (innermost first). */
 function removeCreatedDirs(w: Write): void {
   const dirs = w.restore?.createdDirs ?? [];
   let host = path.dirname(w.file.hostPath);
   for (let i = dirs.length - 1; i >= 0; i--) {
     try {
-      fs.rmdirSync(host);
+      using(openNodeDir(w.file, path.dirname(host), false), (parent) => parent.rmdir(path.basename(host)));
     } catch {
       return;
     }

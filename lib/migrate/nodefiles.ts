@@ -15,6 +15,8 @@ import type { FlagFileKind } from './flagedit.js';
 export interface NodeFile {
   nodePath: string;
   hostPath: string;
+  /** The --root it was read under ('/' on a live node): writes open its directory from there down. */
+  root: string;
   kind: FlagFileKind | 'config';
   state: FileState;
 }
@@ -47,7 +49,7 @@ export function readNodeFile(root: string, nodePath: string, kind: NodeFile['kin
   const hostPath = hostFileOf(root, nodePath);
   const state = readState(hostPath, nodePath);
   if (state.kind === 'file' && state.bytes.length > NODE_FILE_CAP) throw new RefusedError(`${nodePath} is larger than 1 MiB: not a kubelet unit, env or config file`, null, 'NODE_FILE_TOO_LARGE');
-  return { nodePath, hostPath, kind, state };
+  return { nodePath, hostPath, root, kind, state };
 }
 
 /** Every unit, drop-in and env file that may carry kubelet flags, in the order systemd reads them. */

@@ -2,9 +2,9 @@
 // never through a symlink, and never over an existing file that differs unless --force;
 // the refusal carries the unified diff so the operator sees what would be lost.
 
-import fs from 'node:fs';
 import path from 'node:path';
-import { RefusedError } from '../errors.js';
+import { EnvError, RefusedError, fsReason } from '../errors.js';
+import { openDirBelow, using, type SafeDir } from '../store/safepath.js';
 import { atomicReplace, readState } from '../recovery/atomic.js';
 import { diffBytes } from './diffs.js';
 
@@ -20,7 +20,14 @@ export function writeOut(out: string, bytes: Buffer, force: boolean): OutOutcome
       throw new RefusedError(`${abs} exists and differs from the export:\n${diffBytes(abs, state.bytes, bytes)}`, 'pass --force to replace it, or choose another --out', 'OUT_EXISTS');
     }
   }
-  fs.mkdirSync(dir, { recursive: true });
-  atomicReplace(dir, path.basename(abs), bytes, { expect: state, what: abs, create: { mode: 0o644, uid: process.geteuid?.() ?? 0, gid: process.getegid?.() ?? 0 } });
+  // Missing directories are made as `mkdir -p` would (0777 less the umask), each through its
+  // opened parent; links already on the path are the operator's, a link swapped in on the way is not followed.
+  let opened: SafeDir;
+  try {
+    opened = openDirBelow('/', dir, { create: { mode: 0o777 }, resolveExisting: true }).dir;
+  } catch (err) {
+    throw new EnvError(`cannot write ${abs}: ${dir}: ${fsReason(err)}`, null, 'OUT_UNWRITABLE');
+  }
+  using(opened, (d) => atomicReplace(d, path.basename(abs), bytes, { expect: state, what: abs, create: { mode: 0o644, uid: process.geteuid?.() ?? 0, gid: process.getegid?.() ?? 0 } }));
   return 'written';
 }

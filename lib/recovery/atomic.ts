@@ -106,17 +106,6 @@ export function sameState(a: FileState, b: FileState): boolean {
   return a.bytes.equals(b.bytes);
 }
 
-/** fsync a directory so a rename or unlink in it is durable. */
-export function syncDir(dir: string | SafeDir): void {
-  if (typeof dir !== 'string') return dir.sync();
-  const fd = fs.openSync(dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
 /** Refuse a directory that is not a real directory (a symlink to elsewhere is never written into). */
 export function requireRealDir(dir: string, what: string): void {
   openWriteDir(dir, what).close();

@@ -344,6 +344,65 @@ export class SafeDir {
   }
 }
 
+/** A directory opened by openDirBelow, and the ones it made on the way (host paths, outermost first). */
+export interface OpenedBelow {
+  dir: SafeDir;
+  created: string[];
+}
+
+/**
+ * Open the directory `abs` from `top` down, one plain name at a time, never following a link
+ * below `top` (a link there is ELOOP: a directory swapped for one since the caller resolved the
+ * path leads nowhere). `top` itself is opened as given. With `create`, each missing directory is
+ * made on the way through its opened parent (mkdir, then fsync of the parent). With
+ * `resolveExisting` the part of `abs` that exists is first resolved with realpath(3): on a live
+ * node, links in the node's own paths are the node's (/etc/kubernetes may be one). Throws the fs
+ * error, or ENOTDIR-like errors naming the path; `abs` outside `top` is an UnsafePathError.
+ */
+export function openDirBelow(top: string, abs: string, opts: { create?: { mode: number }; resolveExisting?: boolean } = {}): OpenedBelow {
+  const target = opts.resolveExisting ? realExisting(abs) : path.resolve(abs);
+  const rel = path.relative(top, target);
+  if (rel.startsWith('..') || path.isAbsolute(rel)) throw new UnsafePathError(`${target} is not below ${top}`);
+  const names = rel === '' ? [] : rel.split(path.sep);
+  const created: string[] = [];
+  let cur = SafeDir.open(top);
+  try {
+    for (const name of names) {
+      if (opts.create && !cur.lstatIfAny(name)) {
+        try {
+          cur.mkdir(name, opts.create.mode);
+          created.push(path.join(cur.path, name));
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        }
+      }
+      const next = cur.dir(name);
+      cur.close();
+      cur = next;
+    }
+    return { dir: cur, created };
+  } catch (err) {
+    cur.close();
+    throw err;
+  }
+}
+
+/** `abs` with its deepest existing ancestor replaced by that ancestor's real path. */
+function realExisting(abs: string): string {
+  let head = path.resolve(abs);
+  const tail: string[] = [];
+  for (;;) {
+    try {
+      return path.join(fs.realpathSync.native(head), ...tail);
+    } catch (err) {
+      const parent = path.dirname(head);
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || parent === head) throw err;
+      tail.unshift(path.basename(head));
+      head = parent;
+    }
+  }
+}
+
 /** Write every byte to `fd`, fsync it, and close it (also when a write fails). */
 export function writeAllAndClose(fd: number, bytes: Buffer | string): void {
   try {

@@ -56,3 +56,21 @@ t.test('a file changed between plan and apply: nothing is written', async (t) =>
   t.same(fs.readFileSync(path.join(root, 'etc/default/kubeletconfig.json')), config);
   t.equal(migrateBackup(path.join(root, 'etc/default/dynamickubelet'), null), null, 'no backup either');
 });
+
+t.test('a directory swapped for a link out of --root between plan and apply: refused, nothing written outside', async (t) => {
+  const root = copyFixture('migrate/by-hand');
+  const ctx = ctxFor(root);
+  const plan = await planMigrate(ctx, { ref: null, force: true, restartKubelet: false });
+  t.same(plan.refusals, []);
+  t.ok(plan.changes.some((c) => c.file.nodePath === '/etc/systemd/system/kubelet.service'), 'the unit is one of the writes');
+  // /etc/systemd goes elsewhere (the same bytes, so the plan's re-check passes through the link).
+  const outside = t.testdir();
+  const moved = path.join(outside, 'systemd');
+  fs.cpSync(path.join(root, 'etc/systemd'), moved, { recursive: true });
+  const snapshot = () => Object.fromEntries(fs.readdirSync(moved, { recursive: true, encoding: 'utf8' }).sort().map((n) => [n, fs.statSync(path.join(moved, n)).isFile() ? fs.readFileSync(path.join(moved, n), 'utf8') : 'dir']));
+  const before = snapshot();
+  fs.renameSync(path.join(root, 'etc/systemd'), path.join(root, 'etc/systemd.orig'));
+  fs.symlinkSync(moved, path.join(root, 'etc/systemd'));
+  await t.rejects(applyMigrate(ctx, plan), { code: 'META_SYMLINK', message: /^\/etc\/systemd\/system: a directory on the way is a symbolic link now/ });
+  t.same(snapshot(), before, 'nothing written outside --root, no temp file left there');
+});

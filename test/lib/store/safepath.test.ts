@@ -111,3 +111,27 @@ t.test('the descriptor directory: /proc/<pid>/fd only when /proc/self is this pr
     fs.closeSync(fd);
   }
 });
+
+t.test('openDirBelow: makes what is missing through opened parents, follows no link below the top', async (t) => {
+  const { openDirBelow } = await import('../../../lib/store/safepath.js');
+  const top = t.testdir({ a: { file: 'x' }, elsewhere: {} });
+  fs.symlinkSync(path.join(top, 'elsewhere'), path.join(top, 'a', 'link'));
+  // Existing, then made on the way.
+  const made = openDirBelow(top, path.join(top, 'a', 'b', 'c'), { create: { mode: 0o755 } });
+  t.same(made.created, [path.join(top, 'a', 'b'), path.join(top, 'a', 'b', 'c')]);
+  t.equal(fs.fstatSync(made.dir.fd).ino, fs.statSync(path.join(top, 'a', 'b', 'c')).ino, 'the directory opened is the one made');
+  made.dir.close();
+  const again = openDirBelow(top, path.join(top, 'a', 'b', 'c'), { create: { mode: 0o755 } });
+  t.same(again.created, [], 'nothing made twice');
+  again.dir.close();
+  // A link below the top is never followed, not even to make a directory in it.
+  t.throws(() => openDirBelow(top, path.join(top, 'a', 'link', 'd'), { create: { mode: 0o755 } }), { code: 'ELOOP' });
+  t.same(fs.readdirSync(path.join(top, 'elsewhere')), [], 'nothing made through the link');
+  t.throws(() => openDirBelow(top, path.join(top, 'a', 'file')), { code: 'ENOTDIR' });
+  t.throws(() => openDirBelow(top, path.join(top, 'a', 'nope')), { code: 'ENOENT' });
+  t.throws(() => openDirBelow(path.join(top, 'a'), top), { code: 'UNSAFE_PATH' });
+  // resolveExisting: the links of the part that exists are resolved first (a live node's own).
+  const via = openDirBelow('/', path.join(top, 'a', 'link', 'new'), { create: { mode: 0o700 }, resolveExisting: true });
+  t.same(via.created, [path.join(fs.realpathSync(top), 'elsewhere', 'new')]);
+  via.dir.close();
+});
