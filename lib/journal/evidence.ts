@@ -9,7 +9,7 @@ import type { StoreView } from './correlate.js';
 import type { EventKind, JournalEvent, JournalResult } from './events.js';
 import { readJournal } from './index.js';
 import { eventText, sanitize, shortRef } from './render.js';
-import { findOnPath } from './sources.js';
+import { findOnPath } from '../onpath.js';
 
 export interface EvidenceOptions {
   /** `--root`: read the node's `/var/log/journal` under it. */

@@ -432,22 +432,3 @@ function journalctlFailed(stderr: string, code: number): EnvError | UsageError {
   return new EnvError(`journalctl failed: ${text}`, 'check the journal directory and your permissions (root, or the systemd-journal group)', 'JOURNALCTL_FAILED');
 }
 
-/** Is `journalctl` on PATH? Checked without spawning (status's no-journal path must be free). */
-export function findOnPath(bin: string, envPath = process.env.PATH ?? ''): string | null {
-  if (bin.includes('/')) return isExecutable(bin) ? bin : null;
-  for (const dir of envPath.split(':')) {
-    if (!dir) continue;
-    const p = path.join(dir, bin);
-    if (isExecutable(p)) return p;
-  }
-  return null;
-}
-
-function isExecutable(p: string): boolean {
-  try {
-    fs.accessSync(p, fs.constants.X_OK);
-    return fs.statSync(p).isFile();
-  } catch {
-    return false;
-  }
-}

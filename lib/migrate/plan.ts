@@ -15,6 +15,7 @@ import { kubeadmCheck, type KubeadmCheck } from './kubeadm.js';
 import { commandLineFromFiles } from '../store/discover.js';
 import { flagValue } from '../store/proc.js';
 import { shellWord } from '../integrity/next-steps.js';
+import { accessibleFile } from '../onpath.js';
 import { rootedRead } from '../store/rooted.js';
 import { kubeletsUsing, runningError } from '../recovery/kubelet.js';
 import { lockHolder, lockedError } from '../recovery/lock.js';
@@ -119,14 +120,6 @@ function proveArgv(root: string, before: readonly string[], changes: FileChange[
   ));
 }
 
-function readable(file: string): boolean {
-  try {
-    fs.accessSync(file, fs.constants.R_OK);
-    return fs.statSync(file).isFile();
-  } catch {
-    return false;
-  }
-}
 
 function nodeName(argv: readonly string[], root: string): string {
   return flagValue(argv, 'hostname-override') ?? (root === '/' ? os.hostname() : 'NODE');
@@ -189,7 +182,7 @@ export async function planMigrate(ctx: RecoveryContext, req: MigrateRequest): Pr
   const kubeadm = isKubeadm || req.kubeadmConfig ? kubeadmCheck(exp, req.kubeadmConfig ?? null, configPath, s.judgeOptions.version) : null;
   if (kubeadm) warnings.push(kubeadm.warning);
   const kubeconfig = ctx.kubeconfig ? path.resolve(ctx.kubeconfig) : null;
-  if (kubeconfig && !readable(kubeconfig)) warnings.push(`--kubeconfig ${kubeconfig} cannot be read here: the kubectl commands of the next steps name it`);
+  if (kubeconfig && !accessibleFile(kubeconfig, fs.constants.R_OK)) warnings.push(`--kubeconfig ${kubeconfig} cannot be read here: the kubectl commands of the next steps name it`);
   const plan = { configPath, overrides: { force: req.force, restartKubelet: req.restartKubelet } };
   return {
     kind: 'migrate',

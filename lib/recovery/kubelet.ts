@@ -11,6 +11,7 @@ import { EnvError, RefusedError } from '../errors.js';
 import { flagValue, listStoreUsers, type KubeletProcess } from '../store/proc.js';
 import { resolveInRoot } from '../store/rooted.js';
 import { sleepSync } from './steps.js';
+import { findOnPath } from '../onpath.js';
 
 export interface StoreKubelet {
   pid: number;
@@ -88,19 +89,6 @@ export function runningError(k: StoreKubelet[], store: string): RefusedError {
 
 // ---- systemctl ------------------------------------------------------------------------------
 
-/** Find an executable on PATH (no shell). */
-export function which(cmd: string, envPath = process.env.PATH ?? ''): string | null {
-  for (const dir of envPath.split(':').filter(Boolean)) {
-    const p = path.join(dir, cmd);
-    try {
-      fs.accessSync(p, fs.constants.X_OK);
-      if (fs.statSync(p).isFile()) return p;
-    } catch {
-      /* next */
-    }
-  }
-  return null;
-}
 
 export interface Systemctl {
   path: string;
@@ -109,7 +97,7 @@ export interface Systemctl {
 
 /** The systemctl on PATH; EnvError (exit 3) when there is none. */
 export function findSystemctl(envPath?: string): Systemctl {
-  const p = which('systemctl', envPath);
+  const p = findOnPath('systemctl', envPath);
   if (!p) throw new EnvError('--restart-kubelet needs systemctl, which is not on PATH; nothing was changed', 'stop the kubelet by hand, re-run without --restart-kubelet, then start it', 'NO_SYSTEMCTL');
   return {
     path: p,

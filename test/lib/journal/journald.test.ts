@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { readJournal, type JournalEvent } from '../../../lib/journal/index.js';
-import { findOnPath } from '../../../lib/journal/sources.js';
+import { findOnPath } from '../../../lib/onpath.js';
 
 const FIX = path.resolve(import.meta.dirname, '../../../fixtures/journals');
 const REMOTE = ['/lib/systemd/systemd-journal-remote', '/usr/lib/systemd/systemd-journal-remote'].find((p) => fs.existsSync(p));

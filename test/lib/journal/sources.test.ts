@@ -3,7 +3,8 @@ import t from 'tap';
 import fs from 'node:fs';
 import path from 'node:path';
 import { readJournal, readJournalDetailed } from '../../../lib/journal/index.js';
-import { findOnPath, journalctlArgs } from '../../../lib/journal/sources.js';
+import { journalctlArgs } from '../../../lib/journal/sources.js';
+import { findOnPath } from '../../../lib/onpath.js';
 
 const FIX = path.resolve(import.meta.dirname, '../../../fixtures/journals');
 const JSON_FIXTURE = path.join(FIX, 'structured-1.22.json');

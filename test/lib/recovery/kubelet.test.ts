@@ -1,7 +1,8 @@
 import t from 'tap';
 import fs from 'node:fs';
 import path from 'node:path';
-import { hostPort, kubeconfigServers, kubeletsUsing, reachableServers, tcpReachable, which } from '../../../lib/recovery/kubelet.js';
+import { hostPort, kubeconfigServers, kubeletsUsing, reachableServers, tcpReachable } from '../../../lib/recovery/kubelet.js';
+import { findOnPath } from '../../../lib/onpath.js';
 import { kubeconfig, kubeletBin, listener, makeStore, startKubelet } from './fixtures/index.js';
 
 t.test('hostPort', async (t) => {
@@ -60,10 +61,10 @@ t.test('kubeletsUsing matches a real kubelet process on this store only', async 
   t.same(kubeletsUsing(mine).using, []);
 });
 
-t.test('which finds executables on a PATH', async (t) => {
+t.test('findOnPath finds systemctl-like executables on a PATH', async (t) => {
   const dir = t.testdir({ tool: '#!/bin/sh\n', plain: 'x' });
   fs.chmodSync(path.join(dir, 'tool'), 0o755);
-  t.equal(which('tool', `/nonexistent:${dir}`), path.join(dir, 'tool'));
-  t.equal(which('plain', dir), null);
-  t.equal(which('tool', ''), null);
+  t.equal(findOnPath('tool', `/nonexistent:${dir}`), path.join(dir, 'tool'));
+  t.equal(findOnPath('plain', dir), null);
+  t.equal(findOnPath('tool', ''), null);
 });
