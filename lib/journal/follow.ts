@@ -40,6 +40,9 @@ export async function followJournal(opts: FollowOptions, onEvent: (ev: JournalEv
     const parser = new LineParser(src.label, (r) => pipeline.add(r), () => pipeline.reuse());
     const quiet = opts.pollMs ?? 200;
     await scanChunks(idleAfter(src.chunks!, quiet, () => pipeline.idle()), (sample) => new LineScanner(markersFor(sample), decodingSink(parser)), () => {});
+  } catch (err) {
+    pipeline.idle(); // the event held back goes out before the error is told
+    throw err;
   } finally {
     src.close();
   }
@@ -48,22 +51,25 @@ export async function followJournal(opts: FollowOptions, onEvent: (ev: JournalEv
 }
 
 /**
- * The chunks, calling `onIdle` whenever the next one is `ms` late: between chunks, so every
- * line read so far has been handled. A message's continuation lines come in the same write as
- * its first line, or just after; once the source is quiet its newest event is complete.
+ * The chunks, calling `onIdle` every `ms` that passes without the next one: between chunks, so
+ * every line read so far has been handled. A message's continuation lines come in the same
+ * write as its first line, or just after; once the source is quiet its newest event is
+ * complete. (Every `ms`, not once: the pipeline may go live only later in a quiet spell, when
+ * a journalctl that printed its backlog takes its time to exit.)
  */
 async function* idleAfter(chunks: AsyncIterable<Buffer>, ms: number, onIdle: () => void): AsyncGenerator<Buffer> {
   const it = chunks[Symbol.asyncIterator]();
   try {
     for (;;) {
       const next = it.next();
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<'late'>((resolve) => (timer = setTimeout(resolve, ms, 'late')));
-      let r = await Promise.race([next, late]);
-      clearTimeout(timer);
-      if (r === 'late') {
+      let r: IteratorResult<Buffer> | 'late';
+      for (;;) {
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<'late'>((resolve) => (timer = setTimeout(resolve, ms, 'late')));
+        r = await Promise.race([next, late]);
+        clearTimeout(timer);
+        if (r !== 'late') break;
         onIdle();
-        r = await next;
       }
       if (r.done) return;
       yield r.value;

@@ -261,7 +261,7 @@ function openNodeDir(f: NodeFile, hostDir: string, create: boolean): SafeDir {
     return openDirBelow(live ? '/' : f.root, hostDir, { create: create ? { mode: 0o755 } : undefined, resolveExisting: live }).dir;
   } catch (err) {
     const where = nodePathOf(f.root, hostDir);
-    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new RefusedError(`${where}: a directory on the way is a symbolic link now; kubelet-ckpt never writes through a link`, 'look at what changed it, then plan again', 'META_SYMLINK');
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new RefusedError(`${where}: a directory on the way is a symbolic link that leads nowhere or was put there after the plan; kubelet-ckpt never writes through a link`, 'look at what is there, then plan again', 'META_SYMLINK');
     if (err instanceof CkptError) throw err;
     throw new EnvError(`cannot use ${where}: ${fsReason(err)}`, null, 'STORE_UNWRITABLE');
   }
@@ -269,13 +269,21 @@ function openNodeDir(f: NodeFile, hostDir: string, create: boolean): SafeDir {
 
 /** undo: exactly the old owner, mode and mtime, set on the file opened without following a link. */
 function restoreAttributes(dir: SafeDir, name: string, r: SavedFile, what: string): void {
-  const fd = dir.openRead(name);
+  let fd: number;
+  try {
+    fd = dir.openRead(name);
+  } catch (err) {
+    throw new EnvError(`${what}: restored, but its owner, mode and mtime could not be: ${fsReason(err)}`, null, 'STORE_UNWRITABLE');
+  }
   try {
     if (!fs.fstatSync(fd).isFile()) throw new EnvError(`${what} is not a regular file any more`, null, 'STORE_UNWRITABLE');
     if (r.uid !== null && r.gid !== null) fs.fchownSync(fd, r.uid, r.gid);
     if (r.mode !== null) fs.fchmodSync(fd, r.mode);
     const t = mtimeSeconds(r);
     if (t !== null) fs.futimesSync(fd, t, t);
+  } catch (err) {
+    if (err instanceof CkptError) throw err;
+    throw new EnvError(`${what}: restored, but its owner, mode and mtime could not be: ${fsReason(err)}`, null, 'STORE_UNWRITABLE');
   } finally {
     fs.closeSync(fd);
   }

@@ -3,7 +3,7 @@
 // the refusal carries the unified diff so the operator sees what would be lost.
 
 import path from 'node:path';
-import { EnvError, RefusedError, fsReason } from '../errors.js';
+import { CkptError, EnvError, RefusedError, fsReason } from '../errors.js';
 import { openDirBelow, using, type SafeDir } from '../store/safepath.js';
 import { atomicReplace, readState } from '../recovery/atomic.js';
 import { diffBytes } from './diffs.js';
@@ -26,6 +26,8 @@ export function writeOut(out: string, bytes: Buffer, force: boolean): OutOutcome
   try {
     opened = openDirBelow('/', dir, { create: { mode: 0o777 }, resolveExisting: true }).dir;
   } catch (err) {
+    if (err instanceof CkptError) throw err;
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new RefusedError(`cannot write ${abs}: ${fsReason(err)} that leads nowhere or was put there while kubelet-ckpt worked; not followed`, 'check the path, or choose another --out', 'META_SYMLINK');
     throw new EnvError(`cannot write ${abs}: ${dir}: ${fsReason(err)}`, null, 'OUT_UNWRITABLE');
   }
   using(opened, (d) => atomicReplace(d, path.basename(abs), bytes, { expect: state, what: abs, create: { mode: 0o644, uid: process.geteuid?.() ?? 0, gid: process.getegid?.() ?? 0 } }));

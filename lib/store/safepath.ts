@@ -121,6 +121,8 @@ export function readOpened(fd: number, st: fs.Stats, file: string, cap: number):
 
 const FD_DIR = '/proc/self/fd';
 const O_DIR = fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NONBLOCK;
+/** Linux's O_PATH (Node has no constant): a descriptor that only names a directory; search permission is enough to get one. */
+const O_PATH = 0o10000000;
 
 /**
  * The descriptor directory to reach entries through: `/proc/<pid>/fd` when `/proc/self` names
@@ -170,6 +172,8 @@ export class SafeDir {
     readonly fd: number,
     private readonly base: string,
     private readonly leaf: string | null = null,
+    /** Opened with O_PATH (lookupDir): names below it can be reached, but it cannot be listed, and sync() reopens it. */
+    private readonly pathOnly = false,
   ) {
     this.joined = leaf === null ? base : null;
   }
@@ -221,6 +225,24 @@ export class SafeDir {
       throw err;
     }
     return new SafeDir(fd, this.path, name);
+  }
+
+  /**
+   * Open the subdirectory `name` only to reach what is below it (O_PATH): search permission is
+   * enough, as for `mkdir -p`, where dir() needs read permission too. Never a symlink (ELOOP).
+   */
+  lookupDir(name: string): SafeDir {
+    const p = this.at(name);
+    let fd: number;
+    try {
+      fd = fs.openSync(p, O_PATH | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOTDIR' && this.lstatIfAny(name)?.isSymbolicLink()) {
+        throw Object.assign(new Error(`${path.join(this.path, name)} is a symbolic link`), { code: 'ELOOP' });
+      }
+      throw err;
+    }
+    return new SafeDir(fd, this.path, name, true);
   }
 
   /** Open a path of plain names below this directory, one component at a time. */
@@ -334,7 +356,21 @@ export class SafeDir {
   }
 
   sync(): void {
-    fs.fsyncSync(this.live);
+    if (!this.pathOnly) return fs.fsyncSync(this.live);
+    // An O_PATH descriptor cannot be fsynced: reopen it for reading, which takes read
+    // permission; without that the new entry is left to the kernel's own writeback, as `mkdir -p` leaves it.
+    let fd: number;
+    try {
+      fd = fs.openSync(`${fdDir}/${this.live}`, O_DIR);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EACCES') return;
+      throw err;
+    }
+    try {
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
   }
 
   close(): void {
@@ -367,7 +403,7 @@ export function openDirBelow(top: string, abs: string, opts: { create?: { mode: 
   const created: string[] = [];
   let cur = SafeDir.open(top);
   try {
-    for (const name of names) {
+    for (const [i, name] of names.entries()) {
       if (opts.create && !cur.lstatIfAny(name)) {
         try {
           cur.mkdir(name, opts.create.mode);
@@ -376,7 +412,7 @@ export function openDirBelow(top: string, abs: string, opts: { create?: { mode: 
           if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
         }
       }
-      const next = cur.dir(name);
+      const next = i === names.length - 1 ? cur.dir(name) : searchOnly(cur, name);
       cur.close();
       cur = next;
     }
@@ -384,6 +420,16 @@ export function openDirBelow(top: string, abs: string, opts: { create?: { mode: 
   } catch (err) {
     cur.close();
     throw err;
+  }
+}
+
+/** A directory on the way: opened for reading when we may (its new entries are then fsynced), else for lookups only. */
+function searchOnly(parent: SafeDir, name: string): SafeDir {
+  try {
+    return parent.dir(name);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EACCES') throw err;
+    return parent.lookupDir(name);
   }
 }
 

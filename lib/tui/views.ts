@@ -344,7 +344,7 @@ export function findingsTab(m: Model, r: CheckpointRow, cols: number): Out[] {
   }
   out.push(o(''));
   if (!m.storeChecked) {
-    if (m.sweepError !== null) out.push(o('Store-wide (meta files, store layout, next boot): not checked', 'bold'), o(`verify stopped: ${m.sweepError}; v reads the store again, or run kubelet-ckpt verify`, 'dim'));
+    if (m.sweepError !== null) out.push(o('Store-wide (meta files, store layout, next boot): not checked', 'bold'), o(`verify stopped: ${printable(m.sweepError)}; v reads the store again, or run kubelet-ckpt verify`, 'dim'));
     else out.push(o('Store-wide (meta files, store layout, next boot): checking…', 'bold'), o('the store is still being read; this part fills in when it is', 'dim'));
     return out;
   }
@@ -461,7 +461,7 @@ export function tabContent(m: Model, cols: number): Out[] {
 }
 
 function findingsTab0(m: Model, cols: number): Out[] {
-  if (!m.storeChecked) return [o(''), o(m.sweepError !== null ? `Store-wide: not checked (verify stopped: ${m.sweepError})` : 'Store-wide: checking…', 'bold')];
+  if (!m.storeChecked) return [o(''), o(m.sweepError !== null ? `Store-wide: not checked (verify stopped: ${printable(m.sweepError)})` : 'Store-wide: checking…', 'bold')];
   return [o(''), o(`Store-wide: ${m.storeFindings.length ? sevCount(countBySeverity(m.storeFindings)) : 'none'}`, 'bold'), ...findingLines(m.storeFindings, cols)];
 }
 

@@ -4,7 +4,7 @@
 import t from 'tap';
 import fs from 'node:fs';
 import path from 'node:path';
-import { copyFixture, json, runCli } from '../helpers.js';
+import { asNobody, copyFixture, isRoot, json, runCli, tempDir } from '../helpers.js';
 import { kubeletBin, startKubelet } from '../lib/recovery/fixtures/index.js';
 
 const UID = '8f1c2a77-5d0e-4b1a-9c3e-1f2e3d4c5b6a';
@@ -220,4 +220,31 @@ t.test('export --out: atomic, refuses to replace a different file', async (t) =>
   r = runCli(['--root', root, 'export', '--out', out, '--force', '-o', 'json']);
   t.equal(r.code, 0);
   t.match(json(r), { kind: 'ExportResult', out });
+});
+
+t.test('export --out: directories made as mkdir -p makes them (search permission is enough on the way); links', { skip: !isRoot && 'setpriv to nobody needs root' }, async (t) => {
+  const root = copyFixture('migrate/by-hand');
+  for (const p of fs.readdirSync(root, { recursive: true, encoding: 'utf8' })) fs.chmodSync(path.join(root, p), fs.lstatSync(path.join(root, p)).isDirectory() ? 0o755 : 0o644);
+  const top = tempDir();
+  fs.chmodSync(top, 0o755);
+  const share = path.join(top, 'share');
+  fs.mkdirSync(path.join(share, 'bob'), { recursive: true });
+  fs.chownSync(path.join(share, 'bob'), 65534, 65534);
+  fs.chmodSync(share, 0o711); // others may pass through, not list
+  const out = path.join(share, 'bob/new/deeper/x.yaml');
+  const r = asNobody(['--root', root, 'export', '--out', out]);
+  t.equal(r.code, 0, r.stderr);
+  t.equal(fs.statSync(out).uid, 65534, 'written by nobody, through a directory it may only search');
+  t.equal(fs.statSync(path.join(share, 'bob/new')).mode & 0o777, 0o755, 'mkdir -p modes (0777 less the umask)');
+  // A link already on the path is the operator's and is followed; one that leads nowhere is refused.
+  fs.mkdirSync(path.join(share, 'real'));
+  fs.symlinkSync(path.join(share, 'real'), path.join(share, 'via'));
+  t.equal(runCli(['--root', root, 'export', '--out', path.join(share, 'via/sub/y.yaml')]).code, 0);
+  t.ok(fs.existsSync(path.join(share, 'real/sub/y.yaml')));
+  const nowhere = path.join(top, 'nowhere');
+  fs.symlinkSync(nowhere, path.join(share, 'dangling'));
+  const d = runCli(['--root', root, 'export', '--out', path.join(share, 'dangling/z/y.yaml'), '-o', 'json']);
+  t.equal(d.code, 4, d.stderr);
+  t.match(JSON.parse(d.stderr), { error: { code: 'META_SYMLINK', message: /not followed/ } });
+  t.notOk(fs.existsSync(nowhere), 'nothing made where the link points');
 });

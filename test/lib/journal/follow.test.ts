@@ -95,3 +95,27 @@ t.test('a followed event keeps its continuation lines: in the backlog, and when 
   await done;
   t.equal(events.length, 2);
 });
+
+t.test('journalctl slow to exit after its backlog: the newest backlog event still comes; a failing follow delivers what it held', async (t) => {
+  const dir = t.testdir({});
+  const lines = fs.readFileSync(path.join(FIX, 'structured-1.22.json'), 'utf8').trimEnd().split('\n');
+  fs.writeFileSync(path.join(dir, 'backlog.json'), lines.join('\n') + '\n');
+  const live = JSON.stringify({ __CURSOR: 's=abc;i=999', __REALTIME_TIMESTAMP: '1653300000000000', _PID: '9999', MESSAGE: 'I0523 10:00:00.000000    9999 controller.go:101] "Kubelet config controller starting controller"' });
+  fs.writeFileSync(path.join(dir, 'live.json'), live + '\n');
+  // The plain read prints the backlog and exits only 0.5 s later; --follow then prints nothing.
+  const slow = path.join(dir, 'journalctl-slow');
+  fs.writeFileSync(slow, `#!/bin/sh\ncase "$*" in *--follow*) exec sleep 60;; esac\ncat '${dir}/backlog.json'; sleep 0.5\n`, { mode: 0o755 });
+  const events: JournalEvent[] = [];
+  const stop = new AbortController();
+  const done = followJournal({ source: 'auto', journalctl: slow, maxEvents: 3, pollMs: 50, signal: stop.signal }, (e) => events.push(e));
+  await until(events, (e) => e.length === 3, 'the whole backlog');
+  t.same(events.map((e) => e.kind), ['feature-gate-off', 'kubelet-exited', 'start-limit-hit']);
+  stop.abort();
+  await done;
+  // --follow prints one entry, then fails: the entry comes, then the error.
+  const failing = path.join(dir, 'journalctl-failing');
+  fs.writeFileSync(failing, `#!/bin/sh\ncase "$*" in *--follow*) cat '${dir}/live.json'; sleep 0.3; echo 'Bad message' >&2; exit 1;; esac\ncat '${dir}/backlog.json'\n`, { mode: 0o755 });
+  const got: JournalEvent[] = [];
+  await t.rejects(followJournal({ source: 'auto', journalctl: failing, maxEvents: 1, pollMs: 5000, signal: new AbortController().signal }, (e) => got.push(e)), { message: /Bad message/ });
+  t.same(got.map((e) => e.pid), [got[0]!.pid, 9999], 'the live entry held back is delivered before the error');
+});

@@ -71,6 +71,6 @@ t.test('a directory swapped for a link out of --root between plan and apply: ref
   const before = snapshot();
   fs.renameSync(path.join(root, 'etc/systemd'), path.join(root, 'etc/systemd.orig'));
   fs.symlinkSync(moved, path.join(root, 'etc/systemd'));
-  await t.rejects(applyMigrate(ctx, plan), { code: 'META_SYMLINK', message: /^\/etc\/systemd\/system: a directory on the way is a symbolic link now/ });
+  await t.rejects(applyMigrate(ctx, plan), { code: 'META_SYMLINK', message: /^\/etc\/systemd\/system: a directory on the way is a symbolic link that leads nowhere or was put there after the plan/ });
   t.same(snapshot(), before, 'nothing written outside --root, no temp file left there');
 });

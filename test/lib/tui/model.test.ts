@@ -240,6 +240,12 @@ t.test('the store-wide checks read a large store a slice per step, and find what
   t.match(flat(tab(stopped, 'Findings')), /Store-wide \(meta files, store layout, next boot\): not checked verify stopped: EIO: i\/o error, read; v reads the store again/);
   t.notMatch(flat(tab(stopped, 'Findings')), /checking…/);
   t.match(flat(headerLines(stopped, 120, p, new Date()).map(untag)), /Problems: not checked/);
+  const hostile = model(dir);
+  hostile.sweepFailed('checkpoints/\x1b]0;pwned\x07\x1b[2J\nok: no problems found');
+  hostile.select('00000000-0000-4000-8000-000000000007/3');
+  const shown = tab(hostile, 'Findings').join('\n');
+  t.notMatch(shown, /[\x00-\x08\x0b-\x1f\x7f]/, 'no control character from the error reaches the screen');
+  t.notOk(shown.split('\n').some((l) => l.startsWith('ok: no problems found')), 'nor a line of its own');
   stopped.reload(false);
   t.equal(stopped.sweepError, null, 'reading the store again starts the sweep over');
   t.match(flat(tab(stopped, 'Findings')), /checking…/);
