@@ -150,7 +150,12 @@ export function openSession(opts: GlobalOptions, early?: EarlyStart): Session {
     ? (seen: number) => {
         if (started || seen < early.at) return;
         started = true;
-        early.start(ctx.judgeOptions);
+        try {
+          early.start(ctx.judgeOptions);
+        } catch {
+          // Threads are a speed-up: without them verify judges here. (Thrown inside the
+          // listing, the error would read as "checkpoints/ cannot be read".)
+        }
       }
     : undefined;
   const snap = takeSnapshot(dir, { now: opts.now, onCheckpoints });

@@ -185,7 +185,12 @@ export async function verifyParallel(s: Session, makePool: JudgePoolFactory | nu
   const single = () => ({ report: verifySession(s), reader: s.reader });
   const cps = s.snap.uids.flatMap((u) => u.checkpoints).filter((cp) => cp.entry.kind === 'dir');
   if (!makePool || cps.length < PARALLEL_MIN_TASKS) return single();
-  const pool = makePool();
+  let pool: JudgePool | null;
+  try {
+    pool = makePool();
+  } catch {
+    return single(); // no thread could be made: judged here, the same report
+  }
   if (!pool) return single();
   let shared: Awaited<ReturnType<typeof judgeShared>>;
   try {

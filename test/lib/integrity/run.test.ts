@@ -60,6 +60,17 @@ t.test('a pool that fails, or no pool: the one-thread report', async (t) => {
   t.same((await verifyParallel(s, () => fakePool(s.judge, { failAt: 1 }).pool)).report, want, 'a batch rejected');
   t.same((await verifyParallel(s, () => null)).report, want, 'the factory has no pool');
   t.same((await verifyParallel(s, null)).report, want, 'no factory');
+  t.same((await verifyParallel(s, () => { throw new Error('ERR_WORKER_INIT_FAILED'); })).report, want, 'the factory throws (no thread could be made)');
+});
+
+t.test('a judge pool that cannot start while the store is read: the store reads as usual', async (t) => {
+  const dir = store();
+  const want = openSession({ dir, kubeletVersion: '1.23' });
+  let tried = 0;
+  const s = openSession({ dir, kubeletVersion: '1.23' }, { at: 100, start: () => { tried++; throw new Error('ERR_WORKER_PATH'); } });
+  t.equal(tried, 1, 'started once the listing passed 100 checkpoints');
+  t.equal(s.snap.checkpointsDir.kind, 'dir', 'not "checkpoints/ cannot be read"');
+  t.same(verifySession(s), verifySession(want), 'the same report as a session without one');
 });
 
 t.test('the returned reader answers with the bytes on disk, from memory after a parallel run', async (t) => {
