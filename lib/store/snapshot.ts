@@ -648,6 +648,9 @@ export function takeSnapshot(dir: string, opts: SnapshotOptions = {}): Snapshot 
         }
       });
     } catch (err) {
+      // What the file system said (a code: EACCES, ELOOP, EMFILE...). A fault of ours is not a
+      // store that cannot be read, and must not be reported as one.
+      if (typeof (err as NodeJS.ErrnoException | null)?.code !== 'string') throw err;
       cpList = { entries: [], error: fsReason(err) };
     }
   } else if (checkpointsDir.kind === 'symlink' || checkpointsDir.kind === 'other' || checkpointsDir.kind === 'file') {

@@ -86,3 +86,13 @@ t.test('a UID directory that can be listed but not searched: its names are unrea
   const unreadable = JSON.parse(v.stdout).findings.filter((f: { code: string }) => f.code === 'UNREADABLE').map((f: { path: string }) => f.path);
   t.same(unreadable.sort(), ['1', '2', '4', 'stray'].map((n) => `checkpoints/${UID}/${n}`), 'each name is an entry that cannot be read');
 });
+
+t.test('a failure while checkpoints/ is listed: a file-system error marks it unreadable; a fault of ours is thrown', async (t) => {
+  const dir = tempDir();
+  writeTree(dir, { 'store/checkpoints/00000000-0000-4000-8000-000000000000/1/kubelet': GOOD_PAYLOAD });
+  const fsError = Object.assign(new Error('EMFILE: too many open files'), { code: 'EMFILE' });
+  const snap = takeSnapshot(dir, { onCheckpoints: () => { throw fsError; } });
+  t.equal(snap.checkpointsDir.kind, 'unreadable');
+  t.match(snap.checkpointsDir.error, /too many open files/);
+  t.throws(() => takeSnapshot(dir, { onCheckpoints: () => { throw new TypeError('x is not a function'); } }), TypeError, 'not "checkpoints/ cannot be read"');
+});
