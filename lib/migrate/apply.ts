@@ -241,12 +241,10 @@ function writeOne(w: Write): void {
     return;
   }
   const after = w.after;
-  const r = w.restore;
-  const create = r && r.mode !== null ? { mode: r.mode, uid: r.uid ?? 0, gid: r.gid ?? 0 } : { mode: 0o644, uid: process.geteuid?.() ?? 0, gid: process.getegid?.() ?? 0 };
-  using(openNodeDir(w.file, path.dirname(w.file.hostPath), true), (dir) => {
-    atomicReplace(dir, name, after, { expect: w.file.state, what: w.file.nodePath, create });
-    if (r) restoreAttributes(dir, name, r, w.file.nodePath);
-  });
+  // undo: exactly the old mode, owner and mtime, given to the new file before it is renamed in.
+  const r = w.restore && w.restore.mode !== null ? w.restore : null;
+  const restore = r ? { owner: { mode: r.mode!, uid: r.uid ?? 0, gid: r.gid ?? 0 }, mtimeMs: mtimeMsOf(r) } : {};
+  using(openNodeDir(w.file, path.dirname(w.file.hostPath), true), (dir) => atomicReplace(dir, name, after, { expect: w.file.state, what: w.file.nodePath, ...restore }));
 }
 
 /**
@@ -264,28 +262,6 @@ function openNodeDir(f: NodeFile, hostDir: string, create: boolean): SafeDir {
     if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new RefusedError(`${where}: a directory on the way is a symbolic link that leads nowhere or was put there after the plan; kubelet-ckpt never writes through a link`, 'look at what is there, then plan again', 'META_SYMLINK');
     if (err instanceof CkptError) throw err;
     throw new EnvError(`cannot use ${where}: ${fsReason(err)}`, null, 'STORE_UNWRITABLE');
-  }
-}
-
-/** undo: exactly the old owner, mode and mtime, set on the file opened without following a link. */
-function restoreAttributes(dir: SafeDir, name: string, r: SavedFile, what: string): void {
-  let fd: number;
-  try {
-    fd = dir.openRead(name);
-  } catch (err) {
-    throw new EnvError(`${what}: restored, but its owner, mode and mtime could not be: ${fsReason(err)}`, null, 'STORE_UNWRITABLE');
-  }
-  try {
-    if (!fs.fstatSync(fd).isFile()) throw new EnvError(`${what} is not a regular file any more`, null, 'STORE_UNWRITABLE');
-    if (r.uid !== null && r.gid !== null) fs.fchownSync(fd, r.uid, r.gid);
-    if (r.mode !== null) fs.fchmodSync(fd, r.mode);
-    const t = mtimeSeconds(r);
-    if (t !== null) fs.futimesSync(fd, t, t);
-  } catch (err) {
-    if (err instanceof CkptError) throw err;
-    throw new EnvError(`${what}: restored, but its owner, mode and mtime could not be: ${fsReason(err)}`, null, 'STORE_UNWRITABLE');
-  } finally {
-    fs.closeSync(fd);
   }
 }
 
@@ -375,10 +351,10 @@ export function planMigrateUndo(ctx: RecoveryContext, backup: { manifest: Migrat
 }
 
 /** Seconds with microseconds, for utimes (a double cannot carry nanoseconds this far from 1970). */
-function mtimeSeconds(f: SavedFile): number | null {
+function mtimeMsOf(f: SavedFile): number | null {
   // Half a microsecond more: the kernel call truncates, and the double is a little off.
-  if (f.mtimeNs) return (Number(BigInt(f.mtimeNs) / 1000n) + 0.5) / 1e6;
-  return f.mtimeMs === null ? null : f.mtimeMs / 1000;
+  if (f.mtimeNs) return (Number(BigInt(f.mtimeNs) / 1000n) + 0.5) / 1000;
+  return f.mtimeMs;
 }
 
 const micros = (ns: bigint) => ns / 1000n;

@@ -30,6 +30,6 @@ export function writeOut(out: string, bytes: Buffer, force: boolean): OutOutcome
     if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new RefusedError(`cannot write ${abs}: ${fsReason(err)} that leads nowhere or was put there while kubelet-ckpt worked; not followed`, 'check the path, or choose another --out', 'META_SYMLINK');
     throw new EnvError(`cannot write ${abs}: ${dir}: ${fsReason(err)}`, null, 'OUT_UNWRITABLE');
   }
-  using(opened, (d) => atomicReplace(d, path.basename(abs), bytes, { expect: state, what: abs, create: { mode: 0o644, uid: process.geteuid?.() ?? 0, gid: process.getegid?.() ?? 0 } }));
+  using(opened, (d) => atomicReplace(d, path.basename(abs), bytes, { expect: state, what: abs }));
   return 'written';
 }

@@ -126,6 +126,8 @@ export interface ReplaceOptions {
   expect: FileState;
   /** Mode, owner and group for a file that does not exist yet. */
   create?: { mode: number; uid: number; gid: number };
+  /** Mode, owner and group for the new file whatever is there now (undo puts the old ones back); set before the rename. */
+  owner?: { mode: number; uid: number; gid: number };
   /** Give the new file this modification time (undo puts the old one back). */
   mtimeMs?: number | null;
   /** Re-checked right before the rename: throws when the store's lock is no longer ours. */
@@ -151,7 +153,7 @@ function replaceIn(d: SafeDir, name: string, bytes: Buffer, opts: ReplaceOptions
   const expect = opts.expect;
   const now = readStateIn(d, name, opts.what);
   if (!sameState(now, expect)) throw new ChangedError(`${opts.what} changed since the plan was made; not written`);
-  const owner = now.kind === 'file' ? now : opts.create ?? { mode: 0o644, uid: process.geteuid?.() ?? 0, gid: process.getegid?.() ?? 0 };
+  const owner = opts.owner ?? (now.kind === 'file' ? now : opts.create ?? { mode: 0o644, uid: process.geteuid?.() ?? 0, gid: process.getegid?.() ?? 0 });
   const tmp = tempName(name);
   let fd: number;
   try {
@@ -201,7 +203,7 @@ function replaceIn(d: SafeDir, name: string, bytes: Buffer, opts: ReplaceOptions
 }
 
 /** Remove `dir/name` atomically (undo of a file that did not exist), re-checking it first. */
-export function atomicRemove(dir: string | SafeDir, name: string, opts: Omit<ReplaceOptions, 'create' | 'simulate' | 'mtimeMs'>): void {
+export function atomicRemove(dir: string | SafeDir, name: string, opts: Omit<ReplaceOptions, 'create' | 'owner' | 'simulate' | 'mtimeMs'>): void {
   inDir(dir, `the ${path.dirname(opts.what)} directory`, (d) => {
     const hook = opts.hook ?? (() => {});
     const now = readStateIn(d, name, opts.what);
