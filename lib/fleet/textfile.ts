@@ -7,20 +7,19 @@
 
 import fs from 'node:fs';
 import { EnvError, fsReason } from '../errors.js';
-import { requireRealDir, tempName } from '../recovery/atomic.js';
-import { SafeDir, safeJoin, writeAllAndClose } from '../store/safepath.js';
+import { openWriteDir, tempName } from '../recovery/atomic.js';
+import { safeJoin, writeAllAndClose } from '../store/safepath.js';
 
 export const TEXTFILE_NAME = 'kubelet_ckpt.prom';
 
 export function writeTextfile(dir: string, text: string, name = TEXTFILE_NAME): string {
-  requireRealDir(dir, `--textfile-dir ${dir}`);
   const target = safeJoin(dir, name);
+  // Opened once, the last name without following a link (META_SYMLINK when it is one).
+  const d = openWriteDir(dir, `--textfile-dir ${dir}`);
   const tmp = tempName(name);
-  let d: SafeDir | null = null;
   let created = false;
   let renamed = false;
   try {
-    d = SafeDir.open(dir);
     const fd = d.create(tmp, 0o644);
     created = true;
     try {
@@ -36,14 +35,14 @@ export function writeTextfile(dir: string, text: string, name = TEXTFILE_NAME): 
   } catch (err) {
     if (created && !renamed) {
       try {
-        d!.unlink(tmp);
+        d.unlink(tmp);
       } catch {
         /* already gone */
       }
     }
     throw new EnvError(`cannot write ${target}: ${fsReason(err)}`, 'give a writable directory the node exporter reads (--collector.textfile.directory)', 'WRITE_FAILED');
   } finally {
-    d?.close();
+    d.close();
   }
   return target;
 }
