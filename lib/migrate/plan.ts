@@ -120,7 +120,6 @@ function proveArgv(root: string, before: readonly string[], changes: FileChange[
   ));
 }
 
-
 function nodeName(argv: readonly string[], root: string): string {
   return flagValue(argv, 'hostname-override') ?? (root === '/' ? os.hostname() : 'NODE');
 }

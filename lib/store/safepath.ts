@@ -213,18 +213,7 @@ export class SafeDir {
 
   /** Open the subdirectory `name`: a real directory only (ELOOP for a symlink, ENOTDIR otherwise). */
   dir(name: string): SafeDir {
-    const p = this.at(name);
-    let fd: number;
-    try {
-      fd = fs.openSync(p, O_DIR | fs.constants.O_NOFOLLOW);
-    } catch (err) {
-      // O_DIRECTORY|O_NOFOLLOW on a symlink says ENOTDIR: say what it is.
-      if ((err as NodeJS.ErrnoException).code === 'ENOTDIR' && this.lstatIfAny(name)?.isSymbolicLink()) {
-        throw Object.assign(new Error(`${path.join(this.path, name)} is a symbolic link`), { code: 'ELOOP' });
-      }
-      throw err;
-    }
-    return new SafeDir(fd, this.path, name);
+    return this.sub(name, O_DIR, false);
   }
 
   /**
@@ -232,17 +221,22 @@ export class SafeDir {
    * enough, as for `mkdir -p`, where dir() needs read permission too. Never a symlink (ELOOP).
    */
   lookupDir(name: string): SafeDir {
+    return this.sub(name, O_PATH | fs.constants.O_DIRECTORY, true);
+  }
+
+  private sub(name: string, flags: number, pathOnly: boolean): SafeDir {
     const p = this.at(name);
     let fd: number;
     try {
-      fd = fs.openSync(p, O_PATH | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW);
+      fd = fs.openSync(p, flags | fs.constants.O_NOFOLLOW);
     } catch (err) {
+      // O_DIRECTORY|O_NOFOLLOW on a symlink says ENOTDIR: say what it is.
       if ((err as NodeJS.ErrnoException).code === 'ENOTDIR' && this.lstatIfAny(name)?.isSymbolicLink()) {
         throw Object.assign(new Error(`${path.join(this.path, name)} is a symbolic link`), { code: 'ELOOP' });
       }
       throw err;
     }
-    return new SafeDir(fd, this.path, name, true);
+    return new SafeDir(fd, this.path, name, pathOnly);
   }
 
   /** Open a path of plain names below this directory, one component at a time. */
