@@ -9,7 +9,7 @@ import { kindWords, readFileCapped } from './store/safepath.js';
 import { fsPayloadReader, takeSnapshot, type PayloadReader, type Snapshot } from './store/snapshot.js';
 import { judgeConfig, judgeLocalConfig, type JudgeOptions } from './integrity/pipeline.js';
 import type { KubeletVersion } from './config/version.js';
-import type { ConfigJudge, Judgement } from './integrity/judge.js';
+import { verdictTravels, type ConfigJudge, type Judgement } from './integrity/judge.js';
 import type { LocalConfig } from './integrity/nextboot.js';
 import { checkStartup } from './integrity/startup.js';
 
@@ -88,17 +88,19 @@ function readLocal(file: string | null, opts: JudgeOptions, argv: readonly strin
 }
 
 /**
- * Next boot and verify judge the assigned and last-known-good payloads twice: remember
- * a few. Bounded, so verifying 10,000 checkpoints does not keep every payload alive.
+ * Next boot and verify judge the assigned and last-known-good payloads twice, and a store's
+ * checkpoints often repeat one another's bytes (a resourceVersion that moved without the data
+ * changing): remember the last few verdicts, by file, or by bytes where the verdict travels
+ * (judge.ts). Bounded, so verifying 10,000 checkpoints does not keep every payload alive.
  */
-function memoJudge(judge: ConfigJudge, size = 4): ConfigJudge {
-  const memo = new Map<string, { bytes: Buffer; j: ReturnType<ConfigJudge> }>();
+export function memoJudge(judge: ConfigJudge, size = 4): ConfigJudge {
+  const memo: { file: string; bytes: Buffer; j: Judgement }[] = [];
   return (bytes, file) => {
-    const hit = memo.get(file);
-    if (hit && hit.bytes.equals(bytes)) return hit.j;
+    const hit = memo.find((m) => m.bytes.equals(bytes) && (m.file === file || verdictTravels(bytes, m.j)));
+    if (hit) return hit.j;
     const j = judge(bytes, file);
-    memo.set(file, { bytes, j });
-    if (memo.size > size) memo.delete(memo.keys().next().value!);
+    memo.push({ file, bytes, j });
+    if (memo.length > size) memo.shift();
     return j;
   };
 }

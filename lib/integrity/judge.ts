@@ -23,6 +23,17 @@ export interface Judgement {
 
 export type ConfigJudge = (bytes: Buffer, filePath: string) => Judgement;
 
+/**
+ * Whether a verdict on `bytes` holds for the same bytes in another file. A verdict is a
+ * function of the bytes and the judge's fixed context (kubelet version, command line, local
+ * gates); the file's path reaches only the empty-file message and the directory that relative
+ * path fields are resolved against. So never for an empty payload, nor for a verdict that
+ * lists relative paths.
+ */
+export function verdictTravels(bytes: Uint8Array, v: Judgement): boolean {
+  return bytes.byteLength > 0 && !v.relativePaths?.length;
+}
+
 /** `Node.Status.Config.Error` for a failed assigned config (reference/kubelet-behaviour.md). */
 export function statusErrorFor(stage: JudgeStage): string | null {
   switch (stage) {

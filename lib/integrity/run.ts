@@ -14,7 +14,7 @@ import type { ConfigJudge } from './judge.js';
 import { sha256Hex } from '../builtins.js';
 import { bySeverity, type Finding } from './findings.js';
 import { cachedReader, lookupJudge, payloadTask, PARALLEL_MIN_TASKS, type JudgePool, type JudgePoolFactory, type ReadPayload } from './prejudge.js';
-import type { Judgement } from './judge.js';
+import { verdictTravels, type Judgement } from './judge.js';
 
 function onlySet(s: Session, refs: readonly string[]): Set<string> | undefined {
   if (!refs.length) return undefined;
@@ -65,12 +65,10 @@ export async function verifySessionParallel(s: Session, makePool: JudgePoolFacto
 
 /**
  * Payloads with the same bytes as an earlier one (a ConfigMap whose resourceVersion moved
- * without its data changing) take its verdict instead of being judged again: the verdict is a
- * function of the bytes and the judge's fixed context (kubelet version, command line, local
- * gates); the file's name, mode and size are checked outside it. The one thing the path
- * reaches is the checkpoint directory that relative path fields are resolved against, and the
- * empty-file message: an empty payload is never shared, and one whose verdict lists relative
- * paths is judged again on its own.
+ * without its data changing) take its verdict instead of being judged again, where the
+ * verdict travels (judge.ts: an empty payload is never shared, and one whose verdict lists
+ * relative paths is judged again on its own); the file's name, mode and size are checked
+ * outside the verdict.
  */
 class SameBytes {
   /** The first task (its index) with each digest. */
@@ -98,7 +96,7 @@ class SameBytes {
   fill(tasks: readonly ReadPayload[], verdicts: Judgement[], judge: ConfigJudge): void {
     for (const [i, f] of this.repeats) {
       const v = verdicts[f]!;
-      verdicts[i] = v.relativePaths?.length ? judge(tasks[i]!.bytes, tasks[i]!.task.file) : v;
+      verdicts[i] = verdictTravels(tasks[i]!.bytes, v) ? v : judge(tasks[i]!.bytes, tasks[i]!.task.file);
     }
   }
 }

@@ -4,7 +4,8 @@ import t from 'tap';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { openSession } from '../../../lib/session.js';
+import { memoJudge, openSession } from '../../../lib/session.js';
+import { judgeConfig } from '../../../lib/integrity/pipeline.js';
 import { verifyParallel, verifySession } from '../../../lib/integrity/run.js';
 import type { JudgePool, JudgeTask } from '../../../lib/integrity/prejudge.js';
 import type { Judgement } from '../../../lib/integrity/judge.js';
@@ -141,6 +142,20 @@ t.test('repeated bytes under other names and modes: judged once each, the one-th
   // 75 empty payloads and 75 with a relative path are judged each; the rest once per content.
   t.ok(calls <= distinct + 75 + 75 + 2, `${calls} judgements for 450 payloads`);
   t.ok(calls >= 75 + 75, 'empty payloads and relative paths were judged one by one');
+});
+
+t.test('one thread: the session memo shares verdicts only where judging afresh agrees', async (t) => {
+  const { dir, distinct } = repeatingStore();
+  const s = openSession({ dir, kubeletVersion: '1.23' });
+  let calls = 0;
+  const fresh = judgeConfig(s.judgeOptions);
+  const want = verifySession({ ...s, judge: (b: Buffer, f: string) => (calls++, fresh(b, f)) });
+  t.ok(calls >= 450, 'the reference judged every payload (the assigned one twice: next boot)');
+  calls = 0;
+  const inner = s.judge;
+  const got = verifySession({ ...s, judge: memoJudge((b, f) => (calls++, inner(b, f))) });
+  t.same(got, want, 'the same findings as judging every payload afresh');
+  t.ok(calls < 450 && calls >= 75 + 75, `${calls} judgements (at least the 75 empty and 75 relative-path payloads, ${distinct} contents)`);
 });
 
 t.test('bytes that changed between the snapshot and the read: judged as read', async (t) => {
