@@ -42,7 +42,8 @@ export const DOCUMENTED_EXITS = new Set([0, 1, 2, 3, 4]);
 export const BOOT_SOURCES = new Set(['assigned', 'last-known-good', 'local', 'none', 'unknown']);
 
 export const PAYLOAD_CAP = 1024 * 1024;
-export const META_CAP = 64 * 1024;
+/** lib/store/snapshot.ts META_CAP: a meta file is decoded whole up to this, and past it not read (next boot unknown). */
+export const META_CAP = 1024 * 1024;
 /** The UID every meta file names (unless it names something stranger). */
 export const UID_A = 'aaaaaaaa-0000-4000-8000-00000000000a';
 /** The UID truncated meta files name: never on disk, and no on-disk name starts with `t`. */
@@ -801,6 +802,8 @@ function writeMeta(o: Outside, metaDir: string, name: 'assigned' | 'last-known-g
   const none: MetaOutcome = { source: null, needsPrivilege: false };
   const notRegular = (what: string) => must(always, { what: `${rel}: ${what}`, codes: ['META_NOT_REGULAR'], path: rel });
   const decodeError = (what: string) => must(always, { what: `${rel}: ${what}`, codes: ['META_DECODE'], path: rel });
+  // Past the cap a meta file is not read: reported, and it makes the next boot unknown (never a decode error).
+  const notRead = (what: string) => must(always, { what: `${rel}: ${what}`, codes: ['UNREADABLE'], path: rel });
   switch (ms.kind) {
     case 'good':
       fs.writeFileSync(p, metaYaml({ uid: UID_A, rv: '1' }));
@@ -810,15 +813,15 @@ function writeMeta(o: Outside, metaDir: string, name: 'assigned' | 'last-known-g
       return src({});
     case 'padded-cap':
       fs.writeFileSync(p, padTo(metaYaml({ uid: UID_A, rv: '1' }), META_CAP));
-      must(always, { what: `${rel}: exactly 64 KiB is allowed`, codes: ['META_DECODE'], path: rel, absent: true });
+      must(always, { what: `${rel}: exactly 1 MiB (a long comment) decodes`, codes: ['META_DECODE'], path: rel, absent: true });
       return src({});
     case 'over-cap':
       fs.writeFileSync(p, padTo(metaYaml({ uid: UID_A, rv: '1' }), META_CAP + 1));
-      decodeError('64 KiB + 1 byte');
+      notRead('1 MiB + 1 byte');
       return none;
     case 'huge-sparse':
       sparse(p, ms.hugeSize);
-      decodeError(`${ms.hugeSize} bytes (sparse)`);
+      notRead(`${ms.hugeSize} bytes (sparse)`);
       return none;
     case 'garbage':
       fs.writeFileSync(p, Buffer.concat([Buffer.from([0x00, 0xff]), ms.garbage]));

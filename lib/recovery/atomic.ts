@@ -9,6 +9,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { META_CAP } from '../store/snapshot.js';
 import { EnvError, InternalError, RefusedError, fsReason } from '../errors.js';
 import { SafeDir, kindWords, using } from '../store/safepath.js';
 import type { Simulate, StepHook } from './steps.js';
@@ -23,7 +24,6 @@ export class ChangedError extends RefusedError {
   }
 }
 
-const READ_CAP = 64 * 1024;
 
 /** Our temp-file name for `name`: starts with tmp_, carries kubelet-ckpt, unique. */
 export function tempName(name: string): string {
@@ -83,14 +83,15 @@ export function readStateIn(dir: SafeDir, name: string, what: string): FileState
   if (!st.isFile()) throw new RefusedError(`${what} is not a regular file (${kindWords(st)})`, 'the kubelet writes a regular file here; move it away and re-run', 'META_NOT_REGULAR');
   let r;
   try {
-    r = dir.read(name, READ_CAP);
+    r = dir.read(name, META_CAP);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { kind: 'missing' };
     if (code === 'ELOOP' || code === 'ENOTREG') throw new ChangedError(`${what} was replaced by something that is not a regular file while it was read`);
     throw new EnvError(`cannot read ${what}: ${fsReason(err)}`, null, 'UNREADABLE');
   }
-  if (r.truncated) throw new RefusedError(`${what} is larger than ${READ_CAP} bytes: not a meta file`, null, 'META_NOT_REGULAR');
+  // What cannot be read whole cannot be backed up, so it is never replaced.
+  if (r.truncated) throw new RefusedError(`${what} is larger than ${META_CAP / 1024 / 1024} MiB: not a meta file, and too large to back up`, `move it out of the store (mv ${path.join(dir.path, name)} /root/), then re-run`, 'META_NOT_REGULAR');
   return { kind: 'file', bytes: r.bytes, mode: st.mode & 0o7777, uid: st.uid, gid: st.gid, mtimeMs: st.mtimeMs };
 }
 

@@ -8,6 +8,7 @@ import { sha256Hex } from '../builtins.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { META_CAP } from '../store/snapshot.js';
 import { EnvError, RefusedError, UsageError, fsReason } from '../errors.js';
 import { SafeDir, kindWords, unsafeNameReason, using } from '../store/safepath.js';
 import type { MetaName } from '../store/types.js';
@@ -349,7 +350,6 @@ function readManifest(backups: SafeDir, id: string): Manifest | null {
   }
 }
 
-const META_FILE_CAP = 64 * 1024;
 
 /** Load one backup (the latest when `id` is null), checking every file against its manifest. */
 export function loadBackup(dynamicConfigDir: string, id: string | null): LoadedBackup {
@@ -383,8 +383,8 @@ export function loadBackup(dynamicConfigDir: string, id: string | null): LoadedB
         if (unsafeNameReason(f.name)) throw damaged(`a file name ${JSON.stringify(f.name)}`);
         let bytes: Buffer;
         try {
-          const r = d.read(f.name, META_FILE_CAP);
-          if (r.truncated) throw damaged(`${f.name} is larger than ${META_FILE_CAP} bytes`);
+          const r = d.read(f.name, META_CAP);
+          if (r.truncated) throw damaged(`${f.name} is larger than ${META_CAP} bytes`);
           bytes = r.bytes;
         } catch (err) {
           if (err instanceof RefusedError) throw err;

@@ -46,7 +46,8 @@ export type MetaDecode =
 export function decodeMetaState(m: MetaState): MetaDecode {
   if (m.entry.kind === 'missing' || m.content === null) return { state: 'missing' };
   if (!m.content.ok) return { state: 'unreadable', error: m.content.error, code: m.content.code };
-  if (m.content.truncated) return { state: 'error', error: `failed to decode, error: meta file is larger than ${m.content.bytes.length} bytes` };
+  // The kubelet would read it all and decode it; we did not, so what it decides is unknown.
+  if (m.content.truncated) return { state: 'unreadable', code: 'unreadable', error: `is larger than ${m.content.bytes.length / 1024 / 1024} MiB (a meta file is a few hundred bytes)` };
   return decodeMeta(m.content.bytes);
 }
 

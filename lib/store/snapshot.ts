@@ -14,8 +14,12 @@ import { META_NAMES, type MetaName } from './types.js';
 
 /** The API server's ConfigMap size limit: nothing larger can have come from a ConfigMap. */
 export const PAYLOAD_CAP = 1024 * 1024;
-/** Meta files are a few hundred bytes; anything past this is not a meta file. */
-export const META_CAP = 64 * 1024;
+/**
+ * The most of a meta file that is read. The kubelet reads one whole, and one it wrote is a few
+ * hundred bytes, but a hand-edited one may carry long comments and still decode: past this
+ * nothing real lies, and one that large is not read (its next boot is unknown).
+ */
+export const META_CAP = 1024 * 1024;
 
 export type EntryKind = 'file' | 'dir' | 'symlink' | 'other' | 'missing' | 'unreadable';
 
