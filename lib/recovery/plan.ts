@@ -11,6 +11,7 @@ import { decodeMeta, decodeMetaState, type MetaDecode } from '../store/meta.js';
 import { flagValue } from '../store/proc.js';
 import { payloadKey, resolveRef, unlistable, unlistableError } from '../store/refs.js';
 import type { Checkpoint } from '../store/snapshot.js';
+import { unsafeNameReason } from '../store/safepath.js';
 import { META_NAMES, type ConfigMapSource, type MetaName } from '../store/types.js';
 import { trialOf } from '../integrity/nextboot.js';
 import { verifyStore } from '../integrity/verify.js';
@@ -192,6 +193,8 @@ export type Target =
   | { kind: 'source'; ref: string; source: ConfigMapSource; checkpoint: Checkpoint | null };
 
 export interface TargetOptions {
+  /** Who asks, for messages (`rollback`); default `--to REF`. */
+  via?: string;
   /** --configmap NAMESPACE/NAME[:KEY] */
   configmap?: string | null;
   /** Names learned from the journal, by UID. */
@@ -202,18 +205,30 @@ export interface TargetOptions {
 export function parseConfigMapFlag(v: string): { namespace: string; name: string; key: string | null } {
   const m = /^([^/:]+)\/([^/:]+)(?::([^/]+))?$/.exec(v);
   if (!m) throw new UsageError(`bad --configmap "${v}": expected NAMESPACE/NAME or NAMESPACE/NAME:KEY`, null, 'BAD_CONFIGMAP');
+  // The key becomes a file name in the checkpoint directory: the same rule as verify's UNSAFE_REF.
+  const why = m[3] === undefined ? null : unsafeNameReason(m[3]);
+  if (why) throw new UsageError(`bad --configmap "${v}": the key ${JSON.stringify(m[3]!.slice(0, 80))} ${why}, and names no file the kubelet could load`, 'give the ConfigMap key the checkpoint holds (kubelet-ckpt ls shows its files)', 'BAD_CONFIGMAP');
   return { namespace: m[1]!, name: m[2]!, key: m[3] ?? null };
 }
 
-function fromMeta(d: MetaDecode, name: MetaName, ref: string): ConfigMapSource | null {
+/**
+ * The source a meta file names, to copy (`--to assigned|lkg`, rollback); null for local. What
+ * the file holds is the store's, not the operator's input: when it names nothing that can be
+ * written (undecodable, an unsafe name, no uid or resourceVersion), that is a refusal (4).
+ */
+function fromMeta(d: MetaDecode, name: MetaName, via: string): ConfigMapSource | null {
   if (d.state === 'missing' || d.state === 'empty') return null;
+  const hint = via === 'rollback' ? 'name the config directly: kubelet-ckpt reset assigned --to UID/RV (or --to local)' : 'name the config directly: --to UID/RV or --to local';
   if (d.state === 'error' || d.state === 'unreadable') {
-    throw new RefusedError(`--to ${ref}: meta/${name} cannot be decoded (${d.error}), so there is no source to copy`, `name the config directly: --to UID/RV or --to local`, 'TARGET_UNDECODABLE');
+    throw new RefusedError(`${via}: meta/${name} cannot be decoded (${d.error}), so there is no source to copy`, hint, 'TARGET_UNDECODABLE');
   }
   if (d.unsafe.length) {
     const u = d.unsafe[0]!;
-    throw new UsageError(`--to ${ref}: meta/${name} names ${u.field} ${JSON.stringify(d.source[u.field]).slice(0, 80)}, which ${u.reason}`, 'name the config directly: --to UID/RV or --to local', 'UNSAFE_REF');
+    throw new RefusedError(`${via}: meta/${name} names ${u.field} ${JSON.stringify(d.source[u.field]).slice(0, 80)}, which ${u.reason}`, hint, 'UNSAFE_REF');
   }
+  // The kubelet's encoder refuses these ("empty UID is ambiguous"): no checkpoint is named.
+  const empty = d.incomplete.filter((f) => f === 'uid' || f === 'resourceVersion');
+  if (empty.length) throw new RefusedError(`${via}: meta/${name} has an empty ${empty.join(' and ')}, so it names no checkpoint to copy`, hint, 'META_INCOMPLETE');
   return d.source;
 }
 
@@ -224,7 +239,7 @@ export function resolveTarget(s: Session, ref: string, opts: TargetOptions = {})
   const alias: Record<string, MetaName> = { assigned: 'assigned', 'last-known-good': 'last-known-good', lkg: 'last-known-good' };
   if (alias[ref]) {
     const name = alias[ref]!;
-    const src = fromMeta(decodeMetaState(snap.meta[name]), name, ref);
+    const src = fromMeta(decodeMetaState(snap.meta[name]), name, opts.via ?? `--to ${ref}`);
     if (!src) return { kind: 'local', ref };
     const u = snap.uids.find((x) => x.uid === src.uid);
     return { kind: 'source', ref, source: src, checkpoint: u?.checkpoints.find((c) => c.rv === src.resourceVersion) ?? null };
@@ -386,7 +401,7 @@ function encodeSafe(src: ConfigMapSource): Buffer {
 
 export async function planRollback(ctx: RecoveryContext, o: Overrides): Promise<MetaPlan> {
   const s = ctx.session;
-  const target = resolveTarget(s, 'last-known-good');
+  const target = resolveTarget(s, 'last-known-good', { via: 'rollback' });
   const states = readMetaStates(s.snap.storeDir);
   const plan = planOf(ctx, 'rollback', states, { assigned: targetBytes(target) }, o);
   if (!plan.writes.length) return plan;

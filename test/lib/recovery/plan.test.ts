@@ -84,7 +84,12 @@ const cases: Case[] = [
   },
   { name: 'rollback to a missing checkpoint is refused', store: { lkg: '100' }, req: 'rollback', writes: [['assigned', metaFor('100')]], refusal: /checkpoint 946d.*\/100 is not on disk/ },
   { name: 'rollback from an undecodable last-known-good', store: { lkg: 'raw:garbage: [' }, req: 'rollback', throws: { code: 'TARGET_UNDECODABLE', exitCode: 4 } },
-  { name: '--to lkg naming an unsafe uid', store: { lkg: `raw:${metaFor('1', { uid: '..' })}` }, req: { which: 'assigned', to: 'lkg' }, throws: { code: 'UNSAFE_REF', exitCode: 2 } },
+  // What a meta file names is the store's content, not the operator's input: a refusal (4), as for an undecodable one.
+  { name: '--to lkg naming an unsafe uid', store: { lkg: `raw:${metaFor('1', { uid: '..' })}` }, req: { which: 'assigned', to: 'lkg' }, throws: { code: 'UNSAFE_REF', exitCode: 4, message: /^--to lkg: meta\/last-known-good names uid "\.\."/ } },
+  { name: 'rollback from a last-known-good naming an unsafe key', store: { lkg: `raw:${metaFor('1', { key: '../../etc/passwd' })}` }, req: 'rollback', throws: { code: 'UNSAFE_REF', exitCode: 4, message: /^rollback: meta\/last-known-good names kubeletConfigKey "\.\.\/\.\.\/etc\/passwd", which contains "\/"$/ } },
+  { name: 'rollback from a last-known-good with an empty uid', store: { lkg: `raw:${metaFor('1', { uid: '' })}` }, req: 'rollback', throws: { code: 'META_INCOMPLETE', exitCode: 4, message: /^rollback: meta\/last-known-good has an empty uid, so it names no checkpoint to copy$/ } },
+  { name: '--to assigned with an empty resourceVersion', store: { assigned: `raw:${metaFor('')}` }, req: { which: 'last-known-good', to: 'assigned' }, throws: { code: 'META_INCOMPLETE', exitCode: 4, message: /empty resourceVersion/ } },
+  ...['..', '.', 'k'.repeat(256)].map((key) => ({ name: `--configmap with the key ${key.slice(0, 8)}`, req: { which: 'assigned' as const, to: `${UID2}/7`, configmap: `ns/cm:${key}` }, store: { extra: { [`store/checkpoints/${UID2}/7/kubelet`]: GOOD_PAYLOAD } }, throws: { code: 'BAD_CONFIGMAP', exitCode: 2, message: /bad --configmap .*: the key .* names no file the kubelet could load/ } })),
 ];
 
 for (const c of cases) {
