@@ -56,7 +56,7 @@ function badKeyName(name: string): string | null {
 }
 
 function entryKindText(e: Entry): string {
-  return e.kind === 'dir' ? 'a directory' : e.kind === 'symlink' ? `a symbolic link to ${e.linkTarget ?? '?'}` : e.kind === 'unreadable' ? 'unreadable' : 'a special file';
+  return e.kind === 'dir' ? 'a directory' : e.kind === 'file' ? 'a regular file' : e.kind === 'symlink' ? `a symbolic link to ${e.linkTarget ?? '?'}` : e.kind === 'unreadable' ? 'unreadable' : 'a special file';
 }
 
 // ---- meta files --------------------------------------------------------------------------

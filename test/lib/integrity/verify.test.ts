@@ -1,6 +1,7 @@
 // Every finding code of DESIGN.md's table, each from a real tree built on disk.
 import t from 'tap';
 import fs from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { takeSnapshot, fsPayloadReader } from '../../../lib/store/snapshot.js';
 import { verifyStore } from '../../../lib/integrity/verify.js';
@@ -137,4 +138,15 @@ t.test('PAYLOAD_INVALID names the JSON field where the kubelet uses Go names, wi
   t.equal(invalid[0]!.message, 'the kubelet rejects this config ("failed to validate config"): '
     + 'invalid taint: {b  Never <nil>} (field: registerWithTaints[1].effect); '
     + 'invalid configuration: ShutdownGracePeriod {500ms} must be either zero or otherwise >= 1 sec (field: shutdownGracePeriod)');
+});
+
+t.test('CHECKPOINT_ENTRY says what the entry is: a regular file is not a special file', async (t) => {
+  const r = verify(t, base({ 'store/checkpoints/stray': 'x', [`store/checkpoints/${U}/555`]: 'y' }), (dir) => {
+    execFileSync('mkfifo', [path.join(dir, `store/checkpoints/${U}/fifo`)]);
+  });
+  t.same(r.findings.filter((f) => f.code === 'CHECKPOINT_ENTRY').map((f) => f.message).sort(), [
+    `checkpoints/${U}/555 is a regular file; the kubelet only creates resourceVersion directories here`,
+    `checkpoints/${U}/fifo is a special file; the kubelet only creates resourceVersion directories here`,
+    'checkpoints/stray is a regular file; the kubelet only creates UID directories here',
+  ]);
 });
