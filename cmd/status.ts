@@ -41,7 +41,8 @@ export async function handler(args: Args): Promise<void> {
 
 async function statusReport(args: Args, s: Session): Promise<StatusReport> {
   const report = buildStatus(s, problemsOf(s));
-  if (args.journal) report.journal = await journalEvidence(args, s);
+  // Always present in JSON: null says it was not read (--no-journal), not that it holds nothing.
+  report.journal = args.journal ? await journalEvidence(args, s) : null;
   report.nextSteps = nextSteps(commandPrefix(args), { nextBoot: report.nextBoot, findings: report.problems, crashLoop: report.journal?.crashLoop, from: 'status' });
   return report;
 }

@@ -25,8 +25,8 @@ export interface StatusReport {
   nextBoot: NextBoot;
   checkpoints: number;
   problems: Finding[];
-  /** The last journal evidence (`status` without --no-journal). */
-  journal?: { lastEvent: unknown | null; summary: string | null; restarts: number; crashLoop: boolean };
+  /** The last journal evidence; null with --no-journal (not read). */
+  journal?: { lastEvent: unknown | null; summary: string | null; restarts: number; crashLoop: boolean } | null;
   /** Extra detail for text mode and -v: each meta file's state. */
   meta: { assigned: MetaSummary; lastKnownGood: MetaSummary };
   localConfig: string | null;
