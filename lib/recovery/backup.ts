@@ -332,7 +332,10 @@ export function listBackups(dynamicConfigDir: string): BackupSummary[] {
     for (const id of names.filter((n) => BACKUP_ID.test(n)).sort()) {
       const m = readManifest(b, id);
       if (!m) continue;
-      out.push({ id, time: m.time, command: m.command, files: m.files.map((f) => (f as { path?: string }).path ?? `meta/${f.name}`), path: path.join(dir, id) });
+      // clean's backups hold the leftovers it moved aside (`moved`), not meta files.
+      const moved = (m as { moved?: unknown }).moved;
+      const aside = Array.isArray(moved) ? moved.map((x) => (x as { from?: unknown }).from).filter((x): x is string => typeof x === 'string') : [];
+      out.push({ id, time: m.time, command: m.command, files: [...m.files.map((f) => (f as { path?: string }).path ?? `meta/${f.name}`), ...aside], path: path.join(dir, id) });
     }
     return out;
   });

@@ -54,6 +54,8 @@ t.test('--yes moves them into a backup (bytes, mode, mtime kept); undo puts them
   const audit = fs.readFileSync(path.join(dcd, '.kubelet-ckpt/backups/audit.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { event: string; command: string });
   t.same(audit.map((a) => `${a.event} ${a.command}`), ['begin clean', 'done clean']);
   t.match(cli(dcd, 'undo', '--list').stdout, /clean/);
+  const listed = json(cli(dcd, 'undo', '--list', '-o', 'json')) as { backups: { command: string; files: string[] }[] };
+  t.same(listed.backups.map((b) => [b.command, b.files]), [['clean', ['meta/tmp_assigned421', `checkpoints/${UID}/tmp_998877`]]], 'undo --list names what the backup holds');
   const again = cli(dcd, 'clean', '--yes');
   t.equal(again.stdout, 'clean: done\nnothing to remove: no leftovers of interrupted writes\n');
   const u = cli(dcd, 'undo', '--yes');
