@@ -80,7 +80,10 @@ function renderPrune(r: RecoveryResult, ctx: TextContext): string {
   const items = r.changes as PruneChange[];
   const lines: string[] = [r.dryRun ? `${r.command}: ${p.yellow('dry run')}, nothing ${r.restored ? 'moved' : 'removed'}` : `${r.command}: ${p.green('done')}`];
   if (!items.length) {
-    lines.push(r.restored ? `nothing to put back: backup ${r.restored} holds no leftovers any more` : /^clean\b/.test(r.command) ? 'nothing to remove: no leftovers of interrupted writes' : 'nothing to prune: every checkpoint is referenced or kept');
+    // Entries left alone (links, special files) are in the warnings: the summary must not say there are none.
+    const skipped = r.warnings.some((w) => /^not (removed|pruned)\b/.test(w));
+    const none = /^clean\b/.test(r.command) ? (skipped ? 'nothing to remove: the leftovers found are left alone (see the warnings)' : 'nothing to remove: no leftovers of interrupted writes') : skipped ? 'nothing to prune: every checkpoint is referenced, kept, or left alone (see the warnings)' : 'nothing to prune: every checkpoint is referenced or kept';
+    lines.push(r.restored ? `nothing to put back: backup ${r.restored} holds no leftovers any more` : none);
     return lines.join('\n');
   }
   const verb = r.restored ? (r.dryRun ? 'would put back' : 'put back') : r.dryRun ? 'would remove' : 'removed';

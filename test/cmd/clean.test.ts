@@ -88,7 +88,7 @@ t.test('a link, a special file or a directory holding one is left alone with a w
   const before = treeHash(dir);
   const r = cli(dcd, 'clean', '--yes');
   t.equal(r.code, 0, r.stderr);
-  t.equal(r.stdout, 'clean: done\nnothing to remove: no leftovers of interrupted writes\n');
+  t.equal(r.stdout, 'clean: done\nnothing to remove: the leftovers found are left alone (see the warnings)\n');
   t.match(r.stderr, /not removed: meta\/tmp_link is a symbolic link/);
   t.match(r.stderr, /not removed: checkpoints\/.*\/tmp_sub holds "inner", which is not a regular file/);
   t.match(r.stderr, /not removed: checkpoints\/.*\/tmp_withlink holds "kubelet", which is not a regular file/);

@@ -276,3 +276,14 @@ t.test('a symlinked meta file: exit 4, the link and its target untouched', async
   }
   t.same([treeHash(dcd), fs.readFileSync(path.join(dir, 'elsewhere'), 'utf8')], before);
 });
+
+t.test('prune with nothing removable but a link left alone: the summary says so', async (t) => {
+  const dir = t.testdir({ elsewhere: { kubelet: 'x' } });
+  const dcd = makeStore(path.join(dir, 'node'), { rvs: ['1', '2', '3'], assigned: '3', lkg: '2' });
+  fs.rmSync(path.join(dcd, 'store/checkpoints', UID, '1'), { recursive: true });
+  fs.symlinkSync(path.join(dir, 'elsewhere'), path.join(dcd, 'store/checkpoints', UID, '1'));
+  const p = cli(dcd, ['prune', '--dry-run']);
+  t.equal(p.code, 0, p.stderr);
+  t.equal(p.stdout, 'prune: dry run, nothing removed\nnothing to prune: every checkpoint is referenced, kept, or left alone (see the warnings)\n');
+  t.match(p.stderr, /not pruned: checkpoints\/946d.*\/1 is a symbolic link to /);
+});
