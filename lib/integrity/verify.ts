@@ -104,6 +104,8 @@ function referencedFindings(snap: Snapshot, name: MetaName, d: MetaDecode): Find
 // ---- structure ---------------------------------------------------------------------------
 
 function tmpFinding(e: Entry, where: string): Finding {
+  // No interrupted write leaves a link or a special file: clean leaves those alone.
+  if (e.kind === 'symlink' || e.kind === 'other') return f('warning', 'TMP_LEFTOVER', `${e.rel} is ${entryKindText(e)} named like a leftover of an interrupted write ${where}, which no write leaves; clean leaves it alone: inspect it and remove it by hand`, e.rel, null);
   return f('warning', 'TMP_LEFTOVER', `${e.rel} is left over from an interrupted write${e.name.includes('kubelet-ckpt') ? ' by kubelet-ckpt' : ' (by the kubelet)'} ${where}; safe to remove once no kubelet is writing`, e.rel, null);
 }
 

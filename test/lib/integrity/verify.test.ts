@@ -150,3 +150,15 @@ t.test('CHECKPOINT_ENTRY says what the entry is: a regular file is not a special
     'checkpoints/stray is a regular file; the kubelet only creates UID directories here',
   ]);
 });
+
+t.test('TMP_LEFTOVER: a link or FIFO named tmp_* is not called a leftover safe to remove', async (t) => {
+  const r = verify(t, base({ 'store/meta/tmp_assigned1': 'x' }), (dir) => {
+    execFileSync('mkfifo', [path.join(dir, 'store/meta/tmp_fifo')]);
+    fs.symlinkSync('/etc', path.join(dir, 'store/meta/tmp_link'));
+  });
+  t.same(r.findings.filter((f) => f.code === 'TMP_LEFTOVER').map((f) => f.message).sort(), [
+    'meta/tmp_assigned1 is left over from an interrupted write (by the kubelet) in meta/; safe to remove once no kubelet is writing',
+    'meta/tmp_fifo is a special file named like a leftover of an interrupted write in meta/, which no write leaves; clean leaves it alone: inspect it and remove it by hand',
+    'meta/tmp_link is a symbolic link to /etc named like a leftover of an interrupted write in meta/, which no write leaves; clean leaves it alone: inspect it and remove it by hand',
+  ]);
+});
