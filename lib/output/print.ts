@@ -34,8 +34,8 @@ export function toYaml(result: unknown): string {
   return jsYaml().dump(plainData, { noRefs: true, lineWidth: -1, sortKeys: false });
 }
 
-/** Fields holding text of several lines (a payload, a meta file's bytes before and after a change). */
-const BLOCK_KEYS = ['text', 'before', 'after'];
+/** Fields holding text of several lines (a payload, a meta file's bytes before and after a change, migrate's diffs and refusals). */
+const BLOCK_KEYS = ['text', 'before', 'after', 'diff', 'wouldRefuse'];
 
 export interface PrintOptions {
   format: Format;

@@ -95,7 +95,8 @@ for (const l of LAYOUTS) {
 
     const dry = runCli(['--root', root, 'migrate', '--dry-run']);
     t.equal(dry.code, l.needsForce ? 4 : 0, `dry run exits as the real run would\n${dry.stderr}`);
-    for (const p of [l.config, ...Object.keys(l.edited)]) t.match(dry.stdout, `+++ ${p}`, `the dry run shows ${p}'s diff`);
+    for (const p of [l.config, ...Object.keys(l.edited)]) t.ok(dry.stdout.split('\n').includes(`+++ ${p}`), `the dry run shows ${p}'s diff, a line of its own`);
+    t.notMatch(dry.stdout, /\\x0a/, 'no newline escaped inside a diff');
     t.same(tree(root), before, 'the dry run leaves the tree identical');
 
     if (l.needsForce) {
