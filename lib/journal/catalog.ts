@@ -181,8 +181,15 @@ function structuredIds(kv: Map<string, string>): Partial<Ids> {
 
 // ---- systemd ----
 
-// `kubelet.service: …` (v230+), `kubelet.service …` (v219). Any unit whose name holds `kubelet`.
-const UNIT = /^(?:Unit )?([\w@.:\\-]*kubelet[\w@.:\\-]*\.service):? /;
+// `kubelet.service: …` (v230+), `kubelet.service …` (v219). The kubelet's unit is `kubelet`, or
+// ends in it (`snap.microk8s.daemon-kubelet`, `k8s-kubelet`), or is an instance of it
+// (`kubelet@x`): never a unit named after it (`kubelet-monitor`, GKE's health check of it).
+const KUBELET_UNIT = String.raw`(?:[\w@.:\-]*[-.])?kubelet(?:@[\w.:\-]*)?\.service`;
+const UNIT = new RegExp(String.raw`^(?:Unit )?(${KUBELET_UNIT}):? `);
+const UNIT_NAME = new RegExp(String.raw`^${KUBELET_UNIT}$`);
+const START_LIMIT = new RegExp(String.raw`^start request repeated too quickly for ${KUBELET_UNIT}`);
+/** `Started <description>.` of the kubelet's unit, when no UNIT= field says which unit: `kubelet: The Kubernetes Node Agent.`, `Kubernetes Kubelet.`, `kubelet.service - …` (never `Kubernetes health monitoring for kubelet.`). */
+const STARTED_KUBELET = new RegExp(String.raw`^(?:(?:kubernetes )?kubelet|${KUBELET_UNIT})(?![\w@-]|\.\w)`, 'i');
 
 /**
  * Classify a line systemd wrote. `unit` is the `UNIT=` field when the source has one
@@ -191,15 +198,15 @@ const UNIT = /^(?:Unit )?([\w@.:\\-]*kubelet[\w@.:\\-]*\.service):? /;
 export function classifySystemd(message: string, unit: string | null): Classified | null {
   const m = UNIT.exec(message);
   if (m) return classifyUnitMessage(message.slice(m[0].length));
-  if (/^start request repeated too quickly for \S*kubelet\S*\.service/.test(message)) return make('start-limit-hit', {}, false);
+  if (START_LIMIT.test(message)) return make('start-limit-hit', {}, false);
   // `Started kubelet: The Kubernetes Node Agent.`, `Started kubelet.service - …`, `Started Kubernetes Kubelet.`
   const started = /^Started (.*)$/.exec(message);
-  if (started && ((unit !== null && isKubeletUnit(unit)) || (unit === null && /kubelet/i.test(started[1]!)))) return make('kubelet-started', {}, false);
+  if (started && ((unit !== null && isKubeletUnit(unit)) || (unit === null && STARTED_KUBELET.test(started[1]!)))) return make('kubelet-started', {}, false);
   return null;
 }
 
 export function isKubeletUnit(unit: string): boolean {
-  return /kubelet/.test(unit) && unit.endsWith('.service');
+  return UNIT_NAME.test(unit);
 }
 
 function classifyUnitMessage(t: string): Classified | null {

@@ -9,6 +9,7 @@ import { DEFAULT_MAX_EVENTS, Pipeline } from './pipeline.js';
 import { LineScanner, scanChunks, scanFd, type Markers } from './scan.js';
 import { openSource, type SourceKind, type SourceSpec } from './sources.js';
 import { parsePrefix } from './syslog.js';
+import { isPrettyJsonStart, jsonText } from './json-export.js';
 import { parseTimeBound } from './timespec.js';
 
 export type { JournalEvent, JournalResult, EventKind, CheckpointSummary, ProcessSummary } from './events.js';
@@ -144,7 +145,8 @@ const MARKERS: Record<InputFormat, { primary: string[]; watch: string[] }> = {
   // `cat`/klog output: no identifier; systemd's lines are known by their text.
   raw: { primary: ['fig co', 'ynamic', 'kubelet.service', 'Started ', 'start request repeated'], watch: WATCH },
   // JSON entries carry _CMDLINE (with --dynamic-config-dir): the gate and flag markers are message texts.
-  json: { primary: ['fig co', '"UNIT":"', '"MESSAGE":[', 'feature gate must', 'config-dir has been', 'bootstrap a configuration'], watch: WATCH },
+  // Older journalctl (CentOS 7, Ubuntu 18.04) writes `"UNIT" : "…"`, newer `"UNIT":"…"`: both forms.
+  json: { primary: ['fig co', '"UNIT":"', '"UNIT" : "', '"MESSAGE":[', '"MESSAGE" : [', 'feature gate must', 'config-dir has been', 'bootstrap a configuration'], watch: WATCH },
 };
 
 export type InputFormat = 'json' | 'syslog' | 'raw';
@@ -154,7 +156,10 @@ export function sniffFormat(sample: Buffer): InputFormat {
   const text = sample.subarray(0, 16 * 1024).toString('utf8');
   const lines = text.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('-- ') && !l.startsWith('░'));
   for (const l of lines.slice(0, 20)) {
-    if (l[0] === '{') return 'json';
+    if (isPrettyJsonStart(l)) {
+      throw new UsageError('the journal is journalctl -o json-pretty output (one field per line), which kubelet-ckpt does not read', 'export it with journalctl -o json (one entry per line) or -o short-iso', 'JOURNAL_FORMAT');
+    }
+    if (jsonText(l) !== null) return 'json';
     if (parsePrefix(l)) return 'syslog';
   }
   return 'raw';

@@ -18,6 +18,25 @@ export interface JsonEntry {
 
 type Json = string | number | null | Json[] | { [k: string]: Json };
 
+/**
+ * The JSON object of one exported line: `-o json` writes it alone, `-o json-seq` after an RS
+ * (0x1E), `-o json-sse` after `data: `. Null for any other line.
+ */
+export function jsonText(line: string): string | null {
+  if (line[0] === '{') return line;
+  if (line[0] === '\x1e' && line[1] === '{') return line.slice(1);
+  if (line.startsWith('data: {')) return line.slice(6);
+  return null;
+}
+
+/**
+ * `journalctl -o json-pretty` output: an entry spread over lines, `{` alone on the first. Its
+ * lines mean nothing one by one, so it is refused rather than read as nothing.
+ */
+export function isPrettyJsonStart(line: string): boolean {
+  return line.trimEnd() === '{';
+}
+
 /** Parse one exported entry; null when the line is not a JSON object. */
 export function parseJsonEntry(line: string): JsonEntry | null {
   let o: Json;

@@ -7,7 +7,7 @@ import { BodyCache, ByteBodyIndex, RELEVANT_TEXT } from './body-cache.js';
 import { classifyKubelet, classifySystemd, looksLikeSystemd, isKubeletUnit, type Classified } from './catalog.js';
 import type { JournalEvent } from './events.js';
 import { isSyncFileBytes, readKlogHeader, readShortPrefix, shortKlogLine } from './fastline.js';
-import { parseJsonEntry } from './json-export.js';
+import { jsonText, parseJsonEntry } from './json-export.js';
 import { looksLikeKlog, parseKlogHeader, type KlogHeader } from './klog.js';
 import { Follow, type LineSink } from './scan.js';
 import { monthOf, normaliseMonthToken, parsePrefix, type LineTime, type LocalTime, type Prefixed } from './syslog.js';
@@ -219,7 +219,8 @@ export class LineParser {
   }
 
   private parse(text: string): Parsed | null {
-    if (text[0] === '{') return this.parseJson(text);
+    const json = jsonText(text);
+    if (json !== null) return this.parseJson(json);
     const p = parsePrefix(text);
     if (p) {
       if (isSystemdIdent(p.ident, p.pid)) return systemdLine(p.message, null, p.pid, this.lineTime(p.time, null, p.monthToken));
@@ -278,8 +279,9 @@ export class LineParser {
 
   /** The text a continuation line adds, or null when the line is something else. */
   private continuationText(text: string, c: Continuation): string | null {
-    if (text[0] === '{') {
-      const e = parseJsonEntry(text);
+    const json = jsonText(text);
+    if (json !== null) {
+      const e = parseJsonEntry(json);
       if (!e || e.message === null || e.pid !== c.pid || e.pid === 1) return null;
       return bodyContinuation(e.message);
     }

@@ -216,3 +216,71 @@ t.test('-f -o json: one JSON line per event; --until conflicts', async (t) => {
   const r = runCli(['journal', '-f', '--until', 'now', '--file', file]);
   t.equal(r.code, 2);
 });
+
+t.test('JSON exports of every journalctl: spaced (older systemd), json-seq, json-sse; json-pretty refused', async (t) => {
+  const dir = t.testdir({});
+  const run = (file: string) => runCli(['journal', '--file', file, '-o', 'json']);
+  const kinds = (o: Out) => o.events.map((e) => `${e.kind}:${e.pid ?? ''}:${e.uid ?? ''}/${e.resourceVersion ?? ''}`);
+  for (const base of ['structured-1.22.json', 'legacy-1.13.json']) {
+    const entries = fs.readFileSync(J(base), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const compact = run(J(base));
+    const want = json<Out>(compact);
+    t.ok(want.events.some((e) => e.kind === 'kubelet-exited'), `${base}: systemd's lines are there to lose`);
+    // systemd before ~v240: `{ "KEY" : "value", … }` (logs-show.c's own printing).
+    const spaced = `${entries.map((o) => `{ ${Object.entries(o).map(([k, v]) => `${JSON.stringify(k)} : ${JSON.stringify(v)}`).join(', ')} }`).join('\n')}\n`;
+    const seq = entries.map((o) => `\x1e${JSON.stringify(o)}\n`).join('');
+    const sse = entries.map((o) => `data: ${JSON.stringify(o)}\n\n`).join('');
+    for (const [name, text] of [['spaced', spaced], ['json-seq', seq], ['json-sse', sse]] as const) {
+      const f = path.join(dir, `${base}.${name}`);
+      fs.writeFileSync(f, text);
+      const r = run(f);
+      t.equal(r.code, compact.code, `${base} ${name}: exit ${compact.code}, as compact JSON`);
+      const got = json<Out>(r);
+      t.same(kinds(got), kinds(want), `${base} ${name}: the same events`);
+      t.same([got.restarts, got.crashLoop, got.skipped], [want.restarts, want.crashLoop, want.skipped], `${base} ${name}: the same restarts, crash loop and skipped lines`);
+    }
+  }
+  const pretty = path.join(dir, 'pretty.json');
+  fs.writeFileSync(pretty, `${JSON.stringify(JSON.parse(fs.readFileSync(J('structured-1.22.json'), 'utf8').split('\n')[0]!), null, '\t')}\n`);
+  const r = runCli(['journal', '--file', pretty]);
+  t.equal(r.code, 2, 'json-pretty: refused, not read as nothing');
+  t.match(r.stderr, /journalctl -o json-pretty output .* which kubelet-ckpt does not read\nhint: export it with journalctl -o json/);
+});
+
+t.test('units named after the kubelet are not the kubelet: no phantom starts, exits or crash loop', async (t) => {
+  const dir = t.testdir({});
+  const monitor = [
+    'Aug 24 13:00:00 n1 systemd[1]: Started kubelet: The Kubernetes Node Agent.',
+    'Aug 24 13:00:01 n1 kubelet[500]: I0824 13:00:01.000001     500 controller.go:101] kubelet config controller: starting controller',
+    ...[1, 2, 3].flatMap((n) => [
+      `Aug 24 13:0${n}:00 n1 systemd[1]: Started Kubernetes health monitoring for kubelet.`,
+      `Aug 24 13:0${n}:05 n1 systemd[1]: kubelet-monitor.service: Main process exited, code=exited, status=1/FAILURE`,
+      `Aug 24 13:0${n}:15 n1 systemd[1]: kubelet-monitor.service: Scheduled restart job, restart counter is at ${n}.`,
+    ]),
+    'Aug 24 13:05:00 n1 systemd[1]: start request repeated too quickly for kubelet-monitor.service',
+  ].join('\n');
+  fs.writeFileSync(path.join(dir, 'syslog'), `${monitor}\n`);
+  const text = json<Out>(runCli(['journal', '--file', path.join(dir, 'syslog'), '--year', '2021', '--utc', '-o', 'json']));
+  t.same(text.events.map((e) => e.kind), ['kubelet-started', 'controller-start']);
+  t.same([text.restarts, text.crashLoop], [0, false]);
+  // The same through journald's JSON, where UNIT= names the unit.
+  const entry = (us: number, message: string, unit: string | null, pid = 1) => JSON.stringify({ __REALTIME_TIMESTAMP: String(us), _PID: String(pid), SYSLOG_IDENTIFIER: pid === 1 ? 'systemd' : 'kubelet', ...(unit ? { UNIT: unit } : {}), MESSAGE: message });
+  const t0 = Date.UTC(2021, 7, 24, 13) * 1000;
+  const lines = [
+    entry(t0, 'Started kubelet: The Kubernetes Node Agent.', 'kubelet.service'),
+    ...[1, 2, 3].flatMap((n) => [
+      entry(t0 + n * 60e6, 'Started Kubernetes health monitoring for kubelet.', 'kubelet-monitor.service'),
+      entry(t0 + n * 60e6 + 5e6, 'kubelet-monitor.service: Main process exited, code=exited, status=1/FAILURE', 'kubelet-monitor.service'),
+      entry(t0 + n * 60e6 + 15e6, `kubelet-monitor.service: Scheduled restart job, restart counter is at ${n}.`, 'kubelet-monitor.service'),
+    ]),
+  ];
+  fs.writeFileSync(path.join(dir, 'j.json'), `${lines.join('\n')}\n`);
+  const j = runCli(['journal', '--file', path.join(dir, 'j.json'), '-o', 'json']);
+  t.equal(j.code, 0, 'no crash loop: exit 0');
+  t.same(json<Out>(j).events.map((e) => e.kind), ['kubelet-started']);
+  // And the kubelet's own unit still counts, whatever it is called.
+  for (const unit of ['kubelet.service', 'snap.microk8s.daemon-kubelet.service', 'kubelet@main.service']) {
+    fs.writeFileSync(path.join(dir, 'k.log'), `Aug 24 13:00:05 n1 systemd[1]: ${unit}: Main process exited, code=exited, status=1/FAILURE\n`);
+    t.same(json<Out>(runCli(['journal', '--file', path.join(dir, 'k.log'), '--year', '2021', '--utc', '-o', 'json'])).events.map((e) => e.kind), ['kubelet-exited'], unit);
+  }
+});
