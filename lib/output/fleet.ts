@@ -16,6 +16,23 @@ function table(rows: string[][]): string[] {
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(w[i]! + 2))).join('').trimEnd());
 }
 
+/**
+ * A group's sources on one line, those that differ only in their role merged:
+ * `assigned|last-known-good kube-system/cfg UID/RV` (a node that fell back runs the same
+ * config as last-known-good that others run as assigned), so a clipped cell still shows both.
+ */
+export function runsText(configs: readonly string[]): string {
+  const roles = new Map<string, string[]>();
+  for (const c of configs) {
+    const sp = c.indexOf(' ');
+    const [role, rest] = sp < 0 ? [c, ''] : [c.slice(0, sp), c.slice(sp + 1)];
+    const rs = roles.get(rest) ?? [];
+    if (!rs.includes(role)) rs.push(role);
+    roles.set(rest, rs);
+  }
+  return [...roles].map(([rest, rs]) => (rest ? `${rs.join('|')} ${rest}` : rs.join('|'))).join('; ');
+}
+
 export function renderFleet(f: FleetReport, ctx: TextContext): string {
   const { p } = ctx;
   const out: string[] = [];
@@ -23,7 +40,7 @@ export function renderFleet(f: FleetReport, ctx: TextContext): string {
   out.push(`Fleet: ${f.nodes} node${f.nodes === 1 ? '' : 's'}, ${f.groups.length} config${f.groups.length === 1 ? '' : 's'}, ${bad ? p.red(`${bad} in trouble`) : p.green('none in trouble')}`);
   if (f.groups.length) {
     out.push('', p.bold('Nodes by the config they run'));
-    out.push(...table([['CONFIG', 'NODES', 'RUNS'], ...f.groups.map((g) => [hash(g.key), String(g.nodes.length), clip(g.configs.join('; '), Math.max(20, ctx.width - 30), ctx.verbose)])]));
+    out.push(...table([['CONFIG', 'NODES', 'RUNS'], ...f.groups.map((g) => [hash(g.key), String(g.nodes.length), clip(runsText(g.configs), Math.max(20, ctx.width - 30), ctx.verbose)])]));
     for (const g of f.groups) out.push(`  ${hash(g.key)}: ${list(g.nodes, ctx)}`);
   }
   if (bad) {

@@ -111,3 +111,10 @@ t.test('nodes not ready to leave Dynamic Kubelet Config: listed with why, not co
   t.match(text, /Not ready to leave Dynamic Kubelet Config \(1\.24\)\nNODE +WHY\nflag +the kubelet exits: Error: failed to parse kubelet/);
   t.match(text, /on each: kubelet-ckpt upgrade-check, then kubelet-ckpt migrate/);
 });
+
+t.test('runsText: sources that differ only in their role share one entry', async (t) => {
+  const { runsText } = await import('../../../lib/output/fleet.js');
+  t.equal(runsText(['assigned kube-system/cfg u/1', 'last-known-good kube-system/cfg u/1']), 'assigned|last-known-good kube-system/cfg u/1');
+  t.equal(runsText(['assigned kube-system/cfg u/1', 'assigned kube-system/other u/2', 'local']), 'assigned kube-system/cfg u/1; assigned kube-system/other u/2; local');
+  t.equal(runsText([]), '');
+});
