@@ -6,6 +6,7 @@ import type { JournalEvent } from './events.js';
 import { markersFor, sourceSpec, type ReadJournalOptions } from './index.js';
 import { decodingSink, LineParser } from './lines.js';
 import { Pipeline } from './pipeline.js';
+import { checkUidFilter } from './correlate.js';
 import { LineScanner, scanChunks } from './scan.js';
 import { openSource } from './sources.js';
 import { parseTimeBound } from './timespec.js';
@@ -27,6 +28,7 @@ export const FOLLOW_BACKLOG = 10;
  */
 export async function followJournal(opts: FollowOptions, onEvent: (ev: JournalEvent) => void): Promise<void> {
   if (opts.until) throw new UsageError('--until cannot be combined with -f (a followed journal has no end)');
+  checkUidFilter(opts.uid);
   const spec = sourceSpec(opts);
   const now = opts.now ?? new Date();
   const isText = spec.kind === 'file';

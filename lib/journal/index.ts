@@ -2,7 +2,7 @@
 // times, correlate with the store, and filter. The result is DESIGN.md's `journal` JSON.
 
 import { UsageError } from '../errors.js';
-import type { StoreView } from './correlate.js';
+import { checkUidFilter, type StoreView } from './correlate.js';
 import type { JournalResult } from './events.js';
 import { decodingSink, LineParser } from './lines.js';
 import { DEFAULT_MAX_EVENTS, Pipeline } from './pipeline.js';
@@ -81,6 +81,7 @@ export async function readJournal(opts: ReadJournalOptions, onProgress?: (p: Pro
 }
 
 export async function readJournalDetailed(opts: ReadJournalOptions, onProgress?: (p: Progress) => void): Promise<{ result: JournalResult; stats: ReadStats }> {
+  checkUidFilter(opts.uid);
   const spec = sourceSpec(opts);
   const now = opts.now ?? new Date();
   const isText = spec.kind === 'file';

@@ -284,3 +284,12 @@ t.test('units named after the kubelet are not the kubelet: no phantom starts, ex
     t.same(json<Out>(runCli(['journal', '--file', path.join(dir, 'k.log'), '--year', '2021', '--utc', '-o', 'json'])).events.map((e) => e.kind), ['kubelet-exited'], unit);
   }
 });
+
+t.test('--uid shorter than a prefix may be: a usage error (exit 2), not an empty journal', async (t) => {
+  for (const extra of [[], ['-f']]) {
+    const r = runCli(['journal', '--file', J('structured-1.22.short.log'), '--uid', '7a0', ...extra], { timeout: 10_000 });
+    t.equal(r.code, 2, `${extra.join(' ')}: exit 2`);
+    t.match(r.stderr, /^error: --uid "7a0": a UID prefix needs at least 4 characters/);
+  }
+  t.ok(json<Out>(runCli(['journal', '--file', J('structured-1.22.short.log'), '--uid', '7a0c', '-o', 'json'])).events.length > 0, 'four characters still filter');
+});
