@@ -16,6 +16,7 @@ import type * as yaml from 'js-yaml';
 import { jsYaml } from './js-yaml.js';
 import { isUtf8 } from 'node:buffer';
 import { fastBlockYaml, isPrintableAscii } from './yaml-fast.js';
+import { libyamlTabError, tabErrorText } from './yaml-tabs.js';
 import type { JNode } from './jnode.js';
 import { childPath, type DuplicateKey } from './json.js';
 import { goQuote } from './gostrconv.js';
@@ -616,22 +617,10 @@ export function parseYamlDocument(bytes: Uint8Array): YamlParse {
     trailingMarks = null;
     lastScalar = undefined;
   }
-  if (doc === null || doc === undefined) {
-    const tab = tabIndentedBlankLine(first);
-    if (tab !== null) return { ok: false, error: `yaml: ${tab > 0 ? `line ${tab + 1}: ` : ''}found character that cannot start any token` };
-  }
+  // Tabs js-yaml accepts where libyaml's scanner stops (a line starting with one, one after `-`).
+  const tab = libyamlTabError(first);
+  if (tab !== null) return { ok: false, error: tabErrorText(tab) };
   return convertDocument(doc, tracker.dups, breaks.restore);
-}
-
-/**
- * In an empty document, the first line whose blanks start with a tab (0-based), or null:
- * libyaml's scanner only skips tabs between tokens, never where a token may start a line,
- * so such a line is an error where js-yaml sees nothing.
- */
-function tabIndentedBlankLine(text: string): number | null {
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) if (/^ *\t/.test(lines[i]!)) return i;
-  return null;
 }
 
 function convertDocument(doc: unknown, dups: Map<object, { key: string; line: number }[]>, restore: Restore | null = null): YamlParse {

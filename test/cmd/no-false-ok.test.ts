@@ -65,3 +65,18 @@ t.test('permission denied is said as such, not "no checkpoints" or "not on disk"
     t.equal(r.code, 3, args.join(' '));
   }
 });
+
+t.test('a tab on a blank line or after "-": the kubelet cannot load it, and verify says so', async (t) => {
+  const dir = t.testdir({});
+  const head = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
+  for (const [body, msg] of [
+    ['maxPods: 10\n\t\nport: 10250\n', 'line 4: found a tab character that violates indentation'],
+    ['clusterDNS:\n- \t10.96.0.10\n', 'line 4: found character that cannot start any token'],
+  ] as const) {
+    const f = path.join(dir, 'p.yaml');
+    fs.writeFileSync(f, head + body);
+    const r = runCli(['--dir', path.join(repoRoot, 'fixtures/stores/healthy'), 'verify', f, '-o', 'json']);
+    t.equal(r.code, 1, JSON.stringify(body));
+    t.match(json<{ findings: { code: string; message: string }[] }>(r).findings, [{ code: 'PAYLOAD_DECODE', message: new RegExp(`failed to decode: yaml: ${msg}`) }]);
+  }
+});
