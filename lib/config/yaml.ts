@@ -347,10 +347,23 @@ interface NodeInfo {
   line: number;
 }
 
-/** Collect repeated keys per mapping object from js-yaml's open/close events. */
-function duplicateTracker() {
+/** A key and its value as js-yaml built them, in document order. */
+interface Pair {
+  key: NodeInfo;
+  value: NodeInfo;
+}
+
+const MERGE_TAG = 'tag:yaml.org,2002:merge';
+
+/**
+ * Every mapping's entries in document order, from js-yaml's open/close events: go-yaml
+ * builds a mapping entry by entry, a `<<` merge writing the merged keys at its place (a later
+ * entry wins), where js-yaml's own merge lets explicit keys win wherever they stand; and
+ * go-yaml refuses sequence and mapping keys, which js-yaml turns into text.
+ */
+function pairTracker() {
   const stack: { line: number; children: NodeInfo[] }[] = [];
-  const dups = new Map<object, { key: string; line: number }[]>();
+  const pairs = new Map<object, Pair[]>();
   const listener = (event: 'open' | 'close', state: yaml.State) => {
     const s = state as yaml.State & { kind: string | null; result: unknown; tag: string | null };
     if (event === 'open') {
@@ -361,22 +374,13 @@ function duplicateTracker() {
     if (!frame) return;
     const info: NodeInfo = { kind: s.kind, result: s.result, tag: s.tag, line: frame.line };
     if (s.kind === 'mapping' && s.result && typeof s.result === 'object' && frame.children.length % 2 === 0) {
-      const seen = new Set<string>();
-      for (let i = 0; i < frame.children.length; i += 2) {
-        const k = frame.children[i]!;
-        if (k.tag === 'tag:yaml.org,2002:merge') continue;
-        const key = String(k.result);
-        if (seen.has(key)) {
-          const list = dups.get(s.result as object) ?? [];
-          list.push({ key, line: k.line });
-          dups.set(s.result as object, list);
-        }
-        seen.add(key);
-      }
+      const list: Pair[] = [];
+      for (let i = 0; i < frame.children.length; i += 2) list.push({ key: frame.children[i]!, value: frame.children[i + 1]! });
+      pairs.set(s.result as object, list);
     }
     stack[stack.length - 1]?.children.push(info);
   };
-  return { listener, dups };
+  return { listener, pairs };
 }
 
 const SURROGATE = /[\ud800-\udfff]/;
@@ -451,7 +455,7 @@ class Converter {
   readonly duplicates: DuplicateKey[] = [];
 
   constructor(
-    private readonly dups: Map<object, { key: string; line: number }[]>,
+    private readonly pairs: Map<object, Pair[]>,
     private readonly restore: Restore | null = null,
   ) {}
 
@@ -496,19 +500,79 @@ class Converter {
   }
 
   private mapping(obj: Record<string, unknown>, path: string, alias: boolean): JNode {
-    const keys = Object.keys(obj);
-    if (keys.includes(NULL_KEY)) {
-      throw new YamlError(`Unsupported map key of type: %!s(<nil>), key: <nil>, value: ${goValueHint(obj[NULL_KEY])}`);
+    const entries = this.pairs.get(obj);
+    if (!entries) return this.members(new Map(Object.entries(obj)), path, alias, []);
+    const members = new Map<string, unknown>();
+    const repeated: { key: string; line: number }[] = [];
+    this.fill(entries, members, repeated, 0);
+    return this.members(members, path, alias, repeated);
+  }
+
+  /**
+   * go-yaml's mapping(): each entry in order, a later one replacing an earlier one with the
+   * same key (strict decoding reports it: `repeated`), a `<<` merge writing its mapping's
+   * entries at its place (a sequence of mappings from the last to the first).
+   */
+  private fill(entries: readonly Pair[], members: Map<string, unknown>, repeated: { key: string; line: number }[], depth: number): void {
+    if (depth > MAX_YAML_DEPTH) throw new YamlError('yaml: exceeded max depth');
+    for (const { key, value } of entries) {
+      if (key.tag === MERGE_TAG) {
+        this.merge(value.result, members, repeated, depth);
+        continue;
+      }
+      const k = mapKey(key.result);
+      if (members.has(k)) repeated.push({ key: k, line: key.line });
+      members.set(k, value.result);
+    }
+  }
+
+  private merge(v: unknown, members: Map<string, unknown>, repeated: { key: string; line: number }[], depth: number): void {
+    const mapping = (x: unknown) => (x !== null && typeof x === 'object' ? this.pairs.get(x) : undefined);
+    const one = mapping(v);
+    if (one) return this.fill(one, members, repeated, depth + 1);
+    if (!Array.isArray(v)) throw new YamlError('yaml: map merge requires map or sequence of maps as the value');
+    for (let i = v.length - 1; i >= 0; i--) {
+      const m = mapping(v[i]);
+      if (!m) throw new YamlError('yaml: map merge requires map or sequence of maps as the value');
+      this.fill(m, members, repeated, depth + 1);
+    }
+  }
+
+  private members(members: Map<string, unknown>, path: string, alias: boolean, repeated: readonly { key: string; line: number }[]): JNode {
+    const keys = [...members.keys()];
+    if (members.has(NULL_KEY)) {
+      throw new YamlError(`Unsupported map key of type: %!s(<nil>), key: <nil>, value: ${goValueHint(members.get(NULL_KEY))}`);
     }
     if (!alias) {
-      for (const d of this.dups.get(obj) ?? []) this.duplicates.push({ path: childPath(path, d.key), line: d.line });
+      for (const d of repeated) this.duplicates.push({ path: childPath(path, d.key), line: d.line });
     }
     // Without surrogates, UTF-16 order is Go's bytewise order, and the built-in sort is faster.
     if (keys.some((k) => SURROGATE.test(k))) keys.sort(goKeyOrder);
     else keys.sort();
     const name = this.restore ?? ((k: string) => k);
-    return { t: 'obj', entries: keys.map((k) => [name(k), this.convert(obj[k], childPath(path, k), alias)]) };
+    return { t: 'obj', entries: keys.map((k) => [name(k), this.convert(members.get(k), childPath(path, k), alias)]) };
   }
+}
+
+/** A mapping key as go-yaml keeps it: a scalar's text; a sequence or mapping is refused. */
+function mapKey(k: unknown): string {
+  if (k !== null && typeof k === 'object' && !(k instanceof GoScalar) && !(k instanceof Uint8Array)) {
+    throw new YamlError(`yaml: invalid map key: ${goSharpV(k)}`);
+  }
+  return k instanceof Uint8Array ? Buffer.from(k).toString('utf8') : String(k);
+}
+
+/** fmt's %#v of a decoded YAML value (interface{}), for go-yaml's invalid-key message. */
+function goSharpV(v: unknown): string {
+  if (v === null || v === undefined) return 'interface {}(nil)';
+  if (typeof v === 'string') return goQuote(v);
+  if (v instanceof GoScalar) return v.kind === 'null' ? 'interface {}(nil)' : String(v.value);
+  if (Array.isArray(v)) return `[]interface {}{${v.map(goSharpV).join(', ')}}`;
+  if (typeof v === 'object') {
+    const items = Object.entries(v as Record<string, unknown>).sort(([a], [b]) => goKeyOrder(a, b));
+    return `map[interface {}]interface {}{${items.map(([k, x]) => `${goQuote(k)}:${goSharpV(x)}`).join(', ')}}`;
+  }
+  return String(v);
 }
 
 /** A rough `%+#v` of a value, for the unsupported-key message. */
@@ -544,6 +608,8 @@ function describeYamlException(e: yaml.YAMLException, text: string): string {
     const known = badMappingEntry(text.split(/\r?\n/)[line] ?? '', line);
     if (known) return known;
   }
+  // A merge of a scalar (js-yaml refuses only strings; go-yaml any scalar: Converter.merge).
+  if (e.reason.startsWith('cannot merge mappings')) return 'yaml: map merge requires map or sequence of maps as the value';
   const alias = /^unidentified alias "(.*)"$/.exec(e.reason);
   if (alias) return `yaml: unknown anchor '${alias[1]}' referenced`;
   const known = LIBYAML_WORDING.find(([prefix]) => e.reason.startsWith(prefix));
@@ -590,6 +656,31 @@ function unclosedFlow(text: string): string {
   return `yaml: ${where}did not find expected ',' or '${inner === '[' ? ']' : '}'}'`;
 }
 
+/**
+ * go-yaml v2's directives, before the first document: `%YAML 1.1` only (its parser refuses
+ * any other version, where js-yaml takes 1.2), `%TAG`, and no other name (its scanner refuses
+ * one that js-yaml only warns about). The error, or null.
+ */
+function directiveError(text: string): string | null {
+  if (!text.includes('%')) return null;
+  const lines = text.split('\n');
+  for (let n = 0; n < lines.length; n++) {
+    const line = lines[n]!;
+    if (line.trim() === '' || /^[ \t]*#/.test(line)) continue;
+    if (line[0] !== '%') return null; // the document has started
+    const name = /^%([^ \t\r]*)/.exec(line)![1];
+    if (name === 'YAML') {
+      const v = /^%YAML[ \t]+(\d+)\.(\d+)/.exec(line);
+      // A parser error: go-yaml prints the 0-based line, and none on the first.
+      if (v && (v[1] !== '1' || v[2] !== '1')) return `yaml: ${n > 0 ? `line ${n}: ` : ''}found incompatible YAML document`;
+    } else if (name !== 'TAG') {
+      // A scanner error: the 1-based line.
+      return `yaml: ${n > 0 ? `line ${n + 1}: ` : ''}found unknown directive name`;
+    }
+  }
+  return null;
+}
+
 /** Parse the first YAML document of `bytes` into the JSON tree the kubelet's decoder sees. */
 export function parseYamlDocument(bytes: Uint8Array): YamlParse {
   const { text, utf8 } = decodeText(bytes);
@@ -600,9 +691,11 @@ export function parseYamlDocument(bytes: Uint8Array): YamlParse {
   if (bad) return { ok: false, error: `yaml: ${bad}` };
   const breaks = printable ? { text, restore: null, trailing: null } : goLineBreaks(text);
   const first = firstDocument(breaks.text);
+  const directive = directiveError(first);
+  if (directive) return { ok: false, error: directive };
   const fast = fastPath ? fastBlockYaml(first, resolvePlainScalar, printable) : undefined;
   if (fast !== undefined) return { ok: true, value: fast, duplicates: [] };
-  const tracker = duplicateTracker();
+  const tracker = pairTracker();
   let doc: unknown;
   try {
     const options = { schema: (goYamlSchema ??= buildGoYamlSchema()), json: true, listener: tracker.listener, maxDepth: MAX_YAML_DEPTH } as yaml.LoadOptions;
@@ -620,12 +713,12 @@ export function parseYamlDocument(bytes: Uint8Array): YamlParse {
   // Tabs js-yaml accepts where libyaml's scanner stops (a line starting with one, one after `-`).
   const tab = libyamlTabError(first);
   if (tab !== null) return { ok: false, error: tabErrorText(tab) };
-  return convertDocument(doc, tracker.dups, breaks.restore);
+  return convertDocument(doc, tracker.pairs, breaks.restore);
 }
 
-function convertDocument(doc: unknown, dups: Map<object, { key: string; line: number }[]>, restore: Restore | null = null): YamlParse {
+function convertDocument(doc: unknown, pairs: Map<object, Pair[]>, restore: Restore | null = null): YamlParse {
   try {
-    const conv = new Converter(dups, restore);
+    const conv = new Converter(pairs, restore);
     const value = conv.convert(doc, '', false);
     return { ok: true, value, duplicates: conv.duplicates };
   } catch (e) {

@@ -80,3 +80,19 @@ t.test('a tab on a blank line or after "-": the kubelet cannot load it, and veri
     t.match(json<{ findings: { code: string; message: string }[] }>(r).findings, [{ code: 'PAYLOAD_DECODE', message: new RegExp(`failed to decode: yaml: ${msg}`) }]);
   }
 });
+
+t.test('a merge key after the key it overrides: the kubelet runs the merged value (go-yaml), so next boot falls back', async (t) => {
+  const dcd = copyFixture('stores/healthy', t.testdir({}));
+  const U = '946d785e-998a-11e7-a8dd-42010a800006';
+  const cps = path.join(dcd, 'store/checkpoints', U);
+  fs.mkdirSync(path.join(cps, '2'));
+  fs.writeFileSync(path.join(cps, '2/kubelet'), `${fs.readFileSync(path.join(cps, '119980/kubelet'), 'utf8')}<<: {maxPods: -3}\n`);
+  const assigned = path.join(dcd, 'store/meta/assigned');
+  fs.writeFileSync(assigned, fs.readFileSync(assigned, 'utf8').replace(/resourceVersion: "?119980"?/, 'resourceVersion: "2"'));
+  const v = runCli(['--dir', dcd, 'verify', '-o', 'json']);
+  t.equal(v.code, 1, 'not "ok"');
+  t.match(json<{ findings: { code: string; message: string }[] }>(v).findings, [{ code: 'PAYLOAD_INVALID', message: /maxPods \(--max-pods\) -3 must not be a negative number/ }]);
+  const s = json<{ nextBoot: { source: string; statusError: string | null } }>(runCli(['--dir', dcd, 'status', '--no-journal', '-o', 'json']));
+  t.equal(s.nextBoot.source, 'last-known-good');
+  t.equal(s.nextBoot.statusError, 'failed to validate config, see Kubelet log for details');
+});

@@ -128,6 +128,43 @@ t.test('merge keys and aliases expand as go-yaml does', async (t) => {
   if (r.ok) t.same(toPlain(r.value), { base: { x: 1, z: 3 }, c: { x: 2, z: 3 }, d: { x: 1, z: 3 } });
 });
 
+t.test('merge keys in document order, as go-yaml v2 builds a map (a later entry wins)', async (t) => {
+  const plain = (text: string) => {
+    const r = parseYamlDocument(Buffer.from(text));
+    return r.ok ? { value: toPlain(r.value), duplicates: r.duplicates } : { error: r.error };
+  };
+  // A merge after an explicit key replaces it; before it, the explicit key replaces the merged one. Both are strict errors.
+  t.same(plain('maxPods: 110\n<<: {maxPods: -3}\n'), { value: { maxPods: -3 }, duplicates: [{ path: 'maxPods', line: 2 }] });
+  t.same(plain('<<: {maxPods: -3}\nmaxPods: 110\n'), { value: { maxPods: 110 }, duplicates: [{ path: 'maxPods', line: 2 }] });
+  // A sequence of mappings: the earlier one wins (merged last to first).
+  t.same(plain('<<: [{a: 1, b: 1}, {a: 2, c: 2}]\n'), { value: { a: 1, b: 1, c: 2 }, duplicates: [{ path: 'a', line: 1 }] });
+  t.same(plain('b: &b {x: 1}\nm:\n  x: 0\n  <<: *b\n'), { value: { b: { x: 1 }, m: { x: 1 } }, duplicates: [{ path: 'm.x', line: 1 }] });
+  for (const bad of ['<<: 5\n', '<<: ~\n', '<<: abc\n', '<<: [5]\n', '<<: [{a: 1}, x]\n']) {
+    t.same(plain(bad), { error: 'yaml: map merge requires map or sequence of maps as the value' }, JSON.stringify(bad));
+  }
+  t.same(plain('"<<": {a: 1}\n'), { value: { '<<': { a: 1 } }, duplicates: [] }, 'a quoted << is a key like any other');
+});
+
+t.test('sequence and mapping keys are refused, as go-yaml refuses them', async (t) => {
+  t.same(parseYamlDocument(Buffer.from('? [a]\n: 5\n')), { ok: false, error: 'yaml: invalid map key: []interface {}{"a"}' });
+  t.same(parseYamlDocument(Buffer.from('[a, 1]: 5\n')), { ok: false, error: 'yaml: invalid map key: []interface {}{"a", 1}' });
+  t.same(parseYamlDocument(Buffer.from('? {b: 1, a: x}\n: 5\n')), { ok: false, error: 'yaml: invalid map key: map[interface {}]interface {}{"a":"x", "b":1}' });
+});
+
+t.test('directives: only %YAML 1.1 and %TAG, as go-yaml v2', async (t) => {
+  const err = (text: string) => {
+    const r = parseYamlDocument(Buffer.from(text));
+    return r.ok ? null : r.error;
+  };
+  t.equal(err('%YAML 1.2\n---\na: 1\n'), 'yaml: found incompatible YAML document');
+  t.equal(err('# c\n%YAML 2.0\n---\na: 1\n'), 'yaml: line 1: found incompatible YAML document');
+  t.equal(err('%FOO bar\n---\na: 1\n'), 'yaml: found unknown directive name');
+  t.equal(err('# c\n%FOO bar\n---\na: 1\n'), 'yaml: line 2: found unknown directive name');
+  t.equal(err('%YAML 1.1\n---\na: 1\n'), null);
+  t.equal(err('%TAG ! tag:x,2000:\n---\na: 1\n'), null);
+  t.equal(err('a: "%FOO"\n'), null, 'a % inside the document is no directive');
+});
+
 t.test('hostile input never throws and stays bounded', async (t) => {
   let laughs = 'a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n';
   for (let i = 1; i < 12; i++) laughs += `a${i}: &a${i} [${Array(10).fill(`*a${i - 1}`).join(',')}]\n`;
