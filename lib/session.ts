@@ -160,6 +160,7 @@ export function openSession(opts: GlobalOptions, early?: EarlyStart): Session {
         }
       }
     : undefined;
-  const snap = takeSnapshot(dir, { now: opts.now, onCheckpoints });
+  // A store found on a mounted node disk is resolved inside it; one named with --dir is the operator's.
+  const snap = takeSnapshot(dir, { now: opts.now, onCheckpoints, root: root !== '/' && discovery.via !== '--dir' ? root : undefined });
   return { snap, reader: fsPayloadReader(snap), ...ctx };
 }

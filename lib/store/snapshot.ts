@@ -9,7 +9,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { EnvError, fsReason } from '../errors.js';
-import { SafeDir, isWithin, readOpened, unsafeNameReason, using } from './safepath.js';
+import { SafeDir, isWithin, openDirBelow, readOpened, unsafeNameReason, using } from './safepath.js';
+import { resolveInRoot } from './rooted.js';
 import { META_NAMES, type MetaName } from './types.js';
 
 /** The API server's ConfigMap size limit: nothing larger can have come from a ConfigMap. */
@@ -542,8 +543,13 @@ function listCheckpointsDir(cps: SafeDir): { dirs: string[]; others: Entry[] } {
 
 const EUID = typeof process.geteuid === 'function' ? process.geteuid() : -1;
 
-/** Decide where the store is: `<dir>/store`, or `<dir>` itself when it already is a store. */
-export function locateStore(dir: string): { dynamicConfigDir: string; storeDir: string } {
+/**
+ * Decide where the store is: `<dir>/store`, or `<dir>` itself when it already is a store.
+ * With `root` (a node's disk mounted there, `dir` found under it), a `store` that is a
+ * symbolic link is followed as the node would follow it, inside `root`: an absolute link
+ * names a place on the node, never on this host.
+ */
+export function locateStore(dir: string, root?: string): { dynamicConfigDir: string; storeDir: string } {
   const abs = path.resolve(dir);
   let st: fs.Stats;
   try {
@@ -552,7 +558,7 @@ export function locateStore(dir: string): { dynamicConfigDir: string; storeDir: 
     throw new EnvError(`cannot open ${abs}: ${fsReason(err)}`, hintFor(err, abs), 'STORE_NOT_FOUND');
   }
   if (!st.isDirectory()) throw new EnvError(`${abs} is not a directory`, 'give the kubelet\'s --dynamic-config-dir (or its store/ subdirectory) with --dir', 'STORE_NOT_FOUND');
-  const sub = path.join(abs, 'store');
+  const sub = root ? inRoot(root, path.join(abs, 'store')) : path.join(abs, 'store');
   if (isDir(sub)) return { dynamicConfigDir: abs, storeDir: sub };
   if (path.basename(abs) === 'store' || isDir(path.join(abs, 'meta')) || isDir(path.join(abs, 'checkpoints'))) {
     return { dynamicConfigDir: path.dirname(abs), storeDir: abs };
@@ -567,6 +573,13 @@ export function locateStore(dir: string): { dynamicConfigDir: string; storeDir: 
     'give the kubelet\'s --dynamic-config-dir (the directory that holds store/) with --dir',
     'STORE_NOT_FOUND',
   );
+}
+
+/** A host path under `root` with its links resolved as on the node (rooted.ts); unchanged when it does not resolve. */
+function inRoot(root: string, host: string): string {
+  const rel = path.relative(root, host);
+  if (rel.startsWith('..') || path.isAbsolute(rel)) return host;
+  return resolveInRoot(root, `/${rel}`) ?? host;
 }
 
 function isDir(p: string): boolean {
@@ -585,6 +598,8 @@ function hintFor(err: unknown, p: string): string {
 
 export interface SnapshotOptions {
   now?: Date;
+  /** A node's root file system mounted here (--root): the store is resolved inside it and opened from it down, no link followed. */
+  root?: string;
   /**
    * Told the number of checkpoints listed so far after each UID directory: a caller can start
    * what pays only on a large store (judge threads) while the rest of it is still being read.
@@ -598,11 +613,12 @@ export interface SnapshotOptions {
  * down is recorded in the snapshot and becomes a finding.
  */
 export function takeSnapshot(dir: string, opts: SnapshotOptions = {}): Snapshot {
-  const { dynamicConfigDir, storeDir } = locateStore(dir);
+  const { dynamicConfigDir, storeDir } = locateStore(dir, opts.root);
   const realStoreDir = fs.realpathSync(storeDir);
   let store: SafeDir;
   try {
-    store = SafeDir.open(storeDir);
+    // Under --root, from the root down: a link swapped in on the way is refused, not followed out.
+    store = opts.root ? openDirBelow(opts.root, storeDir).dir : SafeDir.open(storeDir);
   } catch (err) {
     throw new EnvError(`cannot read the store ${storeDir}: ${fsReason(err)}`, hintFor(err, storeDir), 'STORE_UNREADABLE');
   }
