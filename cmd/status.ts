@@ -71,7 +71,9 @@ async function watch(args: Args, streams: Streams): Promise<void> {
   const w = watchStore(report.store, () => {
     if (reading) return;
     reading = true;
-    void statusReport(args, session({ ...args, verbose: false }, streams))
+    // Opening the store throws at once when it is gone (removed, swapped): said, and watched on.
+    void Promise.resolve()
+      .then(() => statusReport(args, session({ ...args, verbose: false }, streams)))
       .then((r) => {
         report = r;
         draw();

@@ -55,3 +55,21 @@ t.test('on a terminal: the header counts down the trial and the screen follows t
   term.send('C-c');
   await term.waitFor('[exit 0]');
 });
+
+t.test('the store removed while watched: said on stderr, no crash, still watching; SIGINT exits 0', async (t) => {
+  const dir = copyFixture('stores/healthy');
+  const child = spawn(process.execPath, [cliPath, '--dir', dir, 'status', '--no-journal', '--watch', '-o', 'json'], { env: { ...cleanEnv(), NO_COLOR: '1' } });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  await until(() => out.split('\n').filter(Boolean).length === 1, 'the first report');
+  fs.rmSync(path.join(dir, 'store'), { recursive: true });
+  await until(() => /no checkpoint store in/.test(err), 'the store is said to be gone');
+  await new Promise((r) => setTimeout(r, 300));
+  t.equal(child.exitCode, null, 'still running');
+  child.kill('SIGINT');
+  t.equal(await exited, 0);
+  t.notMatch(err, /\n\s+at |Node\.js v/, 'no stack trace');
+});
