@@ -13,7 +13,7 @@ import type { TextContext } from './print.js';
 export interface DiffTextOptions {
   /** -u / -U N: print the unified diff instead of the change list. */
   unified: boolean;
-  /** Escape control characters of file content (stdout is a terminal). */
+  /** Escape control characters of a pair's `-u` diff (stdout is a terminal; piped, it is an exact patch). Everything else is always escaped. */
   sanitize: boolean;
 }
 
@@ -177,7 +177,8 @@ function renderPair(r: PairReport, ctx: TextContext, o: DiffTextOptions): string
   const lines = [p.bold(`--- ${r.from.label}`), p.bold(`+++ ${r.to.label}`)];
   for (const n of r.notes) lines.push(p.yellow(`note: ${printable(n)}`));
   if (!r.semantic) {
-    lines.push(...renderUnified(r.unified, p, o.sanitize).slice(r.unified.startsWith('--- ') ? 2 : 0));
+    // Under our own headings it is no patch: always made safe (only `-u` on a pair is exact when piped).
+    lines.push(...renderUnified(r.unified, p, true).slice(r.unified.startsWith('--- ') ? 2 : 0));
     return lines.join('\n');
   }
   const applied = r.defaults ? 'v1beta1 defaults applied to both sides' : null;
@@ -205,7 +206,8 @@ function renderStep(r: HistoryReport, s: HistoryStep, ctx: TextContext, o: DiffT
   if (ctx.quiet) return lines;
   for (const n of s.notes) lines.push(p.yellow(`  note: ${printable(n)}`));
   if (s.semantic && !o.unified) for (const c of s.changes) lines.push(...renderChange(c, p, width));
-  else if (s.unified) lines.push(...renderUnified(s.unified, p, o.sanitize).map((l) => (o.unified ? l : `  ${l}`)));
+  // A history's steps, -u or not, are no patch to apply: always made safe.
+  else if (s.unified) lines.push(...renderUnified(s.unified, p, true).map((l) => (o.unified ? l : `  ${l}`)));
   return lines;
 }
 

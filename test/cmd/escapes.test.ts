@@ -83,3 +83,27 @@ t.test('JSON keeps the names exactly', async (t) => {
   const err = runCli(['--dir', dir, 'show', `x${ESC}`, '-o', 'json']);
   t.equal((JSON.parse(err.stderr) as { error: { message: string } }).error.message, `unknown ref "x${ESC}": no checkpoint UID starts with "x${ESC}"`);
 });
+
+t.test('diff: a history and the not-comparable fallback are escaped also when piped; only a pair\'s -u diff is an exact patch', async (t) => {
+  const dir = t.testdir({});
+  const U = 'bbbb2222-0000-4000-8000-00000000000b';
+  const base = `${PAYLOAD}`;
+  const evil = `${PAYLOAD}# c \x1b[31m red \r\n\x1b]0;pwned\x07\n`;
+  for (const [rv, text] of [['1', base], ['2', evil]] as const) {
+    fs.mkdirSync(path.join(dir, 'store/checkpoints', U, rv), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'store/checkpoints', U, rv, 'kubelet'), text);
+  }
+  fs.mkdirSync(path.join(dir, 'store/meta'));
+  const raw = /\x1b|\x07|\r/;
+  for (const args of [['diff', U], ['diff', U, '-u']]) {
+    const r = runCli(['--dir', dir, ...args]);
+    t.notMatch(r.stdout, raw, `${args.join(' ')}: nothing raw reaches a pipe`);
+    t.match(r.stdout, /\\x1b\[31m/, `${args.join(' ')}: shown escaped`);
+  }
+  // Not comparable field by field (one side does not decode): the fallback under our headings.
+  fs.writeFileSync(path.join(dir, 'store/checkpoints', U, '1', 'kubelet'), 'kind: [\n');
+  const pair = runCli(['--dir', dir, 'diff', `${U}/1`, `${U}/2`]);
+  t.notMatch(pair.stdout, raw, 'fallback: nothing raw');
+  const patch = runCli(['--dir', dir, 'diff', `${U}/1`, `${U}/2`, '-u']);
+  t.match(patch.stdout, /\x1b\[31m/, '-u on a pair, piped: the exact bytes (a patch)');
+});

@@ -61,8 +61,10 @@ t.test('a pair report', async (t) => {
   t.match(text(pair({ defaults: true }), ctx), /no semantic differences, v1beta1 defaults applied to both sides/);
   t.equal(text(pair({}), { ...ctx, quiet: true }), '', '-q: silent when equal');
   const bad = pair({ semantic: false, equal: false, notes: ['semantic comparison impossible: b does not decode: yaml: line 1: x'], unified: '--- a\n+++ b\n@@ -1 +1 @@\n-x\n+\u001b[2J\n' });
-  t.equal(text(bad, ctx), '--- a\n+++ b\nnote: semantic comparison impossible: b does not decode: yaml: line 1: x\n@@ -1 +1 @@\n-x\n+\u001b[2J', 'not a terminal: bytes as they are');
+  // Under our own headings the fallback is no patch: escaped on a terminal and in a pipe alike.
+  t.equal(text(bad, ctx), '--- a\n+++ b\nnote: semantic comparison impossible: b does not decode: yaml: line 1: x\n@@ -1 +1 @@\n-x\n+\\x1b[2J', 'not a terminal: control characters made visible too');
   t.match(renderDiff({ unified: false, sanitize: true })(bad, ctx), /\+\\x1b\[2J$/, 'a terminal: control characters made visible');
+  t.match(renderDiff({ unified: true, sanitize: false })(bad, ctx), /\+\u001b\[2J$/, '-u, not a terminal: the exact patch');
 });
 
 t.test('colour on a terminal', async (t) => {
