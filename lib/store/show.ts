@@ -49,6 +49,8 @@ export function refBytes(snap: Snapshot, reader: PayloadReader, r: Resolved): { 
       const m = snap.meta[r.name];
       if (m.entry.kind === 'missing') throw new EnvError(`meta/${r.name} does not exist (the kubelet would create it empty)`, null, 'META_MISSING');
       if (!m.content?.ok) throw new EnvError(`cannot read meta/${r.name}: ${m.content?.error ?? 'not readable'}`, null, 'META_UNREADABLE');
+      // Only its first MiB was read: printing that as the file would be a lie.
+      if (m.content.truncated) throw new EnvError(`meta/${r.name} is larger than 1 MiB (a meta file is a few hundred bytes); refusing to read it whole`, 'inspect it with other tools; `kubelet-ckpt verify` reports it', 'TOO_LARGE');
       return { bytes: m.content.bytes, path: m.entry.rel, key: null };
     }
     case 'local':

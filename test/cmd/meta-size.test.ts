@@ -70,3 +70,16 @@ t.test('rollback over a meta file past 1 MiB: refused (4), nothing written, told
   t.same(fs.readFileSync(assigned), before, 'untouched');
   t.notOk(fs.existsSync(path.join(dcd, '.kubelet-ckpt/backups')) && fs.readdirSync(path.join(dcd, '.kubelet-ckpt/backups')).length, 'no backup made');
 });
+
+t.test('show meta/assigned past 1 MiB: refused (3), never a truncated copy', async (t) => {
+  const { dcd } = fellBack(t, 1024 * 1024 + 1);
+  for (const extra of [[], ['--raw'], ['-o', 'json']]) {
+    const r = cli(dcd, ['show', 'meta/assigned', ...extra]);
+    t.equal(r.code, 3, extra.join(' '));
+    t.equal(r.stdout, '', 'nothing printed');
+    t.match(r.stderr, /meta\/assigned is larger than 1 MiB/);
+  }
+  const ok = cli(fellBack(t, 200 * 1024).dcd, ['show', 'meta/assigned', '--raw']);
+  t.equal(ok.code, 0);
+  t.equal(ok.stdout.length, 200 * 1024, 'under the cap: every byte');
+});
