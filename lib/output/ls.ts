@@ -6,7 +6,8 @@ import { humanBytes, shortTime } from './time.js';
 
 export function renderList(r: ListReport, ctx: TextContext): string {
   const { p } = ctx;
-  if (r.checkpoints.length === 0) return ctx.quiet ? '' : 'no checkpoints';
+  const unlisted = (r.unlisted ?? []).map((u) => p.yellow(`not listed: ${u.path}: ${u.why} (kubelet-ckpt verify reports it)`));
+  if (r.checkpoints.length === 0) return ctx.quiet ? '' : [unlisted.length ? 'no checkpoints listed' : 'no checkpoints', ...unlisted].join('\n');
   const rvw = Math.min(12, Math.max(2, ...r.checkpoints.map((c) => c.resourceVersion.length)));
   const head = `${'ALB'} ${'UID'.padEnd(36)} ${'RV'.padEnd(rvw)} ${'MODIFIED'.padEnd(20)} ${'STATE'.padEnd(7)} FILES`;
   const lines = ctx.quiet ? [] : [p.dim(head)];
@@ -16,5 +17,6 @@ export function renderList(r: ListReport, ctx: TextContext): string {
     const files = c.files.map((f) => `${f.name} (${humanBytes(f.size)})`).join(', ') || '(empty)';
     lines.push(`${marks} ${c.uid.padEnd(36)} ${c.resourceVersion.padEnd(rvw)} ${shortTime(c.modified).padEnd(20)} ${state} ${files}`);
   }
+  if (!ctx.quiet) lines.push(...unlisted);
   return lines.join('\n');
 }

@@ -30,8 +30,16 @@ export interface ListedCheckpoint {
   verify?: VerifyState;
 }
 
+/** An entry of checkpoints/ that may hold checkpoints but was not listed: why. */
+export interface UnlistedEntry {
+  path: string;
+  why: string;
+}
+
 export interface ListReport {
   checkpoints: ListedCheckpoint[];
+  /** UID directories that could not be listed, and links there (never followed): never "no checkpoints" in silence. */
+  unlisted: UnlistedEntry[];
 }
 
 function marked(snap: Snapshot): { assigned: string | null; lkg: string | null } {
@@ -79,7 +87,15 @@ export function buildList(snap: Snapshot, reader: PayloadReader, opts: ListOptio
       out.push(item);
     }
   }
-  return { checkpoints: out };
+  const unlisted: UnlistedEntry[] = [];
+  for (const u of snap.uids) if (u.listError && (only === null || u.uid === only)) unlisted.push({ path: u.entry.rel, why: u.listError });
+  if (only === null) {
+    for (const e of snap.checkpointsOthers) {
+      if (e.kind === 'symlink') unlisted.push({ path: e.rel, why: `a symbolic link to ${e.linkTarget ?? '?'}, which kubelet-ckpt does not follow` });
+      else if (e.kind === 'unreadable') unlisted.push({ path: e.rel, why: e.error ?? 'cannot be read' });
+    }
+  }
+  return { checkpoints: out, unlisted };
 }
 
 /** The checkpoint a finding is about: its ref when that is a `UID/RV`, else the checkpoint its path lies in. */

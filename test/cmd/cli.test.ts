@@ -2,7 +2,7 @@
 import t from 'tap';
 import fs from 'node:fs';
 import path from 'node:path';
-import { GOOD_PAYLOAD, asNobody, copyFixture, isRoot, json, metaYaml, repoRoot, runCli, writeTree } from '../helpers.js';
+import { GOOD_PAYLOAD, asNobody, copyFixture, isRoot, json, metaYaml, repoRoot, runCli, tempDir, writeTree } from '../helpers.js';
 
 const DEMO_ROOT = path.join(repoRoot, 'fixtures/demo');
 const DEMO = path.join(DEMO_ROOT, 'var/lib/kubelet/dynamic-config');
@@ -214,4 +214,27 @@ t.test('status -o json always carries "journal": null when not read (--no-journa
   t.type(on.journal, 'object');
   t.not(on.journal, null);
   t.ok(Object.hasOwn(on.journal as object, 'lastEvent'), 'journal.lastEvent is there');
+});
+
+t.test('ls: a UID directory that cannot be listed, or a link there, is named, never a silent "no checkpoints"', async (t) => {
+  const dir = copyFixture('stores/healthy', t.testdir({}));
+  const uidDir = path.join(dir, 'store/checkpoints', X);
+  const outside = tempDir();
+  fs.renameSync(uidDir, path.join(outside, 'u'));
+  fs.symlinkSync(path.join(outside, 'u'), uidDir);
+  const j = runCli(['--dir', dir, 'ls', '-o', 'json']);
+  t.equal(j.code, 0);
+  t.same(json(j).unlisted, [{ path: `checkpoints/${X}`, why: `a symbolic link to ${path.join(outside, 'u')}, which kubelet-ckpt does not follow` }]);
+  const text = runCli(['--dir', dir, 'ls']);
+  t.equal(text.stdout, `no checkpoints listed\nnot listed: checkpoints/${X}: a symbolic link to ${path.join(outside, 'u')}, which kubelet-ckpt does not follow (kubelet-ckpt verify reports it)\n`);
+  t.same(json(runCli(['--dir', copyFixture('stores/healthy'), 'ls', '-o', 'json'])).unlisted, [], 'a healthy store: nothing unlisted');
+});
+
+t.test('ls as a user who cannot read a UID directory: named as not listed (permission denied)', { skip: !isRoot && 'setpriv to nobody needs root' }, async (t) => {
+  const dir = copyFixture('stores/healthy', t.testdir({}));
+  fs.chmodSync(path.dirname(dir), 0o755);
+  fs.chmodSync(path.join(dir, 'store/checkpoints', X), 0o000);
+  const r = asNobody(['--dir', dir, 'ls']);
+  t.equal(r.code, 0, r.stderr);
+  t.equal(r.stdout, `no checkpoints listed\nnot listed: checkpoints/${X}: permission denied (kubelet-ckpt verify reports it)\n`);
 });
