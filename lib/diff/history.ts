@@ -36,6 +36,8 @@ export interface HistoryReport {
   equal: boolean;
   /** Some resourceVersion could not be read (exit 3 after printing). */
   unreadable: boolean;
+  /** Each resourceVersion that could not be read, and why (a history of one has no step to say it). */
+  unread: { resourceVersion: string; error: string }[];
   defaults: boolean;
 }
 
@@ -83,11 +85,15 @@ export function diffHistory(src: DiffSource, uidRef: string, opts: DiffOptions =
   const lkg = metaRV('last-known-good');
   const steps: HistoryStep[] = [];
   let unreadable = false;
+  const unread: { resourceVersion: string; error: string }[] = [];
   // Only two payloads are held at a time, so a long history stays within a few MiB.
   let prev: StepInput | null = null;
   for (const cp of checkpoints) {
     const cur = loadStep(src, uid, cp.rv, key);
-    if (cur.side.error) unreadable = true;
+    if (cur.side.error) {
+      unreadable = true;
+      unread.push({ resourceVersion: cp.rv, error: cur.side.error });
+    }
     if (prev) {
       const sameBytes = !!prev.bytes && !!cur.bytes && prev.bytes.equals(cur.bytes);
       const cmp = compareDocs(
@@ -115,6 +121,7 @@ export function diffHistory(src: DiffSource, uidRef: string, opts: DiffOptions =
     steps,
     equal: steps.every((s) => s.equal),
     unreadable,
+    unread,
     defaults: !!opts.defaults,
   };
 }

@@ -39,6 +39,8 @@ export function diffJson(r: DiffReport): unknown {
 /** Warnings that JSON output carries on stderr (text output prints them inline). */
 export function diffNotes(r: DiffReport): string[] {
   if (r.mode === 'pair') return r.notes.map(printable);
+  // Steps say why a side could not be read; a history of one has no step to say it.
+  if (r.steps.length === 0) return r.unread.map((u) => printable(`${u.resourceVersion} could not be read: ${u.error}`));
   return r.steps.flatMap((s) => s.notes.map((n) => printable(`${s.from.resourceVersion} -> ${s.to.resourceVersion}: ${n}`)));
 }
 

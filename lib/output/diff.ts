@@ -218,6 +218,8 @@ function renderHistory(r: HistoryReport, ctx: TextContext, o: DiffTextOptions): 
   const head = p.bold(`history of ${printable(r.uid)}${printable(cm)}: ${n} resourceVersion${n === 1 ? '' : 's'}${r.defaults ? ', v1beta1 defaults applied' : ''}`);
   if (r.steps.length === 0) {
     const rv = r.versions[0]!.resourceVersion;
+    const why = r.unread.find((u) => u.resourceVersion === rv);
+    if (why) return `${head}\n${p.yellow(`note: ${versionTag(r, rv)} could not be read: ${printable(why.error)}`)}`;
     return `${head}\nonly ${versionTag(r, rv)}: no history to compare (to compare it with assigned: kubelet-ckpt diff ${printable(`${r.uid}/${rv}`)})`;
   }
   const out = [head];

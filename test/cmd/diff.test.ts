@@ -2,7 +2,7 @@
 import t from 'tap';
 import fs from 'node:fs';
 import path from 'node:path';
-import { json, metaYaml, repoRoot, runCli, writeTree } from '../helpers.js';
+import { copyFixture, json, metaYaml, repoRoot, runCli, writeTree } from '../helpers.js';
 
 const DEMO_ROOT = path.join(repoRoot, 'fixtures/demo');
 const UID = '5808539f-48e3-4e47-8ce6-c261c48fa1d9';
@@ -285,4 +285,18 @@ t.test('--help has examples; the man page names every option', async (t) => {
   const opts = [...own.matchAll(/^\s+(?:-\w, )?(--[\w-]+)/gm)].map((m) => m[1]!).filter((o) => o !== '--help' && o !== '--version');
   t.same(opts.sort(), ['--context', '--defaults', '--key', '--label', '--unified']);
   for (const o of opts) t.ok(page.includes('`' + o), `${o} in the man page`);
+});
+
+t.test('diff UID whose only resourceVersion cannot be read: exit 3, and it says why', async (t) => {
+  const dir = copyFixture('stores/healthy', t.testdir({}));
+  const U = '946d785e-998a-11e7-a8dd-42010a800006';
+  const p = path.join(dir, 'store/checkpoints', U, '119980');
+  fs.renameSync(path.join(p, 'kubelet'), path.join(p, 'real'));
+  fs.symlinkSync('/etc/passwd', path.join(p, 'kubelet'));
+  const text = runCli(['--dir', dir, 'diff', U]);
+  t.equal(text.code, 3);
+  t.match(text.stdout, /note: 119980 .*could not be read: .*symbolic link/);
+  const j = runCli(['--dir', dir, 'diff', U, '-o', 'json']);
+  t.equal(j.code, 3);
+  t.match(j.stderr, /119980 could not be read: .*symbolic link/, 'JSON: the reason on stderr');
 });

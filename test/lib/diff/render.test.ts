@@ -78,7 +78,7 @@ t.test('colour on a terminal', async (t) => {
 t.test('a history report', async (t) => {
   const s = (rv: string) => ({ ref: `u/${rv}`, uid: 'u', resourceVersion: rv, path: `checkpoints/u/${rv}/kubelet`, label: rv, error: null });
   const h: HistoryReport = {
-    mode: 'history', uid: 'u', configMap: 'kube-system/cfg', defaults: false, unreadable: false, equal: false,
+    mode: 'history', uid: 'u', configMap: 'kube-system/cfg', defaults: false, unreadable: false, unread: [], equal: false,
     versions: [{ resourceVersion: '1', assigned: false, lastKnownGood: true }, { resourceVersion: '2', assigned: true, lastKnownGood: false }, { resourceVersion: '3', assigned: false, lastKnownGood: false }],
     steps: [
       { from: s('1'), to: s('2'), changes: [ch('maxPods', 'changed', 1, 2)], semantic: true, equal: false, unified: null, notes: [] },
