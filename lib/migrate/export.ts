@@ -6,6 +6,7 @@
 // 1.24+), gates that only the old local file set carried over (the export replaces that
 // file), and a comment on every field a flag on this node overrides.
 
+import fs from 'node:fs';
 import path from 'node:path';
 import { RefusedError } from '../errors.js';
 import { applyDefaults } from '../config/defaults.js';
@@ -20,6 +21,7 @@ import type { ConfigMapSource } from '../store/types.js';
 import { commentKey, emitYaml } from './yaml-emit.js';
 import { nodePathOf } from './nodepath.js';
 import { writeOut, type OutOutcome } from './out.js';
+import { isWithin, realExisting } from '../store/safepath.js';
 
 export const DKC_GATE = 'DynamicKubeletConfig';
 
@@ -246,10 +248,30 @@ function orderKindFirst(doc: ConfigObject): ConfigObject {
   return { kind: kind ?? 'KubeletConfiguration', apiVersion: apiVersion ?? 'kubelet.config.k8s.io/v1beta1', ...rest };
 }
 
+/**
+ * --out inside the --dynamic-config-dir (the store, its meta files, kubelet-ckpt's backups) is
+ * refused whatever --force says: the kubelet owns it, and its meta files are changed only by
+ * reset and rollback, under the lock and with a backup.
+ */
+function refuseInStore(s: Session, out: string): void {
+  let real: string;
+  let dcd: string;
+  try {
+    real = realExisting(out);
+    dcd = fs.realpathSync.native(s.snap.dynamicConfigDir);
+  } catch {
+    return; // the write below reports what cannot be reached
+  }
+  if (isWithin(dcd, real)) {
+    throw new RefusedError(`--out ${out} is inside the kubelet's --dynamic-config-dir ${s.snap.dynamicConfigDir}: export never writes there`, 'write the file elsewhere (the node\'s --config file, e.g. /var/lib/kubelet/config.yaml); meta files are changed with reset or rollback, which back them up', 'OUT_IN_STORE');
+  }
+}
+
 /** export with --out: build, then write atomically (refusing to replace a differing file without --force). */
 export function runExport(s: Session, req: ExportRequest & { out?: string | null }): ExportResult & { outcome?: OutOutcome } {
   const r = buildExport(s, req);
   if (!req.out) return r;
+  refuseInStore(s, path.resolve(req.out));
   const outcome = writeOut(req.out, Buffer.from(r.text), req.force);
   return { ...r, out: path.resolve(req.out), outcome };
 }

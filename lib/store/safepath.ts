@@ -428,7 +428,7 @@ function searchOnly(parent: SafeDir, name: string): SafeDir {
 }
 
 /** `abs` with its deepest existing ancestor replaced by that ancestor's real path. */
-function realExisting(abs: string): string {
+export function realExisting(abs: string): string {
   let head = path.resolve(abs);
   const tail: string[] = [];
   for (;;) {

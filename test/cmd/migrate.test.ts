@@ -223,6 +223,21 @@ t.test('export --out: atomic, refuses to replace a different file', async (t) =>
   t.match(json(r), { kind: 'ExportResult', out });
 });
 
+t.test('export --out inside the --dynamic-config-dir: refused (4) even with --force, the meta file untouched', async (t) => {
+  const dir = copyFixture('stores/healthy');
+  const meta = path.join(dir, 'store/meta/assigned');
+  const before = fs.readFileSync(meta);
+  for (const out of [meta, path.join(dir, 'store/checkpoints/new.yaml'), path.join(dir, 'exported.yaml')]) {
+    const r = runCli(['--dir', dir, 'export', 'assigned', '--out', out, '--force']);
+    t.equal(r.code, 4, out);
+    t.match(r.stderr, /inside the kubelet's --dynamic-config-dir .*: export never writes there/);
+  }
+  t.same(fs.readFileSync(meta), before, 'meta/assigned untouched');
+  t.notOk(fs.existsSync(path.join(dir, 'exported.yaml')));
+  const elsewhere = path.join(tempDir(), 'config.yaml');
+  t.equal(runCli(['--dir', dir, 'export', 'assigned', '--out', elsewhere]).code, 0, 'outside it: written');
+});
+
 t.test('export --out: directories made as mkdir -p makes them (search permission is enough on the way); links', { skip: !isRoot && 'setpriv to nobody needs root' }, async (t) => {
   const root = copyFixture('migrate/by-hand');
   for (const p of fs.readdirSync(root, { recursive: true, encoding: 'utf8' })) fs.chmodSync(path.join(root, p), fs.lstatSync(path.join(root, p)).isDirectory() ? 0o755 : 0o644);

@@ -6,7 +6,7 @@ import { emitYaml, commentKey } from '../../../lib/migrate/yaml-emit.js';
 import { buildExport, runExport } from '../../../lib/migrate/export.js';
 import { openSession, type Session } from '../../../lib/session.js';
 import { decodeKubeletConfig } from '../../../lib/config/decode.js';
-import { metaYaml, writeTree } from '../../helpers.js';
+import { metaYaml, tempDir, writeTree } from '../../helpers.js';
 
 t.test('yaml-emit: scalars read back as the same values (YAML 1.1)', async (t) => {
   const doc = {
@@ -101,7 +101,9 @@ t.test('refusals', async (t) => {
 });
 
 t.test('--out: atomic, refuses a different file without --force, never through a link', async (t) => {
-  const { s, dir } = store(`${HEAD}maxPods: 50\n`);
+  const { s } = store(`${HEAD}maxPods: 50\n`);
+  // Outside the store's --dynamic-config-dir (export refuses to write there: OUT_IN_STORE).
+  const dir = tempDir();
   const out = path.join(dir, 'out', 'config.yaml');
   const r = runExport(s, { ref: null, effective: false, force: false, root: '/', out });
   t.equal(r.outcome, 'written');
