@@ -119,9 +119,15 @@ function schemeLookup(gvk: GroupVersionKind): 'kubelet' | 'internal' | 'node-con
   return { error: `no kind ${goQuote(gvk.kind)} is registered for version ${goQuote(groupVersionString(gvk))} in scheme ${goQuote(KUBELET_SCHEME_NAME)}` };
 }
 
-function duplicateIssue(d: DuplicateKey): StrictIssue {
+/**
+ * A repeated key, in the words of the kubelet's strict pass: go-yaml's for YAML (and for
+ * JSON before 1.23, which went through go-yaml too); 1.23 decodes JSON with sigs.k8s.io/json,
+ * which names the field.
+ */
+function duplicateIssue(d: DuplicateKey, format: PayloadFormat, version: KubeletVersion): StrictIssue {
   const key = d.path.split('.').pop() ?? d.path;
-  return { kind: 'duplicate-field', path: d.path, line: d.line, message: `line ${d.line}: key ${goQuote(key)} already set in map` };
+  const message = format === 'json' && atLeast(version, '1.23') ? `duplicate field ${goQuote(d.path)}` : `line ${d.line}: key ${goQuote(key)} already set in map`;
+  return { kind: 'duplicate-field', path: d.path, line: d.line, message };
 }
 
 function unknownIssue(path: string): StrictIssue {
@@ -146,7 +152,7 @@ export function parseDocument(bytes: Uint8Array, format: PayloadFormat): { ok: t
  * the internal Go field names would be decoded by the kubelet; they are reported as
  * unknown here: no real payload is written that way.)
  */
-function decodeInternal(root: JNode, duplicates: DuplicateKey[], format: PayloadFormat): DecodeResult {
+function decodeInternal(root: JNode, duplicates: DuplicateKey[], format: PayloadFormat, version: KubeletVersion): DecodeResult {
   const config: Record<string, unknown> = {};
   const unknown: StrictIssue[] = [];
   if (root.t === 'obj') {
@@ -155,7 +161,7 @@ function decodeInternal(root: JNode, duplicates: DuplicateKey[], format: Payload
       else if (key !== 'apiVersion' && key !== 'kind' && !unknown.some((u) => u.path === key)) unknown.push(unknownIssue(key));
     }
   }
-  const dups = [...duplicates].sort((a, b) => a.line - b.line).map(duplicateIssue);
+  const dups = [...duplicates].sort((a, b) => a.line - b.line).map((d) => duplicateIssue(d, format, version));
   return { ok: true, config, format, strict: [...dups, ...unknown], internal: true };
 }
 
@@ -185,10 +191,10 @@ export function decodeKubeletConfig(bytes: Uint8Array, filePath: string, opts: D
   if (target === 'node-config-source') {
     return { ok: false, error: `failed to cast object to KubeletConfiguration, unexpected type: ${gvk.group}/${gvk.version}, Kind=${gvk.kind}`, format };
   }
-  if (target === 'internal') return decodeInternal(doc.root, doc.duplicates, format);
+  if (target === 'internal') return decodeInternal(doc.root, doc.duplicates, format, version);
   const typed = decodeTyped(doc.root, KUBELET_CONFIGURATION, version);
   if (!typed.ok) return fail(atLeast(version, '1.23') ? typed.error : (jsoniterWording(bytes, doc.root, format, version) ?? typed.error));
   const duplicates = [...doc.duplicates].sort((a, b) => a.line - b.line);
-  const strict = [...duplicates.map(duplicateIssue), ...typed.unknownFields.map(unknownIssue)];
+  const strict = [...duplicates.map((d) => duplicateIssue(d, format, version)), ...typed.unknownFields.map(unknownIssue)];
   return { ok: true, config: typed.value, format, strict };
 }

@@ -344,7 +344,10 @@ interface NodeInfo {
   kind: string | null;
   result: unknown;
   tag: string | null;
+  /** 1-based line where js-yaml began the node (for a block value: its key's line). */
   line: number;
+  /** 1-based line where the node's content starts, as go-yaml records it (a block collection: its first entry). */
+  start: number;
 }
 
 /** A key and its value as js-yaml built them, in document order. */
@@ -372,7 +375,8 @@ function pairTracker() {
     }
     const frame = stack.pop();
     if (!frame) return;
-    const info: NodeInfo = { kind: s.kind, result: s.result, tag: s.tag, line: frame.line };
+    const first = frame.children[0];
+    const info: NodeInfo = { kind: s.kind, result: s.result, tag: s.tag, line: frame.line, start: (s.kind === 'mapping' || s.kind === 'sequence') && first ? first.start : frame.line };
     if (s.kind === 'mapping' && s.result && typeof s.result === 'object' && frame.children.length % 2 === 0) {
       const list: Pair[] = [];
       for (let i = 0; i < frame.children.length; i += 2) list.push({ key: frame.children[i]!, value: frame.children[i + 1]! });
@@ -521,7 +525,8 @@ class Converter {
         continue;
       }
       const k = mapKey(key.result);
-      if (members.has(k)) repeated.push({ key: k, line: key.line });
+      // go-yaml's strict error names the line of the value node (setMapIndex(n.children[i+1], …)).
+      if (members.has(k)) repeated.push({ key: k, line: value.start });
       members.set(k, value.result);
     }
   }

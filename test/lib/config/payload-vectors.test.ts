@@ -154,3 +154,25 @@ if (!fs.existsSync(file)) {
     t.same(differences.get('other') ?? [], [], 'no other text class differs');
   });
 }
+
+if (fs.existsSync(file)) {
+  const vectors = JSON.parse(fs.readFileSync(file, 'utf8')) as Vector[];
+  t.test("repeated keys: the kubelet's strict-pass words, line numbers included (go-yaml's, or 1.23's for JSON)", async (t) => {
+    let compared = 0;
+    for (const v of vectors) {
+      const bytes = payloadBytes(v);
+      for (const release of RELEASES) {
+        const strictError = v[release].strictError;
+        if (!strictError) continue;
+        const want = [...strictError.matchAll(/duplicate field "[^"]*"|line \d+: key "[^"]*" already set in map/g)].map((m) => m[0]).sort();
+        if (!want.length) continue;
+        const got = loadCheckpointConfig(bytes, `${DIR}/kubelet`, { version: release.slice(1) as KubeletVersion });
+        if (got.stage === 'load-error') continue; // no strict pass reaches the operator: the load error does
+        compared++;
+        const ours = got.strict.map((s) => s.message).filter((m) => /duplicate field|already set in map/.test(m)).sort();
+        if (JSON.stringify(ours) !== JSON.stringify(want)) t.fail(`${v.name} ${release}`, { found: ours, wanted: want });
+      }
+    }
+    t.ok(compared > 300, `${compared} judgements with repeated keys compared`);
+  });
+}
