@@ -3,9 +3,18 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { readFileCapped } from './safepath.js';
+import { isWithin, readFileCapped } from './safepath.js';
 
 const MAX_LINKS = 40;
+
+/** The node path of a host path under `root` (unchanged on a live node, root '/', or outside the root). */
+export function nodePathOf(root: string, hostPath: string): string {
+  if (root === '/' || root === '') return hostPath;
+  const r = path.resolve(root);
+  const h = path.resolve(hostPath);
+  if (!isWithin(r, h)) return hostPath;
+  return `/${path.relative(r, h)}`.replace(/\/$/, '') || '/';
+}
 
 /** Resolve a node-absolute path to a host path inside `root`, following links within it. */
 export function resolveInRoot(root: string, nodePath: string): string | null {

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { EnvError, fsReason } from '../errors.js';
 import { SafeDir, isWithin, openDirBelow, readOpened, unsafeNameReason, using } from './safepath.js';
-import { resolveInRoot } from './rooted.js';
+import { nodePathOf, resolveInRoot } from './rooted.js';
 import { META_NAMES, type MetaName } from './types.js';
 
 /** The API server's ConfigMap size limit: nothing larger can have come from a ConfigMap. */
@@ -575,11 +575,9 @@ export function locateStore(dir: string, root?: string): { dynamicConfigDir: str
   );
 }
 
-/** A host path under `root` with its links resolved as on the node (rooted.ts); unchanged when it does not resolve. */
+/** A host path under `root` with its links resolved as on the node (rooted.ts); unchanged outside it or when it does not resolve. */
 function inRoot(root: string, host: string): string {
-  const rel = path.relative(root, host);
-  if (rel.startsWith('..') || path.isAbsolute(rel)) return host;
-  return resolveInRoot(root, `/${rel}`) ?? host;
+  return isWithin(path.resolve(root), path.resolve(host)) ? (resolveInRoot(root, nodePathOf(root, host)) ?? host) : host;
 }
 
 function isDir(p: string): boolean {
