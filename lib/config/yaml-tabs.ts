@@ -76,6 +76,19 @@ function commentAt(line: string, from: number): number {
 }
 
 const isBlank = (c: string | undefined) => c === ' ' || c === '\t';
+/** A `:` (or `-`) that is an indicator: followed by a blank or the end of the line. */
+const indicatorAt = (line: string, j: number) => j + 1 === line.length || isBlank(line[j + 1]);
+/** Characters that start what this does not model: flow collections, block scalars, anchors, aliases, tags, directives, complex keys, reserved. */
+const UNMODELLED = '[]{}|>&*!%?@`';
+const BETWEEN_TOKENS: { state: State } = { state: { plain: false } };
+
+/** A quoted scalar at `at` that closes on the line, with nothing but a comment after it: between tokens; else null. */
+function quotedAlone(line: string, at: number): { state: State } | null {
+  let j = quotedEnd(line, at);
+  if (j < 0) return null; // a quoted scalar over several lines
+  while (isBlank(line[j])) j++;
+  return j === line.length || line[j] === '#' ? BETWEEN_TOKENS : null;
+}
 
 /**
  * One content line from its first non-blank: block entries, then `key: value`, `key:` or a
@@ -89,66 +102,43 @@ function contentLine(line: string, first: number, indents: number[]): { state: S
   };
   const top = () => indents[indents.length - 1]!;
   // Block entries: `-` followed by a blank. After one, a simple key may start: a tab is no blank there.
-  while (line[i] === '-' && (i + 1 === line.length || isBlank(line[i + 1]))) {
+  while (line[i] === '-' && indicatorAt(line, i)) {
     roll(i);
     i++;
     while (line[i] === ' ') i++;
     if (line[i] === '\t') return { error: CANNOT_START };
-    if (i === line.length || line[i] === '#') return { state: { plain: false } };
+    if (i === line.length || line[i] === '#') return BETWEEN_TOKENS;
   }
   const c = line[i]!;
-  if ('[]{}|>&*!%?@`'.includes(c) || (i === 0 && (line.startsWith('---') || line.startsWith('...')))) {
+  if (UNMODELLED.includes(c) || (i === 0 && (line.startsWith('---') || line.startsWith('...')))) {
     // A document marker alone (or with a comment) is a token like any other.
-    if (i === 0 && /^(?:---|\.\.\.)[ \t]*(?:#.*)?$/.test(line)) return { state: { plain: false } };
-    return null;
+    return i === 0 && /^(?:---|\.\.\.)[ \t]*(?:#.*)?$/.test(line) ? BETWEEN_TOKENS : null;
   }
-  // A key: quoted, or plain up to `: ` / a final `:`.
-  let keyEnd = -1;
-  let valueStart = -1;
+  // A key, quoted or plain, ends at a `:` indicator.
+  let colon = -1;
   if (c === '"' || c === "'") {
-    const end = quotedEnd(line, i);
-    if (end < 0) return null; // a quoted scalar over several lines
-    let j = end;
+    let j = quotedEnd(line, i);
+    if (j < 0) return null; // a quoted scalar over several lines
     while (isBlank(line[j])) j++;
-    if (line[j] === ':' && (j + 1 === line.length || isBlank(line[j + 1]))) {
-      keyEnd = j;
-      valueStart = j + 1;
-    } else {
-      // A quoted value alone: nothing but a comment may follow.
-      return j === line.length || line[j] === '#' ? { state: { plain: false } } : null;
-    }
+    if (line[j] !== ':' || !indicatorAt(line, j)) return quotedAlone(line, i);
+    colon = j;
   } else {
     const comment = commentAt(line, i);
-    const stop = comment < 0 ? line.length : comment;
-    for (let j = i; j < stop; j++) {
-      if (line[j] === ':' && (j + 1 === line.length || isBlank(line[j + 1]))) {
-        keyEnd = j;
-        valueStart = j + 1;
-        break;
-      }
-    }
-    if (keyEnd < 0) {
-      // A plain value alone (a sequence item, a mapping value on its own line): it may go on
-      // below, in lines indented past the collection it belongs to.
-      return { state: comment >= 0 ? { plain: false } : { plain: true, indent: top() + 1 } };
-    }
+    for (let j = i; j < (comment < 0 ? line.length : comment) && colon < 0; j++) if (line[j] === ':' && indicatorAt(line, j)) colon = j;
+    // A plain value alone (a sequence item, a mapping value on its own line): it may go on
+    // below, in lines indented past the collection it belongs to.
+    if (colon < 0) return comment >= 0 ? BETWEEN_TOKENS : { state: { plain: true, indent: top() + 1 } };
   }
   // `key:` at column i opens (or continues) a mapping whose indentation is i. After a simple
   // key's `:`, tabs are blanks again.
   roll(i);
-  let v = valueStart;
+  let v = colon + 1;
   while (isBlank(line[v])) v++;
-  if (v === line.length || line[v] === '#') return { state: { plain: false } };
+  if (v === line.length || line[v] === '#') return BETWEEN_TOKENS;
   const d = line[v]!;
-  if (d === '"' || d === "'") {
-    const end = quotedEnd(line, v);
-    if (end < 0) return null;
-    let j = end;
-    while (isBlank(line[j])) j++;
-    return j === line.length || line[j] === '#' ? { state: { plain: false } } : null;
-  }
-  if ('[]{}|>&*!%?@`'.includes(d) || (d === '-' && (v + 1 === line.length || isBlank(line[v + 1])))) return null;
-  return { state: commentAt(line, v) >= 0 ? { plain: false } : { plain: true, indent: top() + 1 } };
+  if (d === '"' || d === "'") return quotedAlone(line, v);
+  if (UNMODELLED.includes(d) || (d === '-' && indicatorAt(line, v))) return null;
+  return commentAt(line, v) >= 0 ? BETWEEN_TOKENS : { state: { plain: true, indent: top() + 1 } };
 }
 
 /** The index after the closing quote of the scalar opened at `at`, or -1 when it does not close on the line. */

@@ -344,9 +344,10 @@ interface NodeInfo {
   kind: string | null;
   result: unknown;
   tag: string | null;
-  /** 1-based line where js-yaml began the node (for a block value: its key's line). */
-  line: number;
-  /** 1-based line where the node's content starts, as go-yaml records it (a block collection: its first entry). */
+  /**
+   * 1-based line where the node's content starts, as go-yaml records it: a collection's first
+   * entry (js-yaml opens a block value on its key's line).
+   */
   start: number;
 }
 
@@ -357,6 +358,8 @@ interface Pair {
 }
 
 const MERGE_TAG = 'tag:yaml.org,2002:merge';
+/** go-yaml's failWantMap(): a `<<` whose value is not a mapping or a sequence of them. */
+const MERGE_NOT_MAP = 'yaml: map merge requires map or sequence of maps as the value';
 
 /**
  * Every mapping's entries in document order, from js-yaml's open/close events: go-yaml
@@ -376,7 +379,7 @@ function pairTracker() {
     const frame = stack.pop();
     if (!frame) return;
     const first = frame.children[0];
-    const info: NodeInfo = { kind: s.kind, result: s.result, tag: s.tag, line: frame.line, start: (s.kind === 'mapping' || s.kind === 'sequence') && first ? first.start : frame.line };
+    const info: NodeInfo = { kind: s.kind, result: s.result, tag: s.tag, start: (s.kind === 'mapping' || s.kind === 'sequence') && first ? first.start : frame.line };
     if (s.kind === 'mapping' && s.result && typeof s.result === 'object' && frame.children.length % 2 === 0) {
       const list: Pair[] = [];
       for (let i = 0; i < frame.children.length; i += 2) list.push({ key: frame.children[i]!, value: frame.children[i + 1]! });
@@ -535,10 +538,10 @@ class Converter {
     const mapping = (x: unknown) => (x !== null && typeof x === 'object' ? this.pairs.get(x) : undefined);
     const one = mapping(v);
     if (one) return this.fill(one, members, repeated, depth + 1);
-    if (!Array.isArray(v)) throw new YamlError('yaml: map merge requires map or sequence of maps as the value');
+    if (!Array.isArray(v)) throw new YamlError(MERGE_NOT_MAP);
     for (let i = v.length - 1; i >= 0; i--) {
       const m = mapping(v[i]);
-      if (!m) throw new YamlError('yaml: map merge requires map or sequence of maps as the value');
+      if (!m) throw new YamlError(MERGE_NOT_MAP);
       this.fill(m, members, repeated, depth + 1);
     }
   }
@@ -614,7 +617,7 @@ function describeYamlException(e: yaml.YAMLException, text: string): string {
     if (known) return known;
   }
   // A merge of a scalar (js-yaml refuses only strings; go-yaml any scalar: Converter.merge).
-  if (e.reason.startsWith('cannot merge mappings')) return 'yaml: map merge requires map or sequence of maps as the value';
+  if (e.reason.startsWith('cannot merge mappings')) return MERGE_NOT_MAP;
   const alias = /^unidentified alias "(.*)"$/.exec(e.reason);
   if (alias) return `yaml: unknown anchor '${alias[1]}' referenced`;
   const known = LIBYAML_WORDING.find(([prefix]) => e.reason.startsWith(prefix));

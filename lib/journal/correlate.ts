@@ -404,12 +404,12 @@ class NameBook {
   }
 }
 
-/** Does an event concern a UID given in full or as a prefix (at least 4 characters, as refs allow)? */
 /** A --uid filter that could never match (shorter than a prefix may be): a usage error, not "no events". */
 export function checkUidFilter(filter: string | undefined): void {
   if (filter !== undefined && filter.length < 4) throw new UsageError(`--uid ${JSON.stringify(filter)}: a UID prefix needs at least 4 characters`, 'give more of the UID (kubelet-ckpt ls lists them)', 'BAD_UID');
 }
 
+/** Does an event concern a UID given in full or as a prefix (at least 4 characters, as refs allow)? */
 export function uidMatches(concern: string | null, filter: string): boolean {
   return concern !== null && (concern === filter || (filter.length >= 4 && concern.startsWith(filter)));
 }

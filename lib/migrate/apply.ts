@@ -350,7 +350,7 @@ export function planMigrateUndo(ctx: RecoveryContext, backup: { manifest: Migrat
   return { id: m.id, commandLine: ctx.commandLine, store: snap.storeDir, dynamicConfigDir: snap.dynamicConfigDir, writes, warnings, refusals, overrides: o };
 }
 
-/** Seconds with microseconds, for utimes (a double cannot carry nanoseconds this far from 1970). */
+/** Milliseconds to microsecond precision, for utimes (a double cannot carry nanoseconds this far from 1970). */
 function mtimeMsOf(f: SavedFile): number | null {
   // Half a microsecond more: the kernel call truncates, and the double is a little off.
   if (f.mtimeNs) return (Number(BigInt(f.mtimeNs) / 1000n) + 0.5) / 1000;

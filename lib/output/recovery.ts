@@ -74,16 +74,20 @@ function kubeletLine(r: RecoveryResult): string[] {
   return r.kubelet ? [`kubelet ${r.kubelet.stopped ? 'stopped' : 'not stopped'}, ${r.kubelet.started ? 'started' : 'not started'}; systemctl is-active kubelet: ${r.kubelet.active ?? '-'}`] : [];
 }
 
+/** Why prune or clean removed nothing; entries left alone (links, special files) are in the warnings, so it must not say there are none. */
+function nothingRemoved(r: RecoveryResult): string {
+  const skipped = r.warnings.some((w) => /^not (removed|pruned)\b/.test(w));
+  if (/^clean\b/.test(r.command)) return skipped ? 'nothing to remove: the leftovers found are left alone (see the warnings)' : 'nothing to remove: no leftovers of interrupted writes';
+  return skipped ? 'nothing to prune: every checkpoint is referenced, kept, or left alone (see the warnings)' : 'nothing to prune: every checkpoint is referenced or kept';
+}
+
 /** prune and clean remove entries; undo of a clean moves them back (`restored`). */
 function renderPrune(r: RecoveryResult, ctx: TextContext): string {
   const { p } = ctx;
   const items = r.changes as PruneChange[];
   const lines: string[] = [r.dryRun ? `${r.command}: ${p.yellow('dry run')}, nothing ${r.restored ? 'moved' : 'removed'}` : `${r.command}: ${p.green('done')}`];
   if (!items.length) {
-    // Entries left alone (links, special files) are in the warnings: the summary must not say there are none.
-    const skipped = r.warnings.some((w) => /^not (removed|pruned)\b/.test(w));
-    const none = /^clean\b/.test(r.command) ? (skipped ? 'nothing to remove: the leftovers found are left alone (see the warnings)' : 'nothing to remove: no leftovers of interrupted writes') : skipped ? 'nothing to prune: every checkpoint is referenced, kept, or left alone (see the warnings)' : 'nothing to prune: every checkpoint is referenced or kept';
-    lines.push(r.restored ? `nothing to put back: backup ${r.restored} holds no leftovers any more` : none);
+    lines.push(r.restored ? `nothing to put back: backup ${r.restored} holds no leftovers any more` : nothingRemoved(r));
     return lines.join('\n');
   }
   const verb = r.restored ? (r.dryRun ? 'would put back' : 'put back') : r.dryRun ? 'would remove' : 'removed';

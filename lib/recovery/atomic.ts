@@ -24,7 +24,6 @@ export class ChangedError extends RefusedError {
   }
 }
 
-
 /** Our temp-file name for `name`: starts with tmp_, carries kubelet-ckpt, unique. */
 export function tempName(name: string): string {
   return `tmp_${name}.kubelet-ckpt.${process.pid}.${crypto.randomBytes(4).toString('hex')}`;

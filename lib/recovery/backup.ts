@@ -353,7 +353,6 @@ function readManifest(backups: SafeDir, id: string): Manifest | null {
   }
 }
 
-
 /** Load one backup (the latest when `id` is null), checking every file against its manifest. */
 export function loadBackup(dynamicConfigDir: string, id: string | null): LoadedBackup {
   if (id !== null && !BACKUP_ID.test(id)) {
