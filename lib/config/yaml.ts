@@ -670,10 +670,13 @@ function unclosedFlow(text: string): string {
  * one that js-yaml only warns about). The error, or null.
  */
 function directiveError(text: string): string | null {
-  if (!text.includes('%')) return null;
-  const lines = text.split('\n');
-  for (let n = 0; n < lines.length; n++) {
-    const line = lines[n]!;
+  // A directive starts a line; most payloads have a `%` only inside values ("10%").
+  if (text.charCodeAt(0) !== 0x25 && !text.includes('\n%')) return null;
+  for (let start = 0, n = 0; start <= text.length; n++) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    const line = text.slice(start, end);
+    start = end + 1;
     if (line.trim() === '' || /^[ \t]*#/.test(line)) continue;
     if (line[0] !== '%') return null; // the document has started
     const name = /^%([^ \t\r]*)/.exec(line)![1];
