@@ -135,7 +135,7 @@ async function writeAll(ctx: RecoveryContext, plan: MetaPlan, result: RecoveryRe
         if (i > 0) hook('between-files', w.rel);
         const lockCheck = () => lock.check();
         if (w.after === null) atomicRemove(dir, w.name, { expect: w.before, what: w.rel, hook, lockCheck });
-        else atomicReplace(dir, w.name, w.after, { expect: w.before, what: w.rel, hook, simulate: ctx.simulate, create: w.create, mtimeMs: w.mtimeMs ?? null, lockCheck });
+        else atomicReplace(dir, w.name, w.after, { expect: w.before, what: w.rel, hook, simulate: ctx.simulate, create: w.create, owner: w.owner, mtimeMs: w.mtimeMs ?? null, lockCheck });
         done.push(w.rel);
       });
     });

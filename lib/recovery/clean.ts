@@ -13,7 +13,8 @@ import { ChangedError, hintFor, isOurTemp } from './atomic.js';
 import { appendAudit, backupId, currentActor, ensureBackupsDir, openBackups, type Manifest } from './backup.js';
 import { guarded } from './guard.js';
 import { kubeletsUsing, runningError } from './kubelet.js';
-import type { Overrides, RecoveryContext } from './plan.js';
+import { restartNeeds, type Overrides, type RecoveryContext } from './plan.js';
+import { holderRefusal } from './lock.js';
 import { refusalText, removalStart, type PruneChange, type RecoveryResult } from './result.js';
 import type { StepHook } from './steps.js';
 
@@ -107,12 +108,20 @@ export function planClean(ctx: RecoveryContext, req: Overrides): CleanPlan {
   warnings.push(...k.unsure);
   // A running kubelet may be in the middle of the very write whose temp file this is.
   if (k.using.length && !req.force && !req.restartKubelet) refusals.push(runningError(k.using, snap.storeDir));
+  refuseLikeTheRealRun(ctx, req, refusals);
   return { kind: 'clean', commandLine: ctx.commandLine, store: snap.storeDir, dynamicConfigDir: snap.dynamicConfigDir, items, warnings, refusals, overrides: req };
 }
 
 function changeOf(i: Leftover): PruneChange {
   const what = i.kind === 'dir' ? `a directory of ${i.files.length} file${i.files.length === 1 ? '' : 's'}, ${i.bytes} bytes` : `${i.bytes} bytes`;
   return { path: i.path, before: i.path, after: null, kind: 'leftover', files: i.files, bytes: i.bytes, note: `${what}, left by ${i.by === 'kubelet' ? 'the kubelet' : 'kubelet-ckpt'}` };
+}
+
+/** What the real run checks before it moves anything (the lock, --restart-kubelet's needs), so that a --dry-run exits with its code. */
+function refuseLikeTheRealRun(ctx: RecoveryContext, req: Overrides, refusals: CkptError[]): void {
+  restartNeeds(ctx, req);
+  const locked = holderRefusal(ctx.session.snap.dynamicConfigDir);
+  if (locked) refusals.push(locked);
 }
 
 export function previewClean(plan: CleanPlan): RecoveryResult {
@@ -235,25 +244,39 @@ export function planUnclean(ctx: RecoveryContext, backup: { id: string; path: st
       return false;
     }
   };
-  const inStore = (m: MovedEntry) => {
-    try {
-      const p = parentOf(snap.storeDir, m.from);
-      return using(p.dir, (d) => d.lstatIfAny(p.name) !== null);
-    } catch {
-      return false;
-    }
-  };
+  const warnings: string[] = [];
   for (const m of moved) {
     if (!inBackup(m)) continue; // already back
-    if (inStore(m)) {
+    const place = placeOf(snap.storeDir, m.from);
+    if (place === 'taken') {
       refusals.push(new RefusedError(`${m.from} exists again; it is not overwritten`, 'move it away first, then undo again', 'UNDO_TARGET_EXISTS'));
+      continue;
+    }
+    if (place !== 'free') {
+      // Its directory went since the clean (prune removes a UID directory it emptied): making
+      // one again is no undo; the leftover stays in the backup.
+      const msg = `${m.from} cannot be put back: ${place}`;
+      if (req.force) warnings.push(`${msg}; it stays in ${path.join(backup.path, m.to)} (--force: the others are put back)`);
+      else refusals.push(new RefusedError(msg, `it stays in ${path.join(backup.path, m.to)}; pass --force to put back the others`, 'UNDO_PLACE_GONE'));
       continue;
     }
     moves.push(m);
   }
   const k = kubeletsUsing(snap.dynamicConfigDir, ctx.procRoot);
   if (k.using.length && !req.force && !req.restartKubelet) refusals.push(runningError(k.using, snap.storeDir));
-  return { kind: 'unclean', commandLine: ctx.commandLine, store: snap.storeDir, dynamicConfigDir: snap.dynamicConfigDir, backup, moves, warnings: [...k.unsure], refusals, overrides: req };
+  refuseLikeTheRealRun(ctx, req, refusals);
+  return { kind: 'unclean', commandLine: ctx.commandLine, store: snap.storeDir, dynamicConfigDir: snap.dynamicConfigDir, backup, moves, warnings: [...k.unsure, ...warnings], refusals, overrides: req };
+}
+
+/** Whether a store-relative entry can be put back: its place is free, taken, or why its directory cannot be opened. */
+function placeOf(store: string, rel: string): 'free' | 'taken' | string {
+  let p: { dir: SafeDir; name: string };
+  try {
+    p = parentOf(store, rel);
+  } catch (err) {
+    return `its directory ${path.dirname(rel)} ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'is gone' : `cannot be opened (${fsReason(err)})`}`;
+  }
+  return using(p.dir, (d) => (d.lstatIfAny(p.name) !== null ? 'taken' : 'free'));
 }
 
 function restoreChange(m: MovedEntry): PruneChange {
@@ -273,20 +296,34 @@ export async function applyUnclean(ctx: RecoveryContext, plan: UncleanPlan): Pro
   const warnings = [...plan.warnings];
   const result: RecoveryResult = { dryRun: false, changes: [], backup: null, restored: plan.backup.id, warnings, command: plan.commandLine, store: plan.store };
   const report = await guarded({ ctx, plan, hook, now, warnings }, () => {
-    appendAudit(plan.dynamicConfigDir, { time: now().toISOString(), event: 'begin', command: plan.commandLine, backup: plan.backup.path, store: plan.store, user: currentActor(), changes: plan.moves.map((m) => ({ path: m.from, before: null, after: m.from })) });
-    using(leftoversDir(plan.backup.path), (from) => {
-      for (const m of plan.moves) {
-        const dest = parentOf(plan.store, m.from);
-        try {
-          if (dest.dir.lstatIfAny(dest.name)) throw new ChangedError(`${m.from} appeared while undoing; stopped`);
-          moveBetween({ dir: from, name: m.to.split('/').pop()! }, dest, null, m.from);
-        } finally {
-          dest.dir.close();
+    const audit = (event: 'begin' | 'done' | 'failed', changes: { path: string }[], error?: string) =>
+      appendAudit(plan.dynamicConfigDir, { time: now().toISOString(), event, command: plan.commandLine, backup: plan.backup.path, store: plan.store, user: currentActor(), changes: changes.map((c) => ({ path: c.path, before: null, after: c.path })), ...(error ? { error } : {}) });
+    audit('begin', plan.moves.map((m) => ({ path: m.from })));
+    try {
+      using(leftoversDir(plan.backup.path), (from) => {
+        for (const m of plan.moves) {
+          const dest = parentOf(plan.store, m.from);
+          try {
+            if (dest.dir.lstatIfAny(dest.name)) throw new ChangedError(`${m.from} appeared while undoing; stopped`);
+            moveBetween({ dir: from, name: m.to.split('/').pop()! }, dest, null, m.from);
+          } finally {
+            dest.dir.close();
+          }
+          result.changes.push(restoreChange(m));
         }
-        result.changes.push(restoreChange(m));
+      });
+    } catch (err) {
+      const back = result.changes.map((c) => c.path);
+      const state = back.length ? `${back.join(', ')} ${back.length === 1 ? 'was' : 'were'} put back, the rest not` : 'nothing was put back';
+      const e = err instanceof CkptError ? err : new EnvError(`undo of ${plan.backup.id} failed: ${fsReason(err)}; ${state}`, hintFor(err), 'UNDO_FAILED');
+      try {
+        audit('failed', result.changes, e.message);
+      } catch {
+        /* keep the first error */
       }
-    });
-    appendAudit(plan.dynamicConfigDir, { time: now().toISOString(), event: 'done', command: plan.commandLine, backup: plan.backup.path, store: plan.store, user: currentActor(), changes: result.changes.map((c) => ({ path: c.path, before: null, after: c.path })) });
+      throw e;
+    }
+    audit('done', result.changes);
   });
   if (report) result.kubelet = report;
   return result;

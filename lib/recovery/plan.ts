@@ -17,7 +17,7 @@ import { trialOf } from '../integrity/nextboot.js';
 import { verifyStore } from '../integrity/verify.js';
 import { readState, type FileState } from './atomic.js';
 import { hashOf, loadBackup, stateDirOf } from './backup.js';
-import { hostPathOf, kubeletsUsing, reachableServers, runningError, type StoreKubelet } from './kubelet.js';
+import { findSystemctl, hostPathOf, kubeletsUsing, reachableServers, runningError, type StoreKubelet } from './kubelet.js';
 import { lockHolder, lockedError } from './lock.js';
 import type { Simulate, StepHook } from './steps.js';
 
@@ -74,6 +74,8 @@ export interface MetaWrite {
   after: Buffer | null;
   /** Owner and mode for a file that does not exist yet. */
   create?: { mode: number; uid: number; gid: number };
+  /** undo: the owner and mode the file had when it was backed up, whatever it has now. */
+  owner?: { mode: number; uid: number; gid: number };
   /** undo: the modification time the file had when it was backed up. */
   mtimeMs?: number | null;
 }
@@ -154,11 +156,21 @@ async function environment(ctx: RecoveryContext, o: Overrides, opts: { api: bool
     if (!o.force && !o.restartKubelet) refusals.push(runningError(k.using, snap.storeDir));
     else if (o.force && !o.restartKubelet) warnings.push(`a kubelet using this store is running (pid ${k.using.map((x) => x.pid).join(', ')}); writing anyway (--force): it re-reads meta/assigned every 10 s`);
   }
-  if (o.restartKubelet && ctx.root !== '/') throw new UsageError('--restart-kubelet cannot be used with --root: the kubelet of a mounted disk is not running here');
+  restartNeeds(ctx, o);
   const holder = lockHolder(stateDirOf(snap.dynamicConfigDir));
   if (holder && holder.pid !== process.pid) refusals.push(lockedError(path.join(stateDirOf(snap.dynamicConfigDir), 'lock'), holder));
   if (opts.api) warnings.push(...(await apiWarnings(ctx, k.using)));
   return { warnings, refusals, kubelets: k.using };
+}
+
+/**
+ * --restart-kubelet's own needs, checked while planning so that a --dry-run exits as the real
+ * run would: no --root (exit 2), and a systemctl on PATH (exit 3).
+ */
+export function restartNeeds(ctx: RecoveryContext, o: Overrides): void {
+  if (!o.restartKubelet) return;
+  if (ctx.root !== '/') throw new UsageError('--restart-kubelet cannot be used with --root: the kubelet of a mounted disk is not running here');
+  findSystemctl(ctx.envPath);
 }
 
 /** The kubeconfig: --kubeconfig, else the running kubelet's, else the one in its unit. */
@@ -379,6 +391,7 @@ export async function planReset(ctx: RecoveryContext, req: ResetRequest): Promis
   plan.refusals.push(...env.refusals);
   targetRefusal(s, target, req, plan.warnings, plan.refusals);
   plan.warnings.push(...env.warnings);
+  untouchedMetaRefusal(s, which, req, plan.warnings, plan.refusals);
   if (which === 'last-known-good') {
     const assigned = contentOf(states.assigned);
     const trial = trialOf(s.snap);
@@ -387,6 +400,21 @@ export async function planReset(ctx: RecoveryContext, req: ResetRequest): Promis
     }
   }
   return plan;
+}
+
+/**
+ * The kubelet decodes both meta files before it starts and stops on either one it cannot
+ * decode (reference/kubelet-behaviour.md): resetting one of them while the other stays
+ * undecodable leaves a kubelet that will not start. Refused (exit 4) unless --force.
+ */
+function untouchedMetaRefusal(s: Session, which: ResetWhich, o: Overrides, warnings: string[], refusals: CkptError[]): void {
+  if (which === 'all') return;
+  const other: MetaName = which === 'assigned' ? 'last-known-good' : 'assigned';
+  const d = decodeMetaState(s.snap.meta[other]);
+  if (d.state !== 'error' && d.state !== 'unreadable') return;
+  const msg = `meta/${other} cannot be ${d.state === 'unreadable' ? 'read' : 'decoded'} (${d.error}) and reset ${which} leaves it as it is: the kubelet stops at start-up on it whatever meta/${which} says`;
+  if (o.force) warnings.push(`${msg}; writing anyway (--force)`);
+  else refusals.push(new RefusedError(msg, `replace both with kubelet-ckpt reset all (the same --to), or pass --force to write only meta/${which}`, 'OTHER_META_UNDECODABLE'));
 }
 
 function encodeSafe(src: ConfigMapSource): Buffer {
@@ -443,7 +471,8 @@ export async function planUndo(ctx: RecoveryContext, req: UndoRequest): Promise<
   for (const w of plan.writes) {
     const old = b.states[w.name];
     if (old?.kind !== 'file') continue;
-    w.create = { mode: old.mode, uid: old.uid, gid: old.gid };
+    // The owner and mode the file had, also when it still exists with others (a chmod since).
+    w.owner = { mode: old.mode, uid: old.uid, gid: old.gid };
     w.mtimeMs = old.mtimeMs ?? null;
     // A checkpoint prune removed since the backup: the kubelet would fail to load it.
     const c = contentOf(old);

@@ -18,7 +18,7 @@ import { appendAudit, currentActor, ensureBackupsDir, stateDirOf } from './backu
 import { kubeletsUsing, runningError } from './kubelet.js';
 import { guarded } from './guard.js';
 import { lockHolder, lockedError } from './lock.js';
-import { contentOf, readMetaStates, type Overrides, type RecoveryContext } from './plan.js';
+import { contentOf, readMetaStates, restartNeeds, type Overrides, type RecoveryContext } from './plan.js';
 import { refusalText, removalStart, type PruneChange, type RecoveryResult } from './result.js';
 import type { StepHook } from './steps.js';
 
@@ -116,7 +116,7 @@ export async function planPrune(ctx: RecoveryContext, req: PruneRequest): Promis
   const k = kubeletsUsing(snap.dynamicConfigDir, ctx.procRoot);
   warnings.push(...k.unsure);
   if (k.using.length && !req.force && !req.restartKubelet) refusals.push(runningError(k.using, snap.storeDir));
-  if (req.restartKubelet && ctx.root !== '/') throw new UsageError('--restart-kubelet cannot be used with --root: the kubelet of a mounted disk is not running here');
+  restartNeeds(ctx, req);
   const holder = lockHolder(stateDirOf(snap.dynamicConfigDir));
   if (holder && holder.pid !== process.pid) refusals.push(lockedError(path.join(stateDirOf(snap.dynamicConfigDir), 'lock'), holder));
   return { kind: 'prune', commandLine: ctx.commandLine, store: snap.storeDir, dynamicConfigDir: snap.dynamicConfigDir, states, referenced: [...referenced].sort(), items, warnings, refusals, overrides: req };
