@@ -7,7 +7,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { cliPath, cleanEnv, runCli } from '../helpers.js';
-import { UID, makeStore, metaFor, read, treeHash } from '../lib/recovery/fixtures/index.js';
+import { UID, holdLock, makeStore, metaFor, read, treeHash } from '../lib/recovery/fixtures/index.js';
 
 const RUNS = Number(process.env.RACE_RUNS ?? 6);
 
@@ -33,16 +33,7 @@ t.test(`rollback racing reset all: every run ends in a serial order (${RUNS} run
 t.test('undo while another command holds the lock: waits, then exit 4 naming it', async (t) => {
   const dcd = makeStore(t.testdir({}));
   t.equal(runCli(['--dir', dcd, 'reset', 'all', '--yes']).code, 0);
-  const holder = spawn(process.execPath, [cliPath, '--dir', dcd, 'reset', 'assigned', '--to', `${UID}/120200`, '--configmap', 'kube-system/node-config', '--yes'], { env: { ...cleanEnv(), KUBELET_CKPT_FAULT: 'locked' }, stdio: ['ignore', 'ignore', 'pipe'] });
-  t.teardown(() => holder.kill('SIGKILL'));
-  await new Promise<void>((resolve, reject) => {
-    let err = '';
-    holder.stderr!.on('data', (d) => {
-      err += String(d);
-      if (err.includes('fault: stopped at locked')) resolve();
-    });
-    holder.once('exit', () => reject(new Error(`holder exited early: ${err}`)));
-  });
+  const holder = await holdLock(t, dcd, ['reset', 'assigned', '--to', `${UID}/120200`, '--configmap', 'kube-system/node-config', '--yes']);
   const before = treeHash(dcd);
   const t0 = Date.now();
   const u = runCli(['--dir', dcd, 'undo', '--yes']);

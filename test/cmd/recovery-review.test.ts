@@ -3,11 +3,10 @@
 // still exists, undo of a clean whose directory is gone since, and dry runs that must exit as
 // the real run would (the store's lock, --restart-kubelet without systemctl).
 import t from 'tap';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { cleanEnv, cliPath, json, runCli } from '../helpers.js';
-import { UID, makeStore, metaFor, read, treeHash } from '../lib/recovery/fixtures/index.js';
+import { cleanEnv, json, runCli } from '../helpers.js';
+import { UID, holdLock, makeStore, metaFor, read, treeHash } from '../lib/recovery/fixtures/index.js';
 
 const cli = (dcd: string, ...args: string[]) => runCli(['--dir', dcd, ...args]);
 
@@ -75,16 +74,7 @@ t.test('undo of a clean whose directory is gone since: refused (exit 4) naming i
 
 t.test('clean --dry-run and undo --dry-run of a clean exit 4 while another command holds the lock', async (t) => {
   const dcd = makeStore(t.testdir({}), { extra: { 'store/meta/tmp_assigned421': 'x' } });
-  const holder = spawn(process.execPath, [cliPath, '--dir', dcd, 'reset', 'all', '--yes'], { env: { ...cleanEnv(), KUBELET_CKPT_FAULT: 'locked' }, stdio: ['ignore', 'ignore', 'pipe'] });
-  t.teardown(() => holder.kill('SIGKILL'));
-  await new Promise<void>((resolve, reject) => {
-    let err = '';
-    holder.stderr!.on('data', (d) => {
-      err += String(d);
-      if (err.includes('fault: stopped at locked')) resolve();
-    });
-    holder.once('exit', () => reject(new Error(`holder exited early: ${err}`)));
-  });
+  const holder = await holdLock(t, dcd, ['reset', 'all', '--yes']);
   const d = cli(dcd, 'clean', '--dry-run', '-o', 'json');
   t.equal(d.code, 4, d.stderr);
   t.match(JSON.parse(d.stdout).wouldRefuse, [new RegExp(`another kubelet-ckpt \\(pid ${holder.pid}`)]);
