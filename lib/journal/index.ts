@@ -113,6 +113,9 @@ export async function readJournalDetailed(opts: ReadJournalOptions, onProgress?:
 
 export function sourceSpec(opts: ReadJournalOptions): SourceSpec {
   const kind: SourceKind = opts.source ?? (opts.file ? 'file' : opts.dir ? 'journal-dir' : 'auto');
+  // A --source that another source option contradicts would read something else than named.
+  const named = opts.file !== undefined ? ['file', '--file'] : opts.dir !== undefined ? ['journal-dir', '--journal-dir'] : null;
+  if (named && kind !== named[0]) throw new UsageError(`--source ${kind} contradicts ${named[1]}: give one source`, `drop --source (${named[1]} says where to read)`, 'SOURCE_CONFLICT');
   if (opts.year !== undefined && (!Number.isInteger(opts.year) || opts.year < 1970 || opts.year > 9999)) throw new UsageError(`--year ${opts.year} is not a year`);
   return {
     kind,

@@ -293,3 +293,15 @@ t.test('--uid shorter than a prefix may be: a usage error (exit 2), not an empty
   }
   t.ok(json<Out>(runCli(['journal', '--file', J('structured-1.22.short.log'), '--uid', '7a0c', '-o', 'json'])).events.length > 0, 'four characters still filter');
 });
+
+t.test('--source that contradicts --file or --journal-dir: exit 2, nothing else read', async (t) => {
+  for (const [src, other, opt] of [['auto', '--file', J('structured-1.22.short.log')], ['journal-dir', '--file', J('structured-1.22.short.log')], ['auto', '--journal-dir', '/nonexistent'], ['file', '--journal-dir', '/nonexistent']] as const) {
+    const r = runCli(['journal', '--source', src, other, opt]);
+    t.equal(r.code, 2, `--source ${src} ${other}: ${r.stderr}`);
+    t.equal(r.stdout, '');
+    t.match(r.stderr, `--source ${src} contradicts ${other}: give one source`);
+  }
+  const agree = runCli(['journal', '--source', 'file', '--file', J('structured-1.22.short.log'), '--utc', '-o', 'json']);
+  t.equal(agree.code, 1, 'the file is read: its crash loop exits 1');
+  t.equal(json<Out>(agree).crashLoop, true);
+});
