@@ -7,6 +7,7 @@ import path from 'node:path';
 import { resolveInRoot } from '../store/rooted.js';
 import type { StoreView } from './correlate.js';
 import type { EventKind, JournalEvent, JournalResult } from './events.js';
+import { CRASH_LOOP_WINDOW_MS } from './correlate.js';
 import { readJournal } from './index.js';
 import { eventText, sanitize, shortRef } from './render.js';
 import { findOnPath } from '../onpath.js';
@@ -22,6 +23,8 @@ export interface EvidenceOptions {
   journalctl?: string;
   /** Where the live journal lives (tests). */
   journalDirs?: readonly string[];
+  /** The time a crash loop must be recent to (tests); the live journal only: under --root, the journal's own end. */
+  now?: number;
 }
 
 export interface Evidence {
@@ -77,15 +80,35 @@ export async function lastEvidence(opts: EvidenceOptions = {}): Promise<Evidence
   } catch (err) {
     return none(`journal not read: ${(err as Error).message}`);
   }
-  return evidenceOf(result);
+  return evidenceOf(result, root ? null : (opts.now ?? Date.now()));
 }
 
-/** The evidence a result holds (pure; also used on results read some other way). */
-export function evidenceOf(r: JournalResult): Evidence {
-  const last = lastRelevant(r.events);
-  const running = r.processes.at(-1)?.loaded ?? null;
-  if (!last) return { ...none('no kubelet config events in the newest journal entries'), restarts: r.restarts, crashLoop: r.crashLoop, running };
-  return { lastEvent: last, summary: sanitize(describe(last, r)), restarts: r.restarts, crashLoop: r.crashLoop, running, reason: null };
+/**
+ * The evidence a result holds (pure; also used on results read some other way). With `now`
+ * (the live journal), a crash loop counts only while it lasts: the newest entry read is at
+ * most the crash-loop window old. A loop that ended long ago (the kubelet has run quietly
+ * since, or systemd gave up: start-limit-hit is then the last event) is no current problem,
+ * and `check --npd` must not hold a node condition on it. Under --root (a dead node's disk)
+ * the journal's end is the moment that matters, and the loop counts as read.
+ */
+export function evidenceOf(r: JournalResult, now: number | null = null): Evidence {
+  const loop = r.crashLoop && (now === null || endedWithin(r.events, now, CRASH_LOOP_WINDOW_MS));
+  const res = loop === r.crashLoop ? r : { ...r, crashLoop: loop };
+  const last = lastRelevant(res.events);
+  const running = res.processes.at(-1)?.loaded ?? null;
+  if (!last) return { ...none('no kubelet config events in the newest journal entries'), restarts: res.restarts, crashLoop: loop, running };
+  return { lastEvent: last, summary: sanitize(describe(last, res)), restarts: res.restarts, crashLoop: loop, running, reason: null };
+}
+
+/** Whether the newest timed event is at most `windowMs` before `now` (or after it: a clock ahead). */
+function endedWithin(events: readonly JournalEvent[], now: number, windowMs: number): boolean {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const t = events[i]!.time;
+    if (t === null) continue;
+    const ms = Date.parse(t);
+    if (Number.isFinite(ms)) return ms >= now - windowMs;
+  }
+  return false;
 }
 
 function lastRelevant(events: readonly JournalEvent[]): JournalEvent | null {

@@ -27,11 +27,27 @@ t.test('no journalctl, no journal: nothing, at once, without spawning', async (t
 t.test('a bounded read of the newest entries: the last relevant event', async (t) => {
   const dir = t.testdir({ journal: {} });
   const bin = fake(dir, `cat '${path.join(FIX, 'legacy-1.13.json')}'`);
-  const ev = await lastEvidence({ journalctl: bin, journalDirs: [path.join(dir, 'journal')] });
+  // Read a minute after the journal's last entry: the crash loop is current.
+  const ev = await lastEvidence({ journalctl: bin, journalDirs: [path.join(dir, 'journal')], now: Date.parse('2021-01-01T00:21:41Z') });
   t.match(fs.readFileSync(path.join(dir, 'argv'), 'utf8'), /--lines=5000/);
   t.match(ev.lastEvent, { kind: 'start-limit-hit' });
   t.equal(ev.crashLoop, true);
   t.match(ev.summary, /^2021-01-01 00:20:41Z start-limit-hit: Start request repeated too quickly\. — crash loop$/);
+});
+
+t.test('a crash loop that ended long before now is no current crash loop (live journal); under --root it counts', async (t) => {
+  const dir = t.testdir({ journal: {}, root: { var: { log: { journal: {} } } } });
+  const bin = fake(dir, `cat '${path.join(FIX, 'legacy-1.13.json')}'`);
+  const end = Date.parse('2021-01-01T00:20:41Z');
+  const at = (now: number) => lastEvidence({ journalctl: bin, journalDirs: [path.join(dir, 'journal')], now });
+  t.equal((await at(end + 9 * 60_000)).crashLoop, true, 'nine minutes after its last entry');
+  const later = await at(end + 11 * 60_000);
+  t.equal(later.crashLoop, false, 'eleven minutes after');
+  t.match(later.lastEvent, { kind: 'start-limit-hit' }, 'the last event is still told');
+  t.equal(later.summary, '2021-01-01 00:20:41Z start-limit-hit: Start request repeated too quickly.');
+  t.equal((await at(Date.parse('2026-11-27T00:00:00Z'))).crashLoop, false, 'years later');
+  const root = await lastEvidence({ journalctl: bin, root: path.join(dir, 'root'), now: Date.parse('2026-11-27T00:00:00Z') });
+  t.equal(root.crashLoop, true, "a dead node's disk: the loop its journal ended in");
 });
 
 t.test('the summary says what the kubelet restarted to', async (t) => {
