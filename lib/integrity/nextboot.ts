@@ -6,7 +6,7 @@ import { decodeMetaState, type MetaDecode } from '../store/meta.js';
 import { findCheckpoint, type PayloadReader, type Snapshot } from '../store/snapshot.js';
 import { apiPathOf, toSourceRef, type ConfigMapSource, type MetaName, type SourceRef } from '../store/types.js';
 import { statusErrorFor, type ConfigJudge, type Judgement } from './judge.js';
-import { startupReason, type StartupCheck } from './startup.js';
+import { LOCAL_CONFIG_UNKNOWN, startupReason, type StartupCheck } from './startup.js';
 import { goFileMode } from '../store/gomode.js';
 
 export const TRIAL_MS = 10 * 60 * 1000;
@@ -137,7 +137,9 @@ function localOutcome(local: LocalConfig, why: string, statusError: string | nul
   const st = local.startup;
   const checked = st && !st.unchecked.length
     ? (local.path === null ? 'the kubelet runs without a --config file, and its defaults and flags validate' : `local config ${local.path} and the flags validate`)
-    : local.path === null ? 'the kubelet runs without a --config file (defaults and flags)' : j ? `local config ${local.path}` : `local config ${local.path} was not checked`;
+    : local.path === null
+      ? st?.unchecked.includes(LOCAL_CONFIG_UNKNOWN) ? 'its local config was not checked (no kubelet command line found)' : 'the kubelet runs without a --config file (defaults and flags)'
+      : j ? `local config ${local.path}` : `local config ${local.path} was not checked`;
   const bad = j !== null && j.stage !== 'ok';
   return {
     source: 'local',

@@ -81,6 +81,9 @@ function fromJudgement(j: Judgement, subject: string, unchecked: string[]): Star
   return fail(stage, j.error ?? j.stage, subject, null, unchecked);
 }
 
+/** What `unchecked` says when neither a command line nor --kubelet-config names the local config. */
+export const LOCAL_CONFIG_UNKNOWN = 'whether the kubelet has a --config file is not known (no command line found): the local config was not checked (give it with --kubelet-config)';
+
 /** Replay the kubelet's start-up checks. */
 export function checkStartup(input: StartupInput): StartupCheck {
   const { version } = input;
@@ -92,7 +95,8 @@ export function checkStartup(input: StartupInput): StartupCheck {
   const argv = input.argv ?? [];
   const c = input.config;
   if (c) return fromJudgement(c.judgement, `the local config ${c.path}`, unchecked);
-  if (input.argv === null) return { ok: true, stage: null, error: null, subject: null, fix: null, unchecked };
+  // No command line and no --kubelet-config: whether the kubelet has a --config file is not known.
+  if (input.argv === null) return { ok: true, stage: null, error: null, subject: null, fix: null, unchecked: [...unchecked, LOCAL_CONFIG_UNKNOWN] };
   // No --config: the built-in defaults with the flags applied are validated.
   return fromJudgement(judgeLocalConfig(EMPTY_CONFIG, '/', { version, argv }), 'the kubelet flags (no --config file)', unchecked);
 }

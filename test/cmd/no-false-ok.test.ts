@@ -96,3 +96,13 @@ t.test('a merge key after the key it overrides: the kubelet runs the merged valu
   t.equal(s.nextBoot.source, 'last-known-good');
   t.equal(s.nextBoot.statusError, 'failed to validate config, see Kubelet log for details');
 });
+
+t.test('--dir alone (no kubelet command line): status does not claim the kubelet has no --config file', async (t) => {
+  const dir = copyFixture('stores/empty-meta');
+  const r = runCli(['--dir', dir, 'status', '--no-journal', '-o', 'json']);
+  t.equal(r.code, 0, r.stderr);
+  const nb = json<{ nextBoot: { reason: string; unchecked: string[] } }>(r).nextBoot;
+  t.notMatch(nb.reason, /runs without a --config file/);
+  t.match(nb.reason, 'its local config was not checked (no kubelet command line found)');
+  t.match(nb.unchecked, [/command line is not known/, /whether the kubelet has a --config file is not known/]);
+});

@@ -80,3 +80,9 @@ t.test('command line unknown: only the local file is checked, and that is said',
   t.same([l.ok, l.stage], [false, 'local-validate']);
   t.match(l.unchecked, [/not checked/]);
 });
+
+t.test('no command line and no --kubelet-config: the local config is said to be unchecked, not absent', async (t) => {
+  const c = checkStartup({ argv: null, config: null, version: '1.22' });
+  t.equal(c.ok, true);
+  t.match(c.unchecked, [/command line is not known/, /whether the kubelet has a --config file is not known/]);
+});
