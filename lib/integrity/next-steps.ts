@@ -29,6 +29,13 @@ export function nextSteps(prefix: string, i: StepInputs): NextStep[] {
   };
   const has = (code: string) => i.findings.some((f) => f.code === code);
   const nb = i.nextBoot;
+  if (has('STARTUP_FAILS')) {
+    // The kubelet exits on its command line or --config file before it reads the store: no
+    // reset or rollback can help, and what fails is in verify's finding.
+    if (i.from !== 'verify') add('verify', 'the kubelet exits before it reads the store (its flags or --config file): what fails; no change to the store helps');
+    if (i.crashLoop) add('journal', 'the kubelet is crash-looping: its restarts and what it logged');
+    return out;
+  }
   if (nb?.willStart === false) {
     add('reset all --dry-run', 'the kubelet will not start: what resetting both meta files to the local config would write');
   } else if (nb?.source === 'last-known-good' || (nb?.statusError && nb.source === 'local')) {

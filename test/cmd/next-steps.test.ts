@@ -114,3 +114,17 @@ t.test('a prediction of "starts" says what it does not cover', async (t) => {
   t.match(r.stdout, '\n                 (from the files: errors at run time, e.g. a cgroupDriver the runtime rejects, are not predicted)\n');
   t.notMatch(runCli(['--dir', path.join(STORES, 'corrupt'), 'status', '--no-journal']).stdout, /not predicted/);
 });
+
+t.test('the kubelet exits on its flags before it reads the store: no reset is suggested', async (t) => {
+  const dir = path.join(STORES, 'healthy');
+  const flags = '--kubelet-flags=--max-pods=-3 --feature-gates=DynamicKubeletConfig=true';
+  const s = json<{ nextSteps: { command: string; why: string }[] }>(runCli(['--dir', dir, flags, 'status', '--no-journal', '-o', 'json']));
+  t.strictSame(s.nextSteps.map((x) => x.command.split(' ').slice(-1)[0]), ['verify']);
+  t.match(s.nextSteps[0]!.why, 'the kubelet exits before it reads the store');
+  const v = runCli(['--dir', dir, flags, 'verify']);
+  t.equal(v.code, 1);
+  t.match(v.stdout, /STARTUP_FAILS|the kubelet will not start/);
+  t.notMatch(v.stdout, /reset (all|last-known-good)/, 'verify suggests no reset either');
+  const pure = nextSteps('k', { nextBoot: { source: 'none', willStart: false, statusError: null }, findings: [{ code: 'STARTUP_FAILS', severity: 'error' }, { code: 'LKG_UNUSABLE', severity: 'error' }], crashLoop: true, from: 'status' });
+  t.strictSame(pure.map((x) => x.command), ['k verify', 'k journal']);
+});
