@@ -8,7 +8,8 @@ import { resolveInRoot } from '../store/rooted.js';
 import type { StoreView } from './correlate.js';
 import type { EventKind, JournalEvent, JournalResult } from './events.js';
 import { readJournal } from './index.js';
-import { eventText, sanitize, shortRef } from './render.js';
+import { eventText, shortRef } from './render.js';
+import { printable } from '../output/sanitize.js';
 import { findOnPath } from '../onpath.js';
 
 export interface EvidenceOptions {
@@ -85,7 +86,7 @@ export function evidenceOf(r: JournalResult): Evidence {
   const last = lastRelevant(r.events);
   const running = r.processes.at(-1)?.loaded ?? null;
   if (!last) return { ...none('no kubelet config events in the newest journal entries'), restarts: r.restarts, crashLoop: r.crashLoop, running };
-  return { lastEvent: last, summary: sanitize(describe(last, r)), restarts: r.restarts, crashLoop: r.crashLoop, running, reason: null };
+  return { lastEvent: last, summary: printable(describe(last, r)), restarts: r.restarts, crashLoop: r.crashLoop, running, reason: null };
 }
 
 function lastRelevant(events: readonly JournalEvent[]): JournalEvent | null {
