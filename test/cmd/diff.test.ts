@@ -146,7 +146,10 @@ t.test('demo store: local, identical refs, --defaults', async (t) => {
   const d = demo('local', '705a/1326', '--defaults', '-q');
   t.equal(d.code, 1);
   t.equal(d.stdout, `local (${local}) and 705a/1326 (705ab4f5-6393-11e8-b7cc-42010a800002/1326) differ: 1 change (1 changed)\n`);
-  t.equal(demo('lkg', 'lkg', '-q').stdout, '', '-q prints nothing when equal');
+  const q = demo('lkg', 'lkg', '-q');
+  t.equal(q.code, 0);
+  t.equal(q.stdout, `lkg (${UID}/41877) and lkg (${UID}/41877) are the same: identical content\n`, '-q prints its one line when equal too');
+  t.equal(q.stderr, '');
 });
 
 const A = 'aaaa1111-0000-4000-8000-00000000000a';
@@ -174,6 +177,9 @@ t.test('scenario store: JSON-vs-YAML pair, nested maps, lists, a removed field, 
   const eq = runCli(['--dir', dir, 'diff', `${A}/1`, 'lkg']);
   t.equal(eq.code, 0, 'YAML (yes, 60s) and JSON (true, "1m0s") of one config are equal');
   t.equal(eq.stdout, `--- ${A}/1\n+++ lkg (${A}/2)\nno semantic differences; the files differ only in formatting or spelling (-u shows the text diff)\n`);
+  const eqQuiet = runCli(['--dir', dir, 'diff', `${A}/1`, 'lkg', '-q']);
+  t.equal(eqQuiet.code, 0);
+  t.equal(eqQuiet.stdout, `${A}/1 and lkg (${A}/2) are the same: no semantic differences\n`, '-q: the one line when equal');
   const r = runCli(['--dir', dir, 'diff', 'lkg']);
   t.equal(r.code, 1);
   t.equal(r.stdout, [
