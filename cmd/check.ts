@@ -18,7 +18,8 @@ export function builder(y: Argv<GlobalArgs>): Argv<Args> {
     .option('problem', { choices: PROBLEMS, describe: 'report only this problem (one NPD temporary rule per reason): 1 when present, else 0' })
     .option('journal', { type: 'boolean', default: true, describe: 'read the journal tail for a crash loop (--no-journal skips it)' })
     .example('$0 check --npd', 'the permanent rule of `fleet manifest npd`')
-    .example('$0 --root /host check --npd --problem fell-back', 'one temporary rule, in the NPD container') as Argv<Args>;
+    .example('$0 --root /host check --npd --problem fell-back', 'one temporary rule, in the NPD container')
+    .epilogue('-o json and -o yaml do not apply: the output is the NPD plugin protocol (one line, exit 0/1/2). For a document, use status -o json.') as Argv<Args>;
 }
 
 export async function handler(args: Args): Promise<void> {

@@ -18,7 +18,8 @@ export function builder(y: Argv<GlobalArgs>): Argv<Args> {
     .positional('shell', { choices: SHELLS, describe: 'the shell to complete for (default: the one $SHELL names, else bash)' })
     .example('source <(kubelet-ckpt completion bash)', 'complete in this bash session')
     .example('kubelet-ckpt completion zsh > "${fpath[1]}/_kubelet-ckpt"', 'install for zsh')
-    .example('kubelet-ckpt completion fish > ~/.config/fish/completions/kubelet-ckpt.fish', 'install for fish') as unknown as Argv<Args>;
+    .example('kubelet-ckpt completion fish > ~/.config/fish/completions/kubelet-ckpt.fish', 'install for fish')
+    .epilogue('-o json and -o yaml do not apply: the output is a shell script.') as unknown as Argv<Args>;
 }
 
 export function handler(args: Args): void {

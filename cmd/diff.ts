@@ -41,7 +41,7 @@ export async function handler(args: Args): Promise<void> {
   const streams = processStreams(args);
   const s = session(args, streams);
   // Loaded here, not at the top: the diff package and lib/diff cost startup time that other commands should not pay.
-  const { runDiff, diffJson, diffNotes, diffExitCode } = await import('../lib/diff/report.js');
+  const { runDiff, diffJson, diffNotes, diffExitCode, historyFailure } = await import('../lib/diff/report.js');
   const { renderDiff } = await import('../lib/output/diff.js');
   const unified = args.unified || context !== undefined;
   const report = runDiff(
@@ -49,9 +49,14 @@ export async function handler(args: Args): Promise<void> {
     args.to === undefined ? [args.from] : [args.from, args.to],
     { keys: args.key ?? [], context: context ?? 3, defaults: args.defaults, labels: args.label ?? [], version: s.version, stepText: unified && args.output === 'text' },
   );
+  // A history with an unreadable version is an exit-3 error: under -o json/yaml only its Error
+  // document (stdout empty, DESIGN); in text, after the steps that could be compared.
+  const failure = historyFailure(report);
+  if (failure && args.output !== 'text') throw failure;
   // Notes are part of the text report; with JSON or a pure patch they go to stderr.
   if ((args.output !== 'text' || unified) && !args.quiet) for (const n of diffNotes(report)) warn(streams, n);
   if (args.output === 'text') output(report, renderDiff({ unified, sanitize: streams.isTTY }), args, streams, report.mode === 'history' ? 'DiffHistory' : 'DiffReport');
   else output(diffJson(report), () => '', args, streams, report.mode === 'history' ? 'DiffHistory' : 'DiffReport');
+  if (failure) throw failure;
   setExit(diffExitCode(report));
 }

@@ -37,7 +37,8 @@ const manifestCommand = {
       .option('reports-dir', { type: 'string', requiresArg: true, default: 'reports/', describe: 'ansible: where fetched reports land on the control machine' })
       .example('$0 fleet manifest daemonset --image registry.example/kubelet-ckpt:0.1.0 | kubectl apply -f -', 'every node reports once; gather with kubectl logs (see the guide at the top)')
       .example('$0 fleet manifest ansible --host-root / > report.yml && ansible-playbook -i inventory.ini report.yml', 'when the API server is down')
-      .example('$0 fleet manifest npd > /etc/node-problem-detector/config/kubelet-ckpt.json', 'then start NPD with --config.custom-plugin-monitor=…/kubelet-ckpt.json'),
+      .example('$0 fleet manifest npd > /etc/node-problem-detector/config/kubelet-ckpt.json', 'then start NPD with --config.custom-plugin-monitor=…/kubelet-ckpt.json')
+      .epilogue("-o json and -o yaml do not apply: each kind is printed in its engine's own format (npd: JSON; job, daemonset, sonobuoy, ansible: YAML)."),
   handler: (args: ManifestArgs) => {
     const streams = processStreams(args);
     streams.stdout.write(

@@ -21,7 +21,8 @@ export function builder(y: Argv<GlobalArgs>): Argv<Args> {
     .option('journal', { type: 'boolean', default: true, describe: 'read the journal tail for a crash loop (--no-journal skips it)' })
     .option('scope', { choices: ['all', 'referenced'] as const, default: 'all' as const, describe: 'findings over every checkpoint (all) or only the payloads the meta files name (referenced)' })
     .example('$0 metrics --textfile-dir /var/lib/prometheus/node-exporter', "Debian's node exporter reads this directory")
-    .example('$0 metrics | promtool check metrics', 'look at the metrics') as Argv<Args>;
+    .example('$0 metrics | promtool check metrics', 'look at the metrics')
+    .epilogue('-o json and -o yaml do not apply: the output is the Prometheus text format. For a document, use report (a NodeReport).') as Argv<Args>;
 }
 
 export async function handler(args: Args): Promise<void> {

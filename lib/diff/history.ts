@@ -34,11 +34,17 @@ export interface HistoryReport {
   versions: { resourceVersion: string; assigned: boolean; lastKnownGood: boolean }[];
   steps: HistoryStep[];
   equal: boolean;
-  /** Some resourceVersion could not be read (exit 3 after printing). */
+  /** Some resourceVersion could not be read: the run ends with historyFailure's error (exit 3). */
   unreadable: boolean;
-  /** Each resourceVersion that could not be read, and why (a history of one has no step to say it). */
-  unread: { resourceVersion: string; error: string }[];
+  /** Each resourceVersion that could not be read, why, and the code of the error that said so. */
+  unread: UnreadVersion[];
   defaults: boolean;
+}
+
+export interface UnreadVersion {
+  resourceVersion: string;
+  error: string;
+  code: string;
 }
 
 /** A ref that names a UID (or a prefix) alone: not an alias, a path or `UID/RV`. */
@@ -49,6 +55,8 @@ export function isBareUid(ref: string): boolean {
 
 interface StepInput {
   side: StepSide;
+  /** The code of the error that made this resourceVersion unreadable, or null. */
+  code: string | null;
   decoded: Decoded;
   bytes: Buffer | null;
   text: string | null;
@@ -59,12 +67,12 @@ function loadStep(src: DiffSource, uid: string, rv: string, key: string | null):
   const ref = `${uid}/${rv}`;
   try {
     const s = loadSide(src, resolveForDiff(src, ref, key));
-    return { side: { ref, uid, resourceVersion: rv, path: s.path, label: printable(rv), error: null }, decoded: s.decoded, bytes: s.bytes, text: s.text };
+    return { side: { ref, uid, resourceVersion: rv, path: s.path, label: printable(rv), error: null }, code: null, decoded: s.decoded, bytes: s.bytes, text: s.text };
   } catch (err) {
     if (!(err instanceof CkptError) || err.exitCode === 5) throw err;
     const error = err.message;
     const cp = src.snap.uids.find((u) => u.uid === uid)?.checkpoints.find((c) => c.rv === rv);
-    return { side: { ref, uid, resourceVersion: rv, path: cp?.rel ?? ref, label: printable(rv), error }, decoded: { ok: false, error }, bytes: null, text: null };
+    return { side: { ref, uid, resourceVersion: rv, path: cp?.rel ?? ref, label: printable(rv), error }, code: err.code, decoded: { ok: false, error }, bytes: null, text: null };
   }
 }
 
@@ -85,14 +93,14 @@ export function diffHistory(src: DiffSource, uidRef: string, opts: DiffOptions =
   const lkg = metaRV('last-known-good');
   const steps: HistoryStep[] = [];
   let unreadable = false;
-  const unread: { resourceVersion: string; error: string }[] = [];
+  const unread: UnreadVersion[] = [];
   // Only two payloads are held at a time, so a long history stays within a few MiB.
   let prev: StepInput | null = null;
   for (const cp of checkpoints) {
     const cur = loadStep(src, uid, cp.rv, key);
     if (cur.side.error) {
       unreadable = true;
-      unread.push({ resourceVersion: cp.rv, error: cur.side.error });
+      unread.push({ resourceVersion: cp.rv, error: cur.side.error, code: cur.code ?? 'UNREADABLE' });
     }
     if (prev) {
       const sameBytes = !!prev.bytes && !!cur.bytes && prev.bytes.equals(cur.bytes);

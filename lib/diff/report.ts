@@ -1,7 +1,7 @@
 // `diff` as a whole: one bare UID is a history, anything else a pair; and what the command
 // prints for scripts (DESIGN.md JSON), warns about, and exits with. Nothing is printed here.
 
-import { UsageError } from '../errors.js';
+import { EnvError, UsageError } from '../errors.js';
 import type { DiffOptions } from './compare.js';
 import { diffHistory, isBareUid, type HistoryReport } from './history.js';
 import { diffRefs, type PairReport } from './pair.js';
@@ -9,7 +9,7 @@ import type { Change } from './semantic.js';
 import { printable, type DiffSource, type Side } from './sides.js';
 
 export { compareDocs, DEFAULT_CONTEXT, type Comparison, type DiffOptions, type FieldChange } from './compare.js';
-export { diffHistory, isBareUid, type HistoryReport, type HistoryStep, type StepSide } from './history.js';
+export { diffHistory, isBareUid, type HistoryReport, type HistoryStep, type StepSide, type UnreadVersion } from './history.js';
 export { diffRefs, type PairReport } from './pair.js';
 
 export type DiffReport = PairReport | HistoryReport;
@@ -42,6 +42,23 @@ export function diffNotes(r: DiffReport): string[] {
   // Steps say why a side could not be read; a history of one has no step to say it.
   if (r.steps.length === 0) return r.unread.map((u) => printable(`${u.resourceVersion} could not be read: ${u.error}`));
   return r.steps.flatMap((s) => s.notes.map((n) => printable(`${s.from.resourceVersion} -> ${s.to.resourceVersion}: ${n}`)));
+}
+
+/**
+ * The error a history ends with when some resourceVersion could not be read (exit 3), naming
+ * each and why; null when every one was read. Under -o json/yaml it is all the run prints
+ * (DESIGN: stdout stays empty); text output prints the steps it could compare first.
+ */
+export function historyFailure(r: DiffReport): EnvError | null {
+  if (r.mode !== 'history' || r.unread.length === 0) return null;
+  const why = r.unread.map((u) => `${r.uid}/${u.resourceVersion} could not be read: ${u.error}`);
+  const message = why.length === 1 ? why[0]! : `${why.length} of the ${r.versions.length} resourceVersions of ${r.uid} could not be read: ${why.join('; ')}`;
+  const codes = new Set(r.unread.map((u) => u.code));
+  return new EnvError(
+    message,
+    'kubelet-ckpt verify reports every unreadable file; two readable versions compare with diff UID/RV UID/RV',
+    codes.size === 1 ? r.unread[0]!.code : 'UNREADABLE',
+  );
 }
 
 /** 0 semantically equal, 1 different, 3 when part of a history could not be read. */

@@ -23,7 +23,10 @@ export interface StatusReport {
   assignedModified: string | null;
   trial: Trial | null;
   nextBoot: NextBoot;
+  /** Checkpoints listed: 0 when checkpoints/ cannot be listed (the schema's count is a number; checkpointsUnreadable says why). */
   checkpoints: number;
+  /** Why checkpoints/ could not be listed (permission denied, a link not followed); null when it was. */
+  checkpointsUnreadable: string | null;
   problems: Finding[];
   /** The last journal evidence; null with --no-journal (not read). */
   journal?: { lastEvent: unknown | null; summary: string | null; restarts: number; crashLoop: boolean } | null;
@@ -69,6 +72,7 @@ export function buildStatus(s: Session, problems: Finding[]): StatusReport {
     trial: a.state === 'source' ? trialOf(s.snap) : null,
     nextBoot,
     checkpoints: allCheckpoints(s.snap).length,
+    checkpointsUnreadable: s.snap.checkpointsDir.kind === 'unreadable' ? (s.snap.checkpointsDir.error ?? 'unknown error') : null,
     problems,
     meta: { assigned: summary(a, ae.mtimeMs, aExists), lastKnownGood: summary(l, le.mtimeMs, le.kind !== 'missing' && le.kind !== 'unreadable') },
     localConfig: s.local.path,

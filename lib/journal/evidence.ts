@@ -9,7 +9,8 @@ import type { StoreView } from './correlate.js';
 import type { EventKind, JournalEvent, JournalResult } from './events.js';
 import { CRASH_LOOP_WINDOW_MS } from './correlate.js';
 import { readJournal } from './index.js';
-import { eventText, sanitize, shortRef } from './render.js';
+import { eventText, shortRef } from './render.js';
+import { printable } from '../output/sanitize.js';
 import { findOnPath } from '../onpath.js';
 
 export interface EvidenceOptions {
@@ -97,7 +98,7 @@ export function evidenceOf(r: JournalResult, now: number | null = null): Evidenc
   const last = lastRelevant(res.events);
   const running = res.processes.at(-1)?.loaded ?? null;
   if (!last) return { ...none('no kubelet config events in the newest journal entries'), restarts: res.restarts, crashLoop: loop, running };
-  return { lastEvent: last, summary: sanitize(describe(last, res)), restarts: res.restarts, crashLoop: loop, running, reason: null };
+  return { lastEvent: last, summary: printable(describe(last, res)), restarts: res.restarts, crashLoop: loop, running, reason: null };
 }
 
 /** Whether the newest timed event is at most `windowMs` before `now` (or after it: a clock ahead). */

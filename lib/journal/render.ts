@@ -1,10 +1,11 @@
 // Text for people: a timeline (time, pid, kind, short ref, one-line message; failures
 // marked), the per-checkpoint table, the kubelet processes, and a summary line. Pure:
-// the command prints the string. Log text is hostile input: control characters are
-// replaced before anything reaches a terminal.
+// the command prints the string. Log text is hostile input: it passes the one sanitizer
+// (lib/output/sanitize.ts, control characters shown as `\x1b`) before it reaches a terminal.
 
 import { isFailure, isSystemdKind, parseApiPath, type CheckpointSummary, type JournalEvent, type JournalResult, type ProcessSummary } from './events.js';
 import { goUnquote, parseStructured } from './klog.js';
+import { printable } from '../output/sanitize.js';
 
 export interface RenderOptions {
   color: boolean;
@@ -71,8 +72,8 @@ function timeline(events: readonly JournalEvent[], fmt: (iso: string | null) => 
 export function shortRef(e: Pick<JournalEvent, 'uid' | 'resourceVersion' | 'kind' | 'exitStatus'>): string {
   if (e.kind === 'kubelet-exited' && e.exitStatus !== null) return `status=${e.exitStatus}`;
   if (!e.uid) return e.kind === 'restart-for-local' ? 'local' : '-';
-  const uid = sanitize(e.uid.slice(0, 8));
-  return e.resourceVersion ? `${uid}/${sanitize(e.resourceVersion).slice(0, 12)}` : uid;
+  const uid = printable(e.uid.slice(0, 8));
+  return e.resourceVersion ? `${uid}/${printable(e.resourceVersion.slice(0, 12))}` : uid;
 }
 
 type TextInput = Pick<JournalEvent, 'message' | 'uid' | 'resourceVersion' | 'kind' | 'apiPath' | 'key'>;
@@ -102,10 +103,10 @@ const NAMED = new Set(['checkpoint-load', 'checkpoint-exists', 'downloaded', 're
  */
 export function eventText(e: Pick<JournalEvent, 'message' | 'uid' | 'resourceVersion' | 'kind' | 'apiPath' | 'key'>): string {
   const nn = parseApiPath(e.apiPath);
-  if (NAMED.has(e.kind) && nn) return sanitize(`${nn.namespace}/${nn.name}${e.key ? ` key=${e.key}` : ''}`);
+  if (NAMED.has(e.kind) && nn) return printable(`${nn.namespace}/${nn.name}${e.key ? ` key=${e.key}` : ''}`);
   if (e.kind === 'store-init') {
     const dir = /(?:directory "|path=")((?:[^"\\]|\\.)*)"/.exec(e.message);
-    if (dir) return sanitize(dir[1]!);
+    if (dir) return printable(dir[1]!);
   }
   let text = e.message;
   const firstLine = text.split('\n', 1)[0]!;
@@ -119,7 +120,7 @@ export function eventText(e: Pick<JournalEvent, 'message' | 'uid' | 'resourceVer
     .replace(/, see Kubelet log for details, error: /g, ': ');
   if (e.uid) text = text.replace(/,? UID: [^\s,]+, ResourceVersion: [^\s,]+/g, '');
   text = text.replace(/\/api\/v1\/namespaces\/([^/\s,"]+)\/configmaps\/([^\s,"]+)/g, '$1/$2');
-  return sanitize(text.replace(/\s*\n\s*/g, ' ⏎ ').replace(/[ \t]+/g, ' ').trim());
+  return printable(text.replace(/\s*\n\s*/g, ' ⏎ ').replace(/[ \t]+/g, ' ').trim());
 }
 
 const ID_KEYS = new Set(['apiPath', 'sourceUID', 'checkpointUID', 'configMapUID', 'resourceVersion', 'reason', 'dynamicConfigDir']);
@@ -148,8 +149,8 @@ function checkpointTable(cps: readonly CheckpointSummary[], fmt: (iso: string | 
   const wide = width >= 110;
   const t = wide ? fmt : minutes(fmt);
   const rows = cps.map((c) => [
-    sanitize(wide ? c.uid : c.uid.slice(0, 8)),
-    sanitize(c.resourceVersion ?? '-'),
+    printable(wide ? c.uid : c.uid.slice(0, 8)),
+    printable(c.resourceVersion ?? '-'),
     String(c.events),
     c.onDisk === null ? '?' : c.onDisk ? 'yes' : 'no',
     t(c.firstSeen),
@@ -202,7 +203,7 @@ function table(head: string[], rows: string[][], width: number, flex: number): s
 
 function configMapName(apiPath: string | null): string {
   const nn = parseApiPath(apiPath);
-  return nn ? sanitize(`${nn.namespace}/${nn.name}`) : '-';
+  return nn ? printable(`${nn.namespace}/${nn.name}`) : '-';
 }
 
 // ---- text helpers ----
@@ -230,11 +231,6 @@ function fit(s: string, n: number): string {
   return s.slice(0, n - 1) + '…';
 }
 
-/** Control characters (escape sequences included) and bidi overrides never reach the terminal. */
-export function sanitize(s: string): string {
-  return s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '?').replace(/\t/g, ' ');
-}
-
 // ---- progress (for the command's TTY line) ----
 
 /** Inputs smaller than this finish before a progress line would help. */
@@ -244,7 +240,7 @@ export const PROGRESS_MIN_BYTES = 100 * 1024 * 1024;
 export function progressLine(p: { bytes: number; total: number | null; events: number }, label: string): string {
   const mib = (n: number) => `${Math.round(n / 1048576)} MiB`;
   const of = p.total ? ` of ${mib(p.total)} (${Math.min(100, Math.floor((100 * p.bytes) / p.total))}%)` : '';
-  return sanitize(`reading ${label}: ${mib(p.bytes)}${of}, ${p.events} event${p.events === 1 ? '' : 's'}`);
+  return printable(`reading ${label}: ${mib(p.bytes)}${of}, ${p.events} event${p.events === 1 ? '' : 's'}`);
 }
 
 // ---- one event at a time (`-f`) ----

@@ -172,7 +172,11 @@ export function renderUnified(text: string, p: Palette, sanitize: boolean): stri
 
 function renderPair(r: PairReport, ctx: TextContext, o: DiffTextOptions): string {
   const { p, width } = ctx;
-  if (ctx.quiet) return r.equal ? '' : `${r.from.label} and ${r.to.label} differ: ${r.semantic ? summary(r.changes) : 'not comparable field by field'}`;
+  // -q: one line either way, so a script or a person sees the verdict without the exit code.
+  if (ctx.quiet) {
+    if (r.equal) return `${r.from.label} and ${r.to.label} are the same: ${r.identicalBytes ? 'identical content' : 'no semantic differences'}`;
+    return `${r.from.label} and ${r.to.label} differ: ${r.semantic ? summary(r.changes) : 'not comparable field by field'}`;
+  }
   if (o.unified) return renderUnified(r.unified, p, o.sanitize).join('\n');
   const lines = [p.bold(`--- ${r.from.label}`), p.bold(`+++ ${r.to.label}`)];
   for (const n of r.notes) lines.push(p.yellow(`note: ${printable(n)}`));

@@ -82,7 +82,8 @@ export function renderStatus(r: StatusReport, ctx: TextContext): string {
     const [first, ...rest] = fitText(r.upgradeHint, ctx.width - L, !!ctx.tty);
     lines.push(row('Upgrade', p.yellow(first!)), ...rest.map((x) => more(p.yellow(x))));
   }
-  lines.push(row('Checkpoints', String(r.checkpoints)));
+  // An unreadable checkpoints/ is never "0 checkpoints": how many there are is not known.
+  lines.push(row('Checkpoints', r.checkpointsUnreadable !== null ? `${p.red('unreadable')} (${r.checkpointsUnreadable})` : String(r.checkpoints)));
   const c = countBySeverity(r.problems);
   const prob = c.error + c.warning === 0 ? p.green('none') : [c.error ? p.red(`${c.error} error${c.error > 1 ? 's' : ''}`) : '', c.warning ? p.yellow(`${c.warning} warning${c.warning > 1 ? 's' : ''}`) : ''].filter(Boolean).join(', ') + ' (see `kubelet-ckpt verify`)';
   const scope = p.dim('  (assigned and last-known-good payloads; `verify` checks every checkpoint)');

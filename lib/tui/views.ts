@@ -100,7 +100,7 @@ export function headerLines(m: Model, cols: number, p: Painter, now: Date): stri
   const progress = m.verifying ? ` (verifying ${Math.floor((100 * m.verifyDone) / Math.max(1, m.verifyTotal))}%)` : '';
   const stopped = m.sweepError !== null ? ' (verify stopped)' : '';
   parts.push(m.storeChecked ? { text: `Problems: ${sevCount(c)}${progress}${stopped}`, styles: c.error ? ['red'] : c.warning ? ['yellow'] : [] } : { text: stopped ? 'Problems: not checked' : 'Problems: checking…', styles: stopped ? ['yellow'] : [] });
-  parts.push({ text: `${st.checkpoints} checkpoint${st.checkpoints === 1 ? '' : 's'}`, styles: [] });
+  parts.push(st.checkpointsUnreadable !== null ? { text: 'checkpoints unreadable', styles: ['red'] } : { text: `${st.checkpoints} checkpoint${st.checkpoints === 1 ? '' : 's'}`, styles: [] });
   let l3 = '';
   let used = 0;
   for (const part of parts) {

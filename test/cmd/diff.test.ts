@@ -146,7 +146,10 @@ t.test('demo store: local, identical refs, --defaults', async (t) => {
   const d = demo('local', '705a/1326', '--defaults', '-q');
   t.equal(d.code, 1);
   t.equal(d.stdout, `local (${local}) and 705a/1326 (705ab4f5-6393-11e8-b7cc-42010a800002/1326) differ: 1 change (1 changed)\n`);
-  t.equal(demo('lkg', 'lkg', '-q').stdout, '', '-q prints nothing when equal');
+  const q = demo('lkg', 'lkg', '-q');
+  t.equal(q.code, 0);
+  t.equal(q.stdout, `lkg (${UID}/41877) and lkg (${UID}/41877) are the same: identical content\n`, '-q prints its one line when equal too');
+  t.equal(q.stderr, '');
 });
 
 const A = 'aaaa1111-0000-4000-8000-00000000000a';
@@ -174,6 +177,9 @@ t.test('scenario store: JSON-vs-YAML pair, nested maps, lists, a removed field, 
   const eq = runCli(['--dir', dir, 'diff', `${A}/1`, 'lkg']);
   t.equal(eq.code, 0, 'YAML (yes, 60s) and JSON (true, "1m0s") of one config are equal');
   t.equal(eq.stdout, `--- ${A}/1\n+++ lkg (${A}/2)\nno semantic differences; the files differ only in formatting or spelling (-u shows the text diff)\n`);
+  const eqQuiet = runCli(['--dir', dir, 'diff', `${A}/1`, 'lkg', '-q']);
+  t.equal(eqQuiet.code, 0);
+  t.equal(eqQuiet.stdout, `${A}/1 and lkg (${A}/2) are the same: no semantic differences\n`, '-q: the one line when equal');
   const r = runCli(['--dir', dir, 'diff', 'lkg']);
   t.equal(r.code, 1);
   t.equal(r.stdout, [
@@ -232,6 +238,25 @@ t.test('scenario store: undecodable, binary and huge payloads', async (t) => {
   const hist = runCli(['--dir', dir, 'diff', 'bbbb']);
   t.equal(hist.code, 3, 'a history with an unreadable version prints what it can, then exits 3');
   t.match(hist.stdout, /2 -> 3: not comparable field by field\n {2}note: .*\n {2}note: semantic comparison impossible: bbbb2222-0000-4000-8000-00000000000b\/3 could not be read: .*larger than 1 MiB/);
+  t.equal(hist.stderr, `error: ${B}/3 could not be read: checkpoints/${B}/3/kubelet is larger than 1 MiB (the ConfigMap limit); refusing to read it whole\nhint: kubelet-ckpt verify reports every unreadable file; two readable versions compare with diff UID/RV UID/RV\n`);
+  // DESIGN: errors under -o json leave stdout empty; stderr holds the Error document alone.
+  for (const format of ['json', 'yaml']) {
+    const h = runCli(['--dir', dir, 'diff', 'bbbb', '-o', format]);
+    t.equal(h.code, 3, `history -o ${format}: exit 3`);
+    t.equal(h.stdout, '', `history -o ${format}: no DiffHistory on stdout`);
+    if (format === 'json') {
+      t.same(JSON.parse(h.stderr), {
+        apiVersion: 'kubelet-ckpt/v1',
+        kind: 'Error',
+        error: {
+          code: 'TOO_LARGE',
+          message: `${B}/3 could not be read: checkpoints/${B}/3/kubelet is larger than 1 MiB (the ConfigMap limit); refusing to read it whole`,
+          hint: 'kubelet-ckpt verify reports every unreadable file; two readable versions compare with diff UID/RV UID/RV',
+          exitCode: 3,
+        },
+      });
+    } else t.match(h.stderr, /^apiVersion: kubelet-ckpt\/v1\nkind: Error\nerror:\n {2}code: TOO_LARGE\n/);
+  }
 });
 
 t.test('bad refs and bad usage: exit 2 with the candidates', async (t) => {
@@ -298,5 +323,6 @@ t.test('diff UID whose only resourceVersion cannot be read: exit 3, and it says 
   t.match(text.stdout, /note: 119980 .*could not be read: .*symbolic link/);
   const j = runCli(['--dir', dir, 'diff', U, '-o', 'json']);
   t.equal(j.code, 3);
-  t.match(j.stderr, /119980 could not be read: .*symbolic link/, 'JSON: the reason on stderr');
+  t.equal(j.stdout, '', 'JSON: stdout stays empty');
+  t.match(JSON.parse(j.stderr), { kind: 'Error', error: { exitCode: 3, message: /^946d785e-998a-11e7-a8dd-42010a800006\/119980 could not be read: .*symbolic link/ } }, 'JSON: the reason in the Error document');
 });

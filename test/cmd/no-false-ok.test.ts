@@ -58,6 +58,16 @@ t.test('permission denied is said as such, not "no checkpoints" or "not on disk"
   t.equal(ls.stdout, '');
   t.match(ls.stderr, 'error: the store cannot be read: checkpoints/: permission denied — run as root\nhint: the store is readable by root only: run kubelet-ckpt with sudo\n');
   t.equal(ls.code, 3);
+  // status goes on (the meta files are readable) but never counts an unreadable checkpoints/ as 0.
+  const st = asNobody(['--dir', dir, 'status', '--no-journal']);
+  t.equal(st.code, 1, 'next boot cannot be predicted');
+  t.match(st.stdout, /^Checkpoints {6}unreadable \(permission denied\)$/m);
+  t.notMatch(st.stdout, /^Checkpoints +0$/m);
+  const sj = json<{ checkpoints: number; checkpointsUnreadable: string | null; problems: { code: string; path: string }[] }>(asNobody(['--dir', dir, 'status', '--no-journal', '-o', 'json']));
+  t.equal(sj.checkpointsUnreadable, 'permission denied');
+  t.equal(sj.checkpoints, 0, 'the schema\'s count stays a number: what was listed');
+  t.match(sj.problems, [{ code: 'UNREADABLE', path: 'checkpoints' }]);
+  t.equal(json<{ checkpointsUnreadable: string | null }>(runCli(['--dir', dir, 'status', '--no-journal', '-o', 'json'])).checkpointsUnreadable, null, 'as root: listed');
   for (const args of [['show', 'lkg'], ['diff', 'lkg'], ['rollback', '--dry-run'], ['show', X]]) {
     const r = asNobody(['--dir', dir, ...args]);
     t.match(r.stderr, 'error: checkpoints/ cannot be read: permission denied — run as root\n', args.join(' '));

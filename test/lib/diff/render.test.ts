@@ -59,7 +59,8 @@ t.test('a pair report', async (t) => {
   t.equal(text(pair({ identicalBytes: true }), ctx), '--- a\n+++ b\nno differences (identical content)');
   t.match(text(pair({}), ctx), /no semantic differences; the files differ only in formatting/);
   t.match(text(pair({ defaults: true }), ctx), /no semantic differences, v1beta1 defaults applied to both sides/);
-  t.equal(text(pair({}), { ...ctx, quiet: true }), '', '-q: silent when equal');
+  t.equal(text(pair({}), { ...ctx, quiet: true }), 'a and b are the same: no semantic differences', '-q: one line when equal too');
+  t.equal(text(pair({ identicalBytes: true }), { ...ctx, quiet: true }), 'a and b are the same: identical content');
   const bad = pair({ semantic: false, equal: false, notes: ['semantic comparison impossible: b does not decode: yaml: line 1: x'], unified: '--- a\n+++ b\n@@ -1 +1 @@\n-x\n+\u001b[2J\n' });
   // Under our own headings the fallback is no patch: escaped on a terminal and in a pipe alike.
   t.equal(text(bad, ctx), '--- a\n+++ b\nnote: semantic comparison impossible: b does not decode: yaml: line 1: x\n@@ -1 +1 @@\n-x\n+\\x1b[2J', 'not a terminal: control characters made visible too');

@@ -2,7 +2,7 @@ import t from 'tap';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fsPayloadReader, takeSnapshot } from '../../../lib/store/snapshot.js';
-import { diffExitCode, diffHistory, diffJson, diffNotes, diffRefs, isBareUid, runDiff, type PairReport } from '../../../lib/diff/report.js';
+import { diffExitCode, diffHistory, diffJson, historyFailure, diffNotes, diffRefs, isBareUid, runDiff, type PairReport } from '../../../lib/diff/report.js';
 import type { DiffSource } from '../../../lib/diff/sides.js';
 import { metaYaml, writeTree } from '../../helpers.js';
 
@@ -166,6 +166,19 @@ t.test('history: an unreadable resourceVersion is reported, the walk goes on', a
   t.match(h.steps[2]!.notes, [/40 could not be read: .*larger than 1 MiB/]);
   t.ok(h.unreadable);
   t.equal(diffExitCode(h), 3);
+  t.match(historyFailure(h), { exitCode: 3, code: 'TOO_LARGE', message: new RegExp(`^${A}/40 could not be read: checkpoints/${A}/40/kubelet is larger than 1 MiB`) });
+  t.equal(historyFailure(diffHistory(src, B)), null, 'every version read: no error');
+});
+
+t.test('history: several unreadable resourceVersions are all named in one error', async (t) => {
+  const src = source(t, {
+    [`store/checkpoints/${A}/40/kubelet`]: Buffer.alloc(1024 * 1024 + 10, 0x61),
+    [`store/checkpoints/${A}/50/kubelet`]: Buffer.alloc(1024 * 1024 + 10, 0x61),
+  });
+  const e = historyFailure(diffHistory(src, A))!;
+  t.equal(e.exitCode, 3);
+  t.equal(e.code, 'TOO_LARGE');
+  t.match(e.message, new RegExp(`^2 of the 5 resourceVersions of ${A} could not be read: ${A}/40 could not be read: .*; ${A}/50 could not be read: `));
 });
 
 t.test('history: text diffs kept only where needed, or on request', async (t) => {

@@ -58,6 +58,12 @@ t.test('the summary says what the kubelet restarted to', async (t) => {
   t.match(evidenceOf({ ...r, events: r.events.filter((e) => e.kind === 'source-updated') }), { lastEvent: null, summary: null, reason: /no kubelet config events/ });
 });
 
+t.test('status\'s Journal line shows escapes as every other command does (\\x1b, \\u202e)', async (t) => {
+  const ev = { time: '2025-12-31T22:58:01.000Z', pid: 1042, kind: 'sync-failed' as const, uid: null, resourceVersion: null, apiPath: null, key: null, exitStatus: null, message: 'kubelet config controller: failed to sync: bad \x1b[2J\u202e thing', source: 'x' };
+  const r = { events: [ev], checkpoints: [], processes: [], restarts: 0, crashLoop: false, skipped: 0, truncated: 0 };
+  t.equal(evidenceOf(r).summary, '2025-12-31 22:58:01Z sync-failed: bad \\x1b[2J\\u202e thing');
+});
+
 t.test('a journalctl that hangs is cut off by the time limit', async (t) => {
   const dir = t.testdir({ journal: {} });
   const line = fs.readFileSync(path.join(FIX, 'legacy-1.13.json'), 'utf8').split('\n').find((l) => l.includes('loading Kubelet configuration checkpoint'))!;

@@ -1,7 +1,7 @@
 import t from 'tap';
 import path from 'node:path';
 import { readJournal, type JournalResult } from '../../../lib/journal/index.js';
-import { eventText, progressLine, PROGRESS_MIN_BYTES, renderJournalText, sanitize, shortRef } from '../../../lib/journal/render.js';
+import { eventText, progressLine, PROGRESS_MIN_BYTES, renderEventLine, renderJournalText, shortRef } from '../../../lib/journal/render.js';
 import type { JournalEvent } from '../../../lib/journal/events.js';
 
 const FIX = path.resolve(import.meta.dirname, '../../../fixtures/journals');
@@ -78,7 +78,14 @@ t.test('hostile text never reaches the terminal raw', async (t) => {
   };
   const text = renderJournalText(r, { color: false, width: 0 });
   t.notMatch(text, /[\x00-\x08\x0b-\x1f\x7f\u202e]/);
-  t.equal(sanitize('a\tb\x1bc\u0085d'), 'a b?c?d');
+  t.match(text, '\\x1b[2J\\x1b]0;pwned\\x07\\u202eevil\\x0d', 'escaped as everywhere else (\\x1b, \\u202e), not replaced');
+});
+
+t.test('escapes in a message are shown as the one sanitizer shows them, in -f lines too', async (t) => {
+  const e: JournalEvent = { ...base, kind: 'sync-failed', message: 'kubelet config controller: failed to sync: bad \x1b[2J\u202e thing\u0085' };
+  t.equal(eventText(e), 'bad \\x1b[2J\\u202e thing\\x85');
+  t.equal(renderEventLine(e, { color: false, width: 0 }), '! 2021-08-24 13:16:04   278409  sync-failed         -                      bad \\x1b[2J\\u202e thing\\x85');
+  t.equal(shortRef({ ...base, uid: '\x1bbcdefghij', resourceVersion: '1\u202e2' }), '\\x1bbcdefgh/1\\u202e2');
 });
 
 t.test('helpers', async (t) => {

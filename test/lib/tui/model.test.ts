@@ -77,6 +77,11 @@ t.test('header, list and footer fit 80 columns', async (t) => {
   t.match(h[3], /Problems: checking…/);
   sweep(m);
   t.match(untag(headerLines(m, 80, p, new Date())[3]!), /Problems: none {2}\| {2}4 checkpoints/);
+  const read = m.status;
+  m.status = { ...read, checkpoints: 0, checkpointsUnreadable: 'permission denied' };
+  t.match(untag(headerLines(m, 120, p, new Date()).at(-1)!), /Problems: none {2}\| {2}checkpoints unreadable {2,}$/, 'an unreadable checkpoints/ is not "0 checkpoints"');
+  t.notMatch(headerLines(m, 80, p, new Date()).map(untag).join('\n'), /0 checkpoints/);
+  m.status = read;
   const wide = headerLines(m, 200, p, new Date()).map(untag);
   t.equal(wide.length, 3, 'one line for the next boot when it fits');
   const narrow = headerLines(m, 60, p, new Date()).map(untag);
