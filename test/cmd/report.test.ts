@@ -171,3 +171,33 @@ t.test('report | report merge: real reports of three fixture nodes', async (t) =
   t.same(f.groups.map((g: { nodes: string[] }) => g.nodes), [['fb', 'h1', 'h2']], 'the healthy assigned and the fell-back LKG are the same bytes (119980)');
   t.same(f.divergence, []);
 });
+
+t.test('merge: a report cut short mid-stream costs only itself (file, stdin, NDJSON)', async (t) => {
+  const pretty = (k: Parameters<typeof fakeReport>[0]) => JSON.stringify(fakeReport(k), null, 2);
+  const cut = pretty({ name: 'cut' }).slice(0, 1500);
+  const logs = `${cut}${pretty({ name: 'fb', source: 'last-known-good', fellBack: true })}\n${pretty({ name: 'dead', source: 'none', willStart: false })}\n`;
+  const d = tempDir();
+  writeTree(d, { 'logs.txt': logs });
+  for (const [how, r] of [['file', runCli(['report', 'merge', path.join(d, 'logs.txt'), '-o', 'json'])], ['stdin', runCli(['report', 'merge', '-', '-o', 'json'], { input: logs })]] as const) {
+    t.equal(r.code, 1, `${how}: ${r.stderr}`);
+    const f = json(r);
+    t.equal(f.nodes, 2, how);
+    t.same(f.trouble.map((x: { node: string }) => x.node), ['dead', 'fb'], how);
+    t.same(f.warnings, [`${how === 'file' ? path.join(d, 'logs.txt') : '-'}:1: skipped: truncated JSON (the next document starts before this one ends)`], how);
+  }
+  const nd = [JSON.stringify(fakeReport({ name: 'cut' })).slice(0, 300), JSON.stringify(fakeReport({ name: 'a' })), JSON.stringify(fakeReport({ name: 'fb', source: 'last-known-good', fellBack: true }))].join('\n');
+  const n = runCli(['report', 'merge', '-', '-o', 'json'], { input: nd });
+  t.equal(n.code, 1, n.stderr);
+  t.same(json(n).groups.flatMap((g: { nodes: string[] }) => g.nodes), ['a', 'fb']);
+});
+
+t.test('merge: a UTF-8 byte-order mark before a report or an NDJSON line is read past', async (t) => {
+  const d = tempDir();
+  const fb = JSON.stringify(fakeReport({ name: 'fb', source: 'last-known-good', fellBack: true }), null, 2);
+  writeTree(d, { 'bom.json': `\ufeff${fb}`, 'lines.ndjson': `\ufeff${JSON.stringify(fakeReport({ name: 'a' }))}\n\ufeff${JSON.stringify(fakeReport({ name: 'b' }))}\n` });
+  const r = runCli(['report', 'merge', path.join(d, 'bom.json'), path.join(d, 'lines.ndjson'), '-o', 'json']);
+  t.equal(r.code, 1, r.stderr);
+  const f = json(r);
+  t.equal(f.nodes, 3);
+  t.same(f.warnings, []);
+});
