@@ -74,7 +74,9 @@ function get(o: unknown, path: readonly string[]): unknown {
   return v;
 }
 
+/** A string field, or null. Only strings reach keys and messages: `String(x)` and `${x}` throw on an object whose own `toString` is not a function. */
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+const obj = (v: unknown): Record<string, unknown> | null => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null);
 
 /** The parts of a report merge reads, defensively: any field may be absent or of another type. */
 interface Seen {
@@ -94,7 +96,7 @@ function see(d: FoundDoc, warnings: string[]): Seen | null {
   }
   const missing = REQUIRED.filter((x) => get(r, x.path) === undefined).map((x) => x.f);
   if (missing.length) warnings.push(`${d.label}: report for ${name} lacks ${missing.join(', ')} (written by another version?); merged with what it has`);
-  if (r.apiVersion !== undefined && r.apiVersion !== REPORT_API_VERSION) warnings.push(`${d.label}: report for ${name} is ${String(r.apiVersion)}; read as ${REPORT_API_VERSION} (fields it does not know are ignored)`);
+  if (r.apiVersion !== undefined && r.apiVersion !== REPORT_API_VERSION) warnings.push(`${d.label}: report for ${name} is ${str(r.apiVersion) ?? 'of no known apiVersion'}; read as ${REPORT_API_VERSION} (fields it does not know are ignored)`);
   return { label: d.label, name, host: str(get(r, ['node', 'host'])) ?? '', generatedAt: str(r.generatedAt) ?? '', r };
 }
 
@@ -122,22 +124,26 @@ function dedupe(seen: Seen[], warnings: string[]): { node: FleetNode; r: Partial
   return out.sort((a, b) => (a.node.id < b.node.id ? -1 : a.node.id > b.node.id ? 1 : 0));
 }
 
-const shortId = (uid: string | undefined, rv: string | null | undefined) => `${uid ?? '?'}/${rv ?? '?'}`;
+const shortId = (uid: unknown, rv: unknown) => `${str(uid) ?? '?'}/${str(rv) ?? '?'}`;
 
 /** What the node runs: the journal's word when there is one, else the next boot (what a kubelet left alone runs). */
 function runs(r: Partial<NodeReport>): { key: string; sha256: string | null; label: string } {
   if (r.store && r.store.state === 'absent') return { key: 'no-store', sha256: null, label: 'no dynamic config store' };
   if (r.store && r.store.state === 'unreadable') return { key: 'unknown', sha256: null, label: 'store unreadable' };
-  const run = r.running;
-  if (run && typeof run === 'object') {
-    const label = `checkpoint ${shortId(run.uid, run.resourceVersion)} (journal)`;
-    return { key: run.sha256 ?? `checkpoint:${shortId(run.uid, run.resourceVersion)}`, sha256: run.sha256 ?? null, label };
+  const run = obj(r.running);
+  if (run) {
+    const id = shortId(run.uid, run.resourceVersion);
+    const sha = str(run.sha256);
+    return { key: sha ?? `checkpoint:${id}`, sha256: sha, label: `checkpoint ${id} (journal)` };
   }
-  const nb = r.nextBoot;
-  if (!nb || typeof nb !== 'object') return { key: 'unknown', sha256: null, label: 'not reported' };
-  const label = nb.ref ? `${nb.source} ${nb.ref.namespace}/${nb.ref.name} ${shortId(nb.ref.uid, nb.ref.resourceVersion)}` : String(nb.source);
-  if (nb.sha256) return { key: nb.sha256, sha256: nb.sha256, label };
-  return { key: nb.source === 'local' ? 'local:unknown' : String(nb.source ?? 'unknown'), sha256: null, label };
+  const nb = obj(r.nextBoot);
+  if (!nb) return { key: 'unknown', sha256: null, label: 'not reported' };
+  const source = str(nb.source) ?? 'unknown';
+  const ref = obj(nb.ref);
+  const label = ref ? `${source} ${str(ref.namespace) ?? '?'}/${str(ref.name) ?? '?'} ${shortId(ref.uid, ref.resourceVersion)}` : source;
+  const sha = str(nb.sha256);
+  if (sha) return { key: sha, sha256: sha, label };
+  return { key: source === 'local' ? 'local:unknown' : source, sha256: null, label };
 }
 
 function troubleOf(r: Partial<NodeReport>): { problems: Trouble[]; reason: string } {
@@ -154,11 +160,12 @@ function troubleOf(r: Partial<NodeReport>): { problems: Trouble[]; reason: strin
 
 /** Why a node is not ready to leave Dynamic Kubelet Config, or null (ready, or not reported). */
 function notReadyOf(r: Partial<NodeReport>): { to: string; why: string } | null {
-  const m = r.migration;
-  if (!m || typeof m !== 'object' || m.ready !== false) return null;
-  const fields = Array.isArray(m.revertedFields) ? m.revertedFields : [];
-  const why = m.error ? `not judged: ${m.error}` : m.breaks ? `the kubelet exits: ${m.exitMessage ?? 'at start-up'}` : fields.length ? `silently reverts ${fields.length} field${fields.length === 1 ? '' : 's'}: ${fields.slice(0, 5).join(', ')}${fields.length > 5 ? ', …' : ''}` : 'would not start once the flag is dropped';
-  return { to: typeof m.to === 'string' ? m.to : '1.24', why };
+  const m = obj(r.migration);
+  if (!m || m.ready !== false) return null;
+  const fields = (Array.isArray(m.revertedFields) ? m.revertedFields : []).map((f) => str(f) ?? '?');
+  const error = str(m.error);
+  const why = error ? `not judged: ${error}` : m.breaks ? `the kubelet exits: ${str(m.exitMessage) ?? 'at start-up'}` : fields.length ? `silently reverts ${fields.length} field${fields.length === 1 ? '' : 's'}: ${fields.slice(0, 5).join(', ')}${fields.length > 5 ? ', …' : ''}` : 'would not start once the flag is dropped';
+  return { to: str(m.to) ?? '1.24', why };
 }
 
 /** Every (UID/RV → sha256) claim a report makes: its meta files, next boot and running config. */

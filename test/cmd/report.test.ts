@@ -201,3 +201,14 @@ t.test('merge: a UTF-8 byte-order mark before a report or an NDJSON line is read
   t.equal(f.nodes, 3);
   t.same(f.warnings, []);
 });
+
+t.test('merge: fields of the wrong type are read as absent, never an internal error', async (t) => {
+  const w1 = fakeReport({ name: 'w1' });
+  (w1.nextBoot as Record<string, unknown>).sha256 = 5;
+  const w2 = fakeReport({ name: 'w2', running: { uid: 'u', resourceVersion: '1', sha256: 7 as unknown as string } });
+  const w3 = { ...fakeReport({ name: 'w3' }), apiVersion: { toString: 1 } };
+  const r = runCli(['report', 'merge', '-', '-o', 'json'], { input: [w1, w2, w3].map((x) => JSON.stringify(x)).join('\n') });
+  t.equal(r.code, 0, r.stderr);
+  t.same(json(r).groups.map((g: { key: string; nodes: string[] }) => [g.key, g.nodes]), [['a'.repeat(64), ['w3']], ['assigned', ['w1']], ['checkpoint:u/1', ['w2']]]);
+  t.match(json(r).warnings, ['-:3: report for w3 is of no known apiVersion; read as kubelet-ckpt/v1 (fields it does not know are ignored)']);
+});

@@ -118,3 +118,42 @@ t.test('runsText: sources that differ only in their role share one entry', async
   t.equal(runsText(['assigned kube-system/cfg u/1', 'assigned kube-system/other u/2', 'local']), 'assigned kube-system/cfg u/1; assigned kube-system/other u/2; local');
   t.equal(runsText([]), '');
 });
+
+/** Every path to a value in `o` (objects and arrays included). */
+function paths(o: unknown, at: string[] = []): string[][] {
+  if (o === null || typeof o !== 'object') return [at];
+  return [at, ...Object.entries(o).flatMap(([k, v]) => paths(v, [...at, k]))];
+}
+
+function withValue(o: unknown, at: string[], v: unknown): unknown {
+  const copy = JSON.parse(JSON.stringify(o)) as Record<string, unknown>;
+  let c: Record<string, unknown> = copy;
+  for (const k of at.slice(0, -1)) c = c[k] as Record<string, unknown>;
+  c[at[at.length - 1]!] = v;
+  return copy;
+}
+
+t.test('any field of any type: merge and its text never throw (the reviewer: sha256 5 and 7)', async (t) => {
+  const f = mergeReports([
+    doc('1', { ...fakeReport({ name: 'w1' }), nextBoot: { ...(fakeReport({ name: 'w1' }).nextBoot as object), sha256: 5 } }),
+    doc('2', { ...fakeReport({ name: 'w2' }), running: { uid: 'u', resourceVersion: '1', sha256: 7 } }),
+  ]);
+  t.same(f.groups.map((g) => [g.key, g.sha256, g.nodes]), [['assigned', null, ['w1']], ['checkpoint:u/1', null, ['w2']]]);
+  // Objects whose own toString/valueOf shadow Object.prototype's: String(x) and `${x}` throw on them.
+  const hostile = [5, true, null, [], ['x', { toString: 1 }], {}, { toString: 1, valueOf: 1, toJSON: 1 }, 'x'];
+  const base = fakeReport({ name: 'h', running: { uid: 'u', resourceVersion: '1', sha256: SHA_B }, migration: { to: '1.24', ready: false, breaks: false, exitMessage: null, revertedFields: ['a'], error: null } });
+  let tried = 0;
+  for (const at of paths(base).filter((p) => p.length && p.join('.') !== 'kind')) {
+    for (const v of hostile) {
+      tried++;
+      const r = withValue(base, at, v);
+      try {
+        const m = mergeReports([doc('a', r), doc('b', fakeReport({ name: 'other' }))]);
+        renderFleet(m, { p: palette(false), width: 80, verbose: false, quiet: false });
+      } catch (err) {
+        t.fail(`${at.join('.')} = ${JSON.stringify(v)}: ${(err as Error).message}`);
+      }
+    }
+  }
+  t.ok(tried > 300, `${tried} hostile reports merged`);
+});
