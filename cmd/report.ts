@@ -8,7 +8,8 @@ import { print } from '../lib/output/print.js';
 import { resolveKubeletVersion } from '../lib/kubelet-version.js';
 import type { Session } from '../lib/session.js';
 import type { Streams } from '../lib/output/streams.js';
-import { output, processStreams, session, setExit, type GlobalArgs } from './common.js';
+import { printable } from '../lib/output/sanitize.js';
+import { output, processStreams, session, setExit, warn, type GlobalArgs } from './common.js';
 import { workerJudgePool } from './shared.js';
 
 export const command = 'report';
@@ -49,7 +50,8 @@ const merge = {
     const g = gatherReports(args.sources.map((x) => (x === STDIN_TOKEN ? '-' : x)), () => fs.readFileSync(0));
     const fleet = mergeReports(g.docs, g.warnings);
     output(fleet, renderFleet, args, streams, 'FleetReport');
-    if (args.output === 'text') for (const w of fleet.warnings) streams.stderr.write(`warning: ${w}\n`);
+    // Warnings quote node names, hosts, file and member names: one printable line each.
+    if (args.output === 'text') for (const w of fleet.warnings) warn(streams, printable(w));
     setExit(fleetInTrouble(fleet) ? 1 : 0);
   },
 };

@@ -212,3 +212,25 @@ t.test('merge: fields of the wrong type are read as absent, never an internal er
   t.same(json(r).groups.map((g: { key: string; nodes: string[] }) => [g.key, g.nodes]), [['a'.repeat(64), ['w3']], ['assigned', ['w1']], ['checkpoint:u/1', ['w2']]]);
   t.match(json(r).warnings, ['-:3: report for w3 is of no known apiVersion; read as kubelet-ckpt/v1 (fields it does not know are ignored)']);
 });
+
+t.test('merge: warnings quote hostile names as one printable line (no escapes, no fake lines)', async (t) => {
+  const evil = 'evil\u001b[2J\u001b]0;pwned\u0007\nok: fleet healthy\u202e';
+  const d = tempDir();
+  const older = fakeReport({ name: evil, host: evil });
+  delete older.findings;
+  writeTree(d, {
+    'a.json': JSON.stringify(older),
+    'b.json': JSON.stringify(fakeReport({ name: evil, host: evil, generatedAt: '2026-11-25T02:00:00.000Z' })),
+    [`bad\u001b[31m\nok: name.json`]: '{"kind": "NodeReport", oops}',
+  });
+  const r = runCli(['report', 'merge', d]);
+  t.equal(r.code, 0, r.stderr);
+  t.notMatch(r.stderr, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/, 'no control or bidi characters on stderr');
+  t.same(r.stderr.split('\n').filter((l) => !l.startsWith('warning: ')), [''], 'every line on stderr is a warning');
+  t.match(r.stderr, 'evil\\x1b[2J\\x1b]0;pwned\\x07\\x0aok: fleet healthy\\u202e: reported twice from host');
+  t.match(r.stderr, 'bad\\x1b[31m\\x0aok: name.json: skipped: corrupt JSON');
+  t.match(r.stderr, 'report for evil\\x1b[2J');
+  // JSON keeps the text exact (JSON escapes it).
+  const j = json(runCli(['report', 'merge', d, '-o', 'json']));
+  t.ok(j.warnings.some((w: string) => w.startsWith(`${evil}: reported twice`)));
+});
