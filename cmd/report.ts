@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import type { Argv } from 'yargs';
 import { buildNodeReport } from '../lib/fleet/report.js';
 import { gatherReports } from '../lib/fleet/sources.js';
-import { fleetInTrouble, mergeReports } from '../lib/fleet/merge.js';
+import { fleetInTrouble, mergeReports, requireNodes } from '../lib/fleet/merge.js';
 import { renderFleet } from '../lib/output/fleet.js';
 import { print } from '../lib/output/print.js';
 import { resolveKubeletVersion } from '../lib/kubelet-version.js';
@@ -47,11 +47,13 @@ const merge = {
       .example('$0 report merge 202611250100_sonobuoy_*.tar.gz -o json', 'a Sonobuoy results archive, for scripts'),
   handler: (args: MergeArgs) => {
     const streams = processStreams(args);
-    const g = gatherReports(args.sources.map((x) => (x === STDIN_TOKEN ? '-' : x)), () => fs.readFileSync(0));
+    const sources = args.sources.map((x) => (x === STDIN_TOKEN ? '-' : x));
+    const g = gatherReports(sources, () => fs.readFileSync(0));
     const fleet = mergeReports(g.docs, g.warnings);
-    output(fleet, renderFleet, args, streams, 'FleetReport');
     // Warnings quote node names, hosts, file and member names: one printable line each.
     if (args.output === 'text') for (const w of fleet.warnings) warn(streams, printable(w));
+    requireNodes(fleet, sources);
+    output(fleet, renderFleet, args, streams, 'FleetReport');
     setExit(fleetInTrouble(fleet) ? 1 : 0);
   },
 };

@@ -2,6 +2,7 @@
 // run (by content hash), next boots that differ from what runs now, nodes in trouble, and
 // divergence (one UID/RV, different bytes on different nodes). Pure: documents in, view out.
 
+import { EnvError } from '../errors.js';
 import type { FoundDoc } from './sources.js';
 import { REPORT_API_VERSION, type NodeReport } from './types.js';
 
@@ -226,3 +227,16 @@ export function mergeReports(docs: readonly FoundDoc[], gatherWarnings: readonly
 
 /** merge exits 1 when any node is in trouble. */
 export const fleetInTrouble = (f: FleetReport): boolean => f.trouble.length > 0;
+
+/**
+ * Merging nothing is not a healthy fleet: a script checking "none in trouble" would pass on no
+ * data. No usable report from any source (empty, damaged, not NodeReports) is exit 3.
+ */
+export function requireNodes(f: FleetReport, sources: readonly string[]): void {
+  if (f.nodes > 0) return;
+  const named = sources.map((x) => (x === '-' ? 'stdin' : x));
+  const from = named.length > 3 ? `${named.slice(0, 3).join(', ')} and ${named.length - 3} more` : named.join(', ');
+  const n = f.warnings.length;
+  const hint = n ? `${n} warning${n === 1 ? '' : 's'} say${n === 1 ? 's' : ''} why; the first: ${f.warnings[0]}` : 'name NodeReport files (kubelet-ckpt report writes them), directories of them (*.json, *.ndjson, *.jsonl, *.log, *.txt), .tar.gz archives, or - for stdin';
+  throw new EnvError(`no NodeReport was read from ${from}`, hint, 'NO_REPORTS');
+}

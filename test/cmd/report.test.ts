@@ -234,3 +234,24 @@ t.test('merge: warnings quote hostile names as one printable line (no escapes, n
   const j = json(runCli(['report', 'merge', d, '-o', 'json']));
   t.ok(j.warnings.some((w: string) => w.startsWith(`${evil}: reported twice`)));
 });
+
+t.test('merge: no usable report at all is exit 3 naming the inputs, not "none in trouble"', async (t) => {
+  const empty = tempDir();
+  const r = runCli(['report', 'merge', empty]);
+  t.equal(r.code, 3);
+  t.equal(r.stdout, '');
+  t.equal(r.stderr, `error: no NodeReport was read from ${empty}\nhint: name NodeReport files (kubelet-ckpt report writes them), directories of them (*.json, *.ndjson, *.jsonl, *.log, *.txt), .tar.gz archives, or - for stdin\n`);
+  const d = tempDir();
+  writeTree(d, { 'cut.json': JSON.stringify(fakeReport({ name: 'a' })).slice(0, 100), 'anon.json': '{"kind": "NodeReport"}' });
+  const bad = runCli(['report', 'merge', path.join(d, 'cut.json'), path.join(d, 'anon.json'), '-', '-o', 'json'], { input: 'garbage\n' });
+  t.equal(bad.code, 3);
+  t.equal(bad.stdout, '', 'stdout stays empty under -o json');
+  t.same(JSON.parse(bad.stderr), {
+    apiVersion: 'kubelet-ckpt/v1',
+    kind: 'Error',
+    error: { code: 'NO_REPORTS', message: `no NodeReport was read from ${d}/cut.json, ${d}/anon.json, stdin`, hint: `3 warnings say why; the first: ${d}/cut.json: skipped: truncated JSON (the text ends inside a document)`, exitCode: 3 },
+  });
+  const text = runCli(['report', 'merge', path.join(d, 'cut.json'), path.join(d, 'anon.json')]);
+  t.equal(text.code, 3);
+  t.match(text.stderr, /^warning: .*cut\.json: skipped: truncated JSON.*\nwarning: .*anon\.json: skipped: the report names no node.*\nerror: no NodeReport was read from /);
+});
