@@ -1,7 +1,6 @@
-import fs from 'node:fs';
 import type { Argv } from 'yargs';
 import { buildNodeReport } from '../lib/fleet/report.js';
-import { gatherReports } from '../lib/fleet/sources.js';
+import { gatherReports, readStdin } from '../lib/fleet/sources.js';
 import { fleetInTrouble, mergeReports, requireNodes } from '../lib/fleet/merge.js';
 import { renderFleet } from '../lib/output/fleet.js';
 import { print } from '../lib/output/print.js';
@@ -48,7 +47,7 @@ const merge = {
   handler: (args: MergeArgs) => {
     const streams = processStreams(args);
     const sources = args.sources.map((x) => (x === STDIN_TOKEN ? '-' : x));
-    const g = gatherReports(sources, () => fs.readFileSync(0));
+    const g = gatherReports(sources, readStdin);
     const fleet = mergeReports(g.docs, g.warnings);
     // Warnings quote node names, hosts, file and member names: one printable line each.
     if (args.output === 'text') for (const w of fleet.warnings) warn(streams, printable(w));

@@ -255,3 +255,20 @@ t.test('merge: no usable report at all is exit 3 naming the inputs, not "none in
   t.equal(text.code, 3);
   t.match(text.stderr, /^warning: .*cut\.json: skipped: truncated JSON.*\nwarning: .*anon\.json: skipped: the report names no node.*\nerror: no NodeReport was read from /);
 });
+
+t.test('merge: a gzip bomb, or stdin without end, is skipped with a warning; the rest is merged', async (t) => {
+  const d = tempDir();
+  writeTree(d, { 'fb.json': JSON.stringify(fakeReport({ name: 'fb', source: 'last-known-good', fellBack: true })) });
+  t.equal(spawnSync('sh', ['-c', 'head -c 300M /dev/zero | gzip -1 > bomb.gz'], { cwd: d }).status, 0);
+  const fb = path.join(d, 'fb.json');
+  const bomb = runCli(['report', 'merge', path.join(d, 'bomb.gz'), fb, '-o', 'json']);
+  t.equal(bomb.code, 1, bomb.stderr);
+  t.same(json(bomb).warnings, [`${d}/bomb.gz: skipped: inflates to more than 256 MiB`]);
+  t.equal(json(bomb).nodes, 1);
+  const zero = fs.openSync('/dev/zero', 'r');
+  t.teardown(() => fs.closeSync(zero));
+  const endless = runCli(['report', 'merge', '-', fb, '-o', 'json'], { stdio: [zero, 'pipe', 'pipe'] });
+  t.equal(endless.code, 1, endless.stderr);
+  t.same(json(endless).warnings, ['-: skipped: holds more than 256 MiB']);
+  t.equal(json(endless).nodes, 1);
+});
