@@ -154,15 +154,38 @@ function lineAt(s: string, i: number, from: number, line: number): number {
   return line;
 }
 
-export function splitJson(text: string): Piece[] {
+/** The lines from `from` (a line start) that are not JSON either: how many, and where they end. */
+function notJsonRun(s: string, from: number): { lines: number; end: number } {
+  let lines = 0;
+  let k = from;
+  while (k < s.length) {
+    let c = k;
+    while (c < s.length && WS.has(s.charCodeAt(c)) && s.charCodeAt(c) !== NL) c++;
+    if (c >= s.length || s.charCodeAt(c) === NL || isOpen(s.charCodeAt(c))) break;
+    lines++;
+    const nl = s.indexOf('\n', c);
+    k = nl === -1 ? s.length : nl + 1;
+  }
+  return { lines, end: k };
+}
+
+function parseWhole(s: string): { value: unknown } | null {
+  try {
+    return { value: JSON.parse(s) };
+  } catch {
+    return null; // several documents, or damage: scan
+  }
+}
+
+/** Every document and every piece of damage, as found: a file of garbage lines holds millions. */
+export function* documents(text: string): Generator<Piece> {
   const s = text.charCodeAt(0) === BOM ? text.slice(1) : text;
   // The common case, one document per file: one parse.
-  try {
-    return [{ ok: true, value: JSON.parse(s), line: 1 }];
-  } catch {
-    /* several documents, or damage: scan */
+  const whole = parseWhole(s);
+  if (whole) {
+    yield { ok: true, value: whole.value, line: 1 };
+    return;
   }
-  const out: Piece[] = [];
   // What guesses and searches after damage may read beyond one pass over the text.
   const budget = { left: 4 * s.length };
   let i = 0;
@@ -178,27 +201,30 @@ export function splitJson(text: string): Piece[] {
     if (i >= s.length) break;
     const at = lineOf(i);
     if (!isOpen(s.charCodeAt(i))) {
-      // Not a document: skip the line (a log prefix, a shell message).
+      // Not a document (a log prefix, a shell message): skip it and the lines like it after it.
       const nl = s.indexOf('\n', i);
-      out.push({ ok: false, error: `not JSON: ${JSON.stringify(s.slice(i, Math.min(nl === -1 ? s.length : nl, i + 40)))}`, line: at });
-      i = nl === -1 ? s.length : nl + 1;
+      const run = notJsonRun(s, nl === -1 ? s.length : nl + 1);
+      const more = run.lines ? ` (and the ${run.lines} line${run.lines === 1 ? '' : 's'} after it)` : '';
+      yield { ok: false, error: `not JSON: ${JSON.stringify(s.slice(i, Math.min(nl === -1 ? s.length : nl, i + 40)))}${more}`, line: at };
+      i = run.end;
       continue;
     }
     const p = parseAt(s, i, budget);
     if (p.parsed) {
-      out.push({ ok: true, value: p.parsed.value, line: at });
+      yield { ok: true, value: p.parsed.value, line: at };
       i = p.parsed.end;
       continue;
     }
     const r = p.scan;
     const g = gluedDoc(s, i + 1, damagedUpTo(s, r), budget);
-    out.push({ ok: false, error: g ? CUT_SHORT : damageOf(r, p.error, s.length), line: at });
+    yield { ok: false, error: g ? CUT_SHORT : damageOf(r, p.error, s.length), line: at };
     if (!g) {
       i = r.resume;
       continue;
     }
-    out.push({ ok: true, value: g.value, line: lineOf(g.at) });
+    yield { ok: true, value: g.value, line: lineOf(g.at) };
     i = g.end;
   }
-  return out;
 }
+
+export const splitJson = (text: string): Piece[] => [...documents(text)];

@@ -4,6 +4,7 @@
 
 import { EnvError } from '../errors.js';
 import type { FoundDoc } from './sources.js';
+import { WarningLog } from './warnings.js';
 import { REPORT_API_VERSION, type NodeReport } from './types.js';
 
 export type Trouble = 'will-not-start' | 'fell-back' | 'crash-loop' | 'unknown' | 'store-unreadable';
@@ -82,27 +83,28 @@ const obj = (v: unknown): Record<string, unknown> | null => (v !== null && typeo
 /** The parts of a report merge reads, defensively: any field may be absent or of another type. */
 interface Seen {
   label: string;
+  file: string;
   name: string;
   host: string;
   generatedAt: string;
   r: Partial<NodeReport>;
 }
 
-function see(d: FoundDoc, warnings: string[]): Seen | null {
+function see(d: FoundDoc, log: WarningLog): Seen | null {
   const r = d.value as Partial<NodeReport>;
   const name = str(get(r, ['node', 'name']));
   if (!name) {
-    warnings.push(`${d.label}: skipped: the report names no node (node.name)`);
+    log.add(d.file, `${d.label}: skipped: the report names no node (node.name)`);
     return null;
   }
   const missing = REQUIRED.filter((x) => get(r, x.path) === undefined).map((x) => x.f);
-  if (missing.length) warnings.push(`${d.label}: report for ${name} lacks ${missing.join(', ')} (written by another version?); merged with what it has`);
-  if (r.apiVersion !== undefined && r.apiVersion !== REPORT_API_VERSION) warnings.push(`${d.label}: report for ${name} is ${str(r.apiVersion) ?? 'of no known apiVersion'}; read as ${REPORT_API_VERSION} (fields it does not know are ignored)`);
-  return { label: d.label, name, host: str(get(r, ['node', 'host'])) ?? '', generatedAt: str(r.generatedAt) ?? '', r };
+  if (missing.length) log.add(d.file, `${d.label}: report for ${name} lacks ${missing.join(', ')} (written by another version?); merged with what it has`);
+  if (r.apiVersion !== undefined && r.apiVersion !== REPORT_API_VERSION) log.add(d.file, `${d.label}: report for ${name} is ${str(r.apiVersion) ?? 'of no known apiVersion'}; read as ${REPORT_API_VERSION} (fields it does not know are ignored)`);
+  return { label: d.label, file: d.file, name, host: str(get(r, ['node', 'host'])) ?? '', generatedAt: str(r.generatedAt) ?? '', r };
 }
 
 /** One report per node: the same name from the same host twice keeps the newer; from different hosts both stay, as name@host. */
-function dedupe(seen: Seen[], warnings: string[]): { node: FleetNode; r: Partial<NodeReport> }[] {
+function dedupe(seen: Seen[], log: WarningLog): { node: FleetNode; r: Partial<NodeReport> }[] {
   const byKey = new Map<string, Seen>();
   for (const s of seen) {
     const k = `${s.name}\0${s.host}`;
@@ -112,16 +114,16 @@ function dedupe(seen: Seen[], warnings: string[]): { node: FleetNode; r: Partial
       continue;
     }
     const keep = s.generatedAt > prev.generatedAt ? s : prev;
-    warnings.push(`${s.name}: reported twice from host ${JSON.stringify(s.host)} (${prev.label}, ${s.label}); kept the newer, ${keep.label}`);
+    log.add(s.file, `${s.name}: reported twice from host ${JSON.stringify(s.host)} (${prev.label}, ${s.label}); kept the newer, ${keep.label}`);
     byKey.set(k, keep);
   }
-  const hostsOf = new Map<string, number>();
-  for (const s of byKey.values()) hostsOf.set(s.name, (hostsOf.get(s.name) ?? 0) + 1);
+  const hostsOf = new Map<string, { n: number; file: string }>();
+  for (const s of byKey.values()) hostsOf.set(s.name, { n: (hostsOf.get(s.name)?.n ?? 0) + 1, file: s.file });
   const out = [...byKey.values()].map((s) => {
-    const dup = hostsOf.get(s.name)! > 1;
+    const dup = hostsOf.get(s.name)!.n > 1;
     return { node: { id: dup ? `${s.name}@${s.host}` : s.name, name: s.name, host: s.host, from: s.label }, r: s.r };
   });
-  for (const [name, n] of hostsOf) if (n > 1) warnings.push(`${name}: ${n} reports from different hosts name this node; kept apart as ${name}@HOST`);
+  for (const [name, { n, file }] of hostsOf) if (n > 1) log.add(file, `${name}: ${n} reports from different hosts name this node; kept apart as ${name}@HOST`);
   return out.sort((a, b) => (a.node.id < b.node.id ? -1 : a.node.id > b.node.id ? 1 : 0));
 }
 
@@ -182,9 +184,10 @@ function claims(r: Partial<NodeReport>): [string, string, string][] {
 }
 
 export function mergeReports(docs: readonly FoundDoc[], gatherWarnings: readonly string[] = []): FleetReport {
-  const warnings = [...gatherWarnings];
-  const seen = docs.map((d) => see(d, warnings)).filter((s): s is Seen => s !== null);
-  const nodes = dedupe(seen, warnings);
+  const log = new WarningLog();
+  const seen = docs.map((d) => see(d, log)).filter((s): s is Seen => s !== null);
+  const nodes = dedupe(seen, log);
+  const warnings = [...gatherWarnings, ...log.list()];
   const groups = new Map<string, ConfigGroup>();
   const nextBootDiffers: NextBootChange[] = [];
   const trouble: TroubledNode[] = [];

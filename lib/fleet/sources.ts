@@ -6,12 +6,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { EnvError, fsReason } from '../errors.js';
-import { splitJson } from './jsonstream.js';
+import { documents, type Piece } from './jsonstream.js';
 import { looksLikeTar, readTar } from './tar.js';
+import { WarningLog } from './warnings.js';
 
 export interface FoundDoc {
   /** `reports/a.json`, `results.tar.gz:plugins/x/results/node/report.json`, `-:3` … */
   label: string;
+  /** The file named or walked (or `-`) that held it: warnings are collapsed per file. */
+  file: string;
   value: unknown;
 }
 
@@ -41,10 +44,17 @@ const size = (n: number) => (n >= MiB ? `${Math.round(n / MiB)} MiB` : `${n} byt
 
 class Gatherer {
   readonly out: Gathered = { docs: [], warnings: [], files: 0 };
+  readonly log = new WarningLog();
+  /** The file named or walked (or `-`) being read, archive members included. */
+  source = '';
   constructor(readonly caps: Caps) {}
 
+  warn(text: string): void {
+    this.log.add(this.source, text);
+  }
+
   tooLarge(label: string, what: string, cap: number): void {
-    this.out.warnings.push(`${label}: skipped: ${what} more than ${size(cap)}`);
+    this.warn(`${label}: skipped: ${what} more than ${size(cap)}`);
   }
 
   /** `explicit`: named on the command line, so a file without reports deserves a warning. */
@@ -54,24 +64,23 @@ class Gatherer {
     // Inside archives and walked trees, skip what cannot be a report without decoding it.
     if (!explicit && !bytes.includes('NodeReport')) return;
     const s = typeof bytes === 'string' ? bytes : bytes.toString('utf8');
-    const pieces = splitJson(s);
-    const single = pieces.length === 1;
-    let reports = 0;
-    for (const p of pieces) {
-      const at = single ? label : `${label}:${p.line}`;
-      if (!p.ok) {
-        this.out.warnings.push(`${at}: skipped: ${p.error}`);
-        continue;
-      }
-      const kind = (p.value as { kind?: unknown } | null)?.kind;
-      if (kind !== 'NodeReport') {
-        if (explicit) this.out.warnings.push(`${at}: skipped: not a NodeReport (kind ${JSON.stringify(kind ?? null)})`);
-        continue;
-      }
-      reports++;
-      this.out.docs.push({ label: at, value: p.value });
+    // Pieces are taken as found (a garbage file holds millions); a file of one is named without a line.
+    let first: Piece | null = null;
+    let n = 0;
+    for (const p of documents(s)) {
+      if (++n === 2) this.piece(`${label}:${first!.line}`, first!, explicit);
+      if (n === 1) first = p;
+      else this.piece(`${label}:${p.line}`, p, explicit);
     }
-    if (explicit && reports === 0 && pieces.length === 0) this.out.warnings.push(`${label}: skipped: empty`);
+    if (n === 1) this.piece(label, first!, explicit);
+    if (explicit && n === 0) this.warn(`${label}: skipped: empty`);
+  }
+
+  piece(at: string, p: Piece, explicit: boolean): void {
+    if (!p.ok) return this.warn(`${at}: skipped: ${p.error}`);
+    const kind = (p.value as { kind?: unknown } | null)?.kind;
+    if (kind === 'NodeReport') this.out.docs.push({ label: at, file: this.source, value: p.value });
+    else if (explicit) this.warn(`${at}: skipped: not a NodeReport (kind ${JSON.stringify(kind ?? null)})`);
   }
 
   archive(label: string, bytes: Buffer, depth: number): void {
@@ -86,7 +95,7 @@ class Gatherer {
         if (tooLarge(err)) return this.tooLarge(label, 'inflates to', cap);
         // A cut-short gzip: keep what inflated (the entries before the damage).
         const partial = inflatePartial(bytes, cap);
-        this.out.warnings.push(`${label}: damaged gzip (${(err as Error).message})${partial ? '; reading the part that inflates' : ''}`);
+        this.warn(`${label}: damaged gzip (${(err as Error).message})${partial ? '; reading the part that inflates' : ''}`);
         if (!partial) return;
         tar = partial;
       }
@@ -96,7 +105,7 @@ class Gatherer {
       return;
     }
     const { entries, error } = readTar(tar);
-    if (error) this.out.warnings.push(`${label}: ${error}; the entries before it are read`);
+    if (error) this.warn(`${label}: ${error}; the entries before it are read`);
     for (const e of entries) {
       const at = `${label}:${e.name}`;
       if (ARCHIVE_EXT.test(e.name) && depth < MAX_NESTING) {
@@ -114,7 +123,7 @@ class Gatherer {
       r = readFileCapped(p, (head) => (archive || isGzip(head) ? this.caps.archive : this.caps.text));
     } catch (err) {
       if (explicit) throw new EnvError(`cannot read ${p}: ${fsReason(err)}`, null, 'INPUT_UNREADABLE');
-      this.out.warnings.push(`${p}: skipped: ${fsReason(err)}`);
+      this.warn(`${p}: skipped: ${fsReason(err)}`);
       return null;
     }
     if (!r.bytes) this.tooLarge(p, 'holds', r.cap);
@@ -122,6 +131,7 @@ class Gatherer {
   }
 
   file(p: string, explicit: boolean): void {
+    this.source = p;
     if (!explicit && TEXT_EXT.test(p)) return this.walkedText(p);
     const bytes = this.read(p, explicit);
     if (!bytes) return;
@@ -137,7 +147,7 @@ class Gatherer {
       if (fs.statSync(p).size > this.caps.text) return this.tooLarge(p, 'holds', this.caps.text);
       s = fs.readFileSync(p, 'utf8');
     } catch (err) {
-      this.out.warnings.push(`${p}: skipped: ${fsReason(err)}`);
+      this.warn(`${p}: skipped: ${fsReason(err)}`);
       return;
     }
     this.text(p, s, false);
@@ -148,7 +158,8 @@ class Gatherer {
     try {
       names = fs.readdirSync(d, { withFileTypes: true });
     } catch (err) {
-      this.out.warnings.push(`${d}: skipped: ${fsReason(err)}`);
+      this.source = d;
+      this.warn(`${d}: skipped: ${fsReason(err)}`);
       return;
     }
     names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -248,6 +259,7 @@ export function gatherReports(sources: readonly string[], stdin: () => Capped, c
   const g = new Gatherer(caps);
   for (const src of sources) {
     if (src === '-') {
+      g.source = '-';
       const { bytes, cap } = readOrFail('stdin', stdin);
       if (!bytes) g.tooLarge('-', 'holds', cap);
       else if (isGzip(bytes)) g.archive('-', bytes, 0);
@@ -263,7 +275,7 @@ export function gatherReports(sources: readonly string[], stdin: () => Capped, c
     if (st.isDirectory()) g.dir(src);
     else g.file(src, true);
   }
-  return g.out;
+  return { ...g.out, warnings: g.log.list() };
 }
 
 function readOrFail<T>(what: string, read: () => T): T {

@@ -272,3 +272,15 @@ t.test('merge: a gzip bomb, or stdin without end, is skipped with a warning; the
   t.same(json(endless).warnings, ['-: skipped: holds more than 256 MiB']);
   t.equal(json(endless).nodes, 1);
 });
+
+t.test('merge: a file of garbage lines gives one warning, not one a line', async (t) => {
+  const d = tempDir();
+  writeTree(d, { 'garbage.txt': 'x\n'.repeat(1_000_000), 'cut.ndjson': '{"kind": "NodeReport", "n": 1\n'.repeat(25), 'fb.json': JSON.stringify(fakeReport({ name: 'fb', source: 'last-known-good', fellBack: true })) });
+  const r = runCli(['report', 'merge', path.join(d, 'garbage.txt'), path.join(d, 'cut.ndjson'), path.join(d, 'fb.json')]);
+  t.equal(r.code, 1, r.stderr);
+  const lines = r.stderr.trimEnd().split('\n');
+  t.equal(lines.length, 1 + 20 + 1);
+  t.equal(lines[0], `warning: ${d}/garbage.txt: skipped: not JSON: "x" (and the 999999 lines after it)`);
+  t.equal(lines[21], `warning: … and 5 more in ${d}/cut.ndjson`);
+  t.match(r.stdout, /^Fleet: 1 node, 1 config, 1 in trouble/);
+});

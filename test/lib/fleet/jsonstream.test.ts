@@ -65,3 +65,11 @@ t.test('a leading UTF-8 byte-order mark, of the text or of an NDJSON line, is no
   t.same(splitJson('\ufeff{\n "a": 1\n}\n'), [{ ok: true, value: { a: 1 }, line: 1 }]);
   t.same(splitJson('\ufeff{"a":1}\n\ufeff{"b":2}\n'), [{ ok: true, value: { a: 1 }, line: 1 }, { ok: true, value: { b: 2 }, line: 2 }]);
 });
+
+t.test('a run of lines that are not JSON is one piece', async (t) => {
+  t.same(splitJson('x\n'.repeat(1_000_000) + '{"a":1}\nlog line\n'), [
+    { ok: false, error: 'not JSON: "x" (and the 999999 lines after it)', line: 1 },
+    { ok: true, value: { a: 1 }, line: 1_000_001 },
+    { ok: false, error: 'not JSON: "log line"', line: 1_000_002 },
+  ]);
+});

@@ -4,7 +4,7 @@ import { fakeReport, SHA_A, SHA_B } from '../../fleet/reports.js';
 import { renderFleet } from '../../../lib/output/fleet.js';
 import { palette } from '../../../lib/output/streams.js';
 
-const doc = (label: string, value: unknown) => ({ label, value });
+const doc = (label: string, value: unknown) => ({ label, file: label, value });
 
 t.test('nodes grouped by the hash of what they run; same ConfigMap version on many nodes is one group', async (t) => {
   const f = mergeReports([
@@ -156,4 +156,18 @@ t.test('any field of any type: merge and its text never throw (the reviewer: sha
     }
   }
   t.ok(tried > 300, `${tried} hostile reports merged`);
+});
+
+t.test('merge warnings are collapsed per file too', async (t) => {
+  const old = () => {
+    const r = fakeReport({ name: 'x' });
+    delete r.findings;
+    return r;
+  };
+  const docs = Array.from({ length: 30 }, (_, i) => ({ label: `many.ndjson:${i + 1}`, file: 'many.ndjson', value: { ...old(), node: { name: `n${i}`, host: 'h' } } }));
+  const f = mergeReports([...docs, doc('one.json', old())], ['gathered']);
+  t.equal(f.nodes, 31);
+  t.equal(f.warnings.length, 1 + 20 + 1 + 1);
+  t.same(f.warnings.slice(0, 2), ['gathered', 'many.ndjson:1: report for n0 lacks findings (written by another version?); merged with what it has']);
+  t.same(f.warnings.slice(21), ['… and 10 more in many.ndjson', 'one.json: report for x lacks findings (written by another version?); merged with what it has']);
 });

@@ -56,3 +56,18 @@ t.test('stdin: read in chunks up to the cap (gzip may be larger); past it, skipp
   const g = gatherReports(['-'], () => readCapped(fd, () => 1024), caps);
   t.same(g.warnings, ['-: skipped: holds more than 1024 bytes']);
 });
+
+t.test('warnings are collapsed per file, archives as one file', async (t) => {
+  const d = tempDir();
+  const cut = '{"kind": "NodeReport", "n": 1\n'.repeat(30);
+  writeTree(d, { 'cut.ndjson': cut, 'one.json': '{"kind": "NodeReport", oops}', 'good.json': good(), 'tar/a.json': cut, 'tar/b.json': cut });
+  const tar = path.join(d, 'cut.tar');
+  t.equal(spawnSync('tar', ['-cf', tar, '-C', path.join(d, 'tar'), 'a.json', 'b.json']).status, 0);
+  const g = gatherReports([path.join(d, 'cut.ndjson'), path.join(d, 'one.json'), tar, path.join(d, 'good.json')], noStdin, caps);
+  t.equal(g.warnings.length, 20 + 1 + 1 + 20 + 1);
+  t.equal(g.warnings[19], `${d}/cut.ndjson:20: skipped: truncated JSON (the next document starts before this one ends)`);
+  t.equal(g.warnings[20], `… and 10 more in ${d}/cut.ndjson`);
+  t.match(g.warnings[21], `${d}/one.json: skipped: corrupt JSON`);
+  t.equal(g.warnings[42], `… and 40 more in ${tar}`);
+  t.same(g.docs.map((x) => [x.label, x.file]), [[`${d}/good.json`, `${d}/good.json`]]);
+});
