@@ -48,6 +48,8 @@ export interface NotReady {
 export interface Divergence {
   uid: string;
   resourceVersion: string;
+  /** The ConfigMap key the payload is: nodes reading different keys of one ConfigMap hold different bytes by design. */
+  kubeletConfigKey: string;
   variants: { sha256: string; nodes: string[] }[];
 }
 
@@ -171,16 +173,39 @@ function notReadyOf(r: Partial<NodeReport>): { to: string; why: string } | null 
   return { to: str(m.to) ?? '1.24', why };
 }
 
-/** Every (UID/RV → sha256) claim a report makes: its meta files, next boot and running config. */
-function claims(r: Partial<NodeReport>): [string, string, string][] {
-  const out: [string, string, string][] = [];
-  const add = (uid: unknown, rv: unknown, sha: unknown) => {
-    if (typeof uid === 'string' && typeof rv === 'string' && typeof sha === 'string') out.push([uid, rv, sha]);
+interface Claim {
+  uid: string;
+  resourceVersion: string;
+  kubeletConfigKey: string;
+  sha256: string;
+}
+
+/** Every (UID/RV/key → sha256) claim a report makes: its meta files, next boot and running config. */
+function claims(r: Partial<NodeReport>): Claim[] {
+  const out: Claim[] = [];
+  const add = (ref: unknown, sha: unknown) => {
+    const o = obj(ref);
+    const [uid, resourceVersion, kubeletConfigKey, sha256] = [str(o?.uid), str(o?.resourceVersion), str(o?.kubeletConfigKey), str(sha)];
+    if (uid && resourceVersion && kubeletConfigKey && sha256) out.push({ uid, resourceVersion, kubeletConfigKey, sha256 });
   };
-  for (const m of [r.assigned, r.lastKnownGood]) if (m && m.ref) add(m.ref.uid, m.ref.resourceVersion, m.sha256);
-  if (r.nextBoot?.ref) add(r.nextBoot.ref.uid, r.nextBoot.ref.resourceVersion, r.nextBoot.sha256);
-  if (r.running) add(r.running.uid, r.running.resourceVersion, r.running.sha256);
+  for (const m of [r.assigned, r.lastKnownGood, r.nextBoot]) add(obj(m)?.ref, obj(m)?.sha256);
+  // The journal names no key: the running checkpoint's is the one this node's meta gives it.
+  const run = obj(r.running);
+  const same = out.find((c) => c.uid === run?.uid && c.resourceVersion === run?.resourceVersion);
+  if (run && same) add({ ...same }, run.sha256);
   return out;
+}
+
+/** Claims of one UID/RV/key whose bytes differ between nodes. */
+function divergenceOf(claimed: Map<string, { claim: Claim; nodes: Map<string, Set<string>> }>): Divergence[] {
+  const out: Divergence[] = [];
+  for (const { claim, nodes } of claimed.values()) {
+    if (nodes.size < 2) continue;
+    const variants = [...nodes].map(([sha256, s]) => ({ sha256, nodes: [...s].sort() })).sort((a, b) => b.nodes.length - a.nodes.length || a.sha256.localeCompare(b.sha256));
+    out.push({ uid: claim.uid, resourceVersion: claim.resourceVersion, kubeletConfigKey: claim.kubeletConfigKey, variants });
+  }
+  const id = (d: Divergence) => `${d.uid}/${d.resourceVersion}/${d.kubeletConfigKey}`;
+  return out.sort((a, b) => id(a).localeCompare(id(b)));
 }
 
 export function mergeReports(docs: readonly FoundDoc[], gatherWarnings: readonly string[] = []): FleetReport {
@@ -192,7 +217,7 @@ export function mergeReports(docs: readonly FoundDoc[], gatherWarnings: readonly
   const nextBootDiffers: NextBootChange[] = [];
   const trouble: TroubledNode[] = [];
   const notReadyToMigrate: NotReady[] = [];
-  const shas = new Map<string, Map<string, Set<string>>>();
+  const claimed = new Map<string, { claim: Claim; nodes: Map<string, Set<string>> }>();
   for (const { node, r } of nodes) {
     const run = runs(r);
     let g = groups.get(run.key);
@@ -207,22 +232,16 @@ export function mergeReports(docs: readonly FoundDoc[], gatherWarnings: readonly
     if (t.problems.length) trouble.push({ node: node.id, ...t });
     const nr = notReadyOf(r);
     if (nr) notReadyToMigrate.push({ node: node.id, ...nr });
-    for (const [uid, rv, sha] of claims(r)) {
-      const k = `${uid}\0${rv}`;
-      let m = shas.get(k);
-      if (!m) shas.set(k, (m = new Map()));
-      let s = m.get(sha);
-      if (!s) m.set(sha, (s = new Set()));
+    for (const c of claims(r)) {
+      const k = JSON.stringify([c.uid, c.resourceVersion, c.kubeletConfigKey]);
+      let e = claimed.get(k);
+      if (!e) claimed.set(k, (e = { claim: c, nodes: new Map() }));
+      let s = e.nodes.get(c.sha256);
+      if (!s) e.nodes.set(c.sha256, (s = new Set()));
       s.add(node.id);
     }
   }
-  const divergence: Divergence[] = [];
-  for (const [k, m] of shas) {
-    if (m.size < 2) continue;
-    const [uid, resourceVersion] = k.split('\0') as [string, string];
-    divergence.push({ uid, resourceVersion, variants: [...m].map(([sha256, s]) => ({ sha256, nodes: [...s].sort() })).sort((a, b) => b.nodes.length - a.nodes.length || a.sha256.localeCompare(b.sha256)) });
-  }
-  divergence.sort((a, b) => `${a.uid}/${a.resourceVersion}`.localeCompare(`${b.uid}/${b.resourceVersion}`));
+  const divergence = divergenceOf(claimed);
   const sorted = [...groups.values()].sort((a, b) => b.nodes.length - a.nodes.length || a.key.localeCompare(b.key));
   for (const g of sorted) g.configs.sort();
   return { apiVersion: REPORT_API_VERSION, kind: 'FleetReport', nodes: nodes.length, groups: sorted, nextBootDiffers, trouble, notReadyToMigrate, divergence, warnings };

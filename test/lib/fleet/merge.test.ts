@@ -48,7 +48,30 @@ t.test('fell back, will not start, crash loop, unknown and unreadable stores are
 
 t.test('divergence: one UID/RV, different bytes on different nodes', async (t) => {
   const f = mergeReports([doc('1', fakeReport({ name: 'a' })), doc('2', fakeReport({ name: 'b' })), doc('3', fakeReport({ name: 'c', sha: SHA_B }))]);
-  t.same(f.divergence, [{ uid: '946d785e-998a-11e7-a8dd-42010a800006', resourceVersion: '119980', variants: [{ sha256: SHA_A, nodes: ['a', 'b'] }, { sha256: SHA_B, nodes: ['c'] }] }]);
+  t.same(f.divergence, [{ uid: '946d785e-998a-11e7-a8dd-42010a800006', resourceVersion: '119980', kubeletConfigKey: 'kubelet', variants: [{ sha256: SHA_A, nodes: ['a', 'b'] }, { sha256: SHA_B, nodes: ['c'] }] }]);
+  t.match(renderFleet(f, { p: palette(false), width: 80, verbose: false, quiet: false }), /Divergence: one UID\/RV and key, different bytes\n  946d785e-998a-11e7-a8dd-42010a800006\/119980 key kubelet\n    aaaaaaaaaaaa  a, b\n    bbbbbbbbbbbb  c/);
+});
+
+/** A report whose every ref names ConfigMap key `key`. */
+function withKey(r: Record<string, unknown>, key: string): Record<string, unknown> {
+  const c = JSON.parse(JSON.stringify(r)) as Record<string, { ref?: { kubeletConfigKey: string } } | null>;
+  for (const f of ['assigned', 'lastKnownGood', 'nextBoot']) if (c[f]?.ref) c[f]!.ref!.kubeletConfigKey = key;
+  return c;
+}
+
+t.test('divergence: different kubeletConfigKeys of one ConfigMap version are different payloads, not divergence', async (t) => {
+  const f = mergeReports([
+    doc('1', withKey(fakeReport({ name: 'a' }), 'kubelet')),
+    doc('2', withKey(fakeReport({ name: 'b', sha: SHA_B, running: { uid: '946d785e-998a-11e7-a8dd-42010a800006', resourceVersion: '119980', sha256: SHA_B } }), 'kubelet-large')),
+  ]);
+  t.same(f.divergence, []);
+  // One key, different bytes is divergence; the journal's running config takes its node's key.
+  const g = mergeReports([
+    doc('1', withKey(fakeReport({ name: 'a' }), 'kubelet-large')),
+    doc('2', withKey(fakeReport({ name: 'b', sha: SHA_B, running: { uid: '946d785e-998a-11e7-a8dd-42010a800006', resourceVersion: '119980', sha256: SHA_B } }), 'kubelet-large')),
+    doc('3', withKey(fakeReport({ name: 'c', running: { uid: '946d785e-998a-11e7-a8dd-42010a800006', resourceVersion: '119980', sha256: SHA_B } }), 'kubelet-large')),
+  ]);
+  t.same(g.divergence, [{ uid: '946d785e-998a-11e7-a8dd-42010a800006', resourceVersion: '119980', kubeletConfigKey: 'kubelet-large', variants: [{ sha256: SHA_A, nodes: ['a', 'c'] }, { sha256: SHA_B, nodes: ['b', 'c'] }] }]);
 });
 
 t.test('next boot differs from the config the journal says runs now', async (t) => {
