@@ -109,7 +109,7 @@ function see(d: FoundDoc, log: WarningLog): Seen | null {
 function dedupe(seen: Seen[], log: WarningLog): { node: FleetNode; r: Partial<NodeReport> }[] {
   const byKey = new Map<string, Seen>();
   for (const s of seen) {
-    const k = `${s.name}\0${s.host}`;
+    const k = JSON.stringify([s.name, s.host]);
     const prev = byKey.get(k);
     if (!prev) {
       byKey.set(k, s);
@@ -121,12 +121,23 @@ function dedupe(seen: Seen[], log: WarningLog): { node: FleetNode; r: Partial<No
   }
   const hostsOf = new Map<string, { n: number; file: string }>();
   for (const s of byKey.values()) hostsOf.set(s.name, { n: (hostsOf.get(s.name)?.n ?? 0) + 1, file: s.file });
-  const out = [...byKey.values()].map((s) => {
-    const dup = hostsOf.get(s.name)!.n > 1;
-    return { node: { id: dup ? `${s.name}@${s.host}` : s.name, name: s.name, host: s.host, from: s.label }, r: s.r };
-  });
   for (const [name, { n, file }] of hostsOf) if (n > 1) log.add(file, `${name}: ${n} reports from different hosts name this node; kept apart as ${name}@HOST`);
+  const used = new Set<string>();
+  const out = [...byKey.values()].map((s) => {
+    const wanted = hostsOf.get(s.name)!.n > 1 ? `${s.name}@${s.host}` : s.name;
+    const id = uniqueId(wanted, used);
+    if (id !== wanted) log.add(s.file, `${s.label}: another node is already known as ${wanted}; this one is ${id}`);
+    return { node: { id, name: s.name, host: s.host, from: s.label }, r: s.r };
+  });
   return out.sort((a, b) => (a.node.id < b.node.id ? -1 : a.node.id > b.node.id ? 1 : 0));
+}
+
+/** `id`, or `id#2`, `id#3` … when taken: a node named `a@b` and node `a` from host `b` stay two nodes. */
+function uniqueId(id: string, used: Set<string>): string {
+  let u = id;
+  for (let n = 2; used.has(u); n++) u = `${id}#${n}`;
+  used.add(u);
+  return u;
 }
 
 const shortId = (uid: unknown, rv: unknown) => `${str(uid) ?? '?'}/${str(rv) ?? '?'}`;

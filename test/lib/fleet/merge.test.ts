@@ -194,3 +194,20 @@ t.test('merge warnings are collapsed per file too', async (t) => {
   t.same(f.warnings.slice(0, 2), ['gathered', 'many.ndjson:1: report for n0 lacks findings (written by another version?); merged with what it has']);
   t.same(f.warnings.slice(21), ['… and 10 more in many.ndjson', 'one.json: report for x lacks findings (written by another version?); merged with what it has']);
 });
+
+t.test('node ids never collide: a node named a@b and node a from host b stay two nodes', async (t) => {
+  const f = mergeReports([
+    doc('x1', fakeReport({ name: 'a@b', host: 'x' })),
+    doc('x2', fakeReport({ name: 'a', host: 'b', fellBack: true, source: 'last-known-good' })),
+    doc('x3', fakeReport({ name: 'a', host: 'c' })),
+    doc('x4', fakeReport({ name: 'a@b#2', host: 'y' })),
+    // A NUL cannot join name and host into one key either.
+    doc('x5', fakeReport({ name: 'n\u0000', host: 'h' })),
+    doc('x6', fakeReport({ name: 'n', host: '\u0000h' })),
+  ]);
+  t.equal(f.nodes, 6);
+  const ids = f.groups.flatMap((g) => g.nodes).sort();
+  t.same(ids, ['a@b', 'a@b#2', 'a@b#2#2', 'a@c', 'n', 'n\u0000']);
+  t.same(f.trouble.map((x) => x.node), ['a@b#2'], 'the trouble is the right node’s');
+  t.match(f.warnings, ['a: 2 reports from different hosts name this node; kept apart as a@HOST', 'x2: another node is already known as a@b; this one is a@b#2', 'x4: another node is already known as a@b#2; this one is a@b#2#2']);
+});
