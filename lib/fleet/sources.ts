@@ -207,14 +207,22 @@ export interface Capped {
  * or /dev/zero has none, and a file may grow.
  */
 export function readCapped(fd: number, cap: (head: Buffer) => number): Capped {
-  const chunks: Buffer[] = [];
+  // Reads fill one buffer before the next, twice as large, is taken: a pipe gives 64 KiB a read,
+  // and a chunk cut from a larger buffer would keep all of it alive.
+  const full: Buffer[] = [];
+  let buf = Buffer.allocUnsafe(64 * 1024);
+  let off = 0;
   let total = 0;
   let max = -1;
   for (;;) {
-    const buf = Buffer.allocUnsafe(Math.min(Math.max(total, 64 * 1024), 16 * MiB));
+    if (off === buf.length) {
+      full.push(buf);
+      buf = Buffer.allocUnsafe(Math.min(buf.length * 2, 16 * MiB));
+      off = 0;
+    }
     let n: number;
     try {
-      n = fs.readSync(fd, buf, 0, buf.length, null);
+      n = fs.readSync(fd, buf, off, buf.length - off, null);
     } catch (err) {
       // A non-blocking stdin with nothing yet: wait a moment, as cmd/support/stdio.ts does for writes.
       if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err;
@@ -222,12 +230,12 @@ export function readCapped(fd: number, cap: (head: Buffer) => number): Capped {
       continue;
     }
     if (n === 0) break;
-    chunks.push(buf.subarray(0, n));
+    off += n;
     total += n;
-    if (max === -1 && total >= 2) max = cap(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    if (max === -1 && total >= 2) max = cap(full[0] ?? buf);
     if (max !== -1 && total > max) return { bytes: null, cap: max };
   }
-  return { bytes: Buffer.concat(chunks, total), cap: max };
+  return { bytes: Buffer.concat([...full, buf.subarray(0, off)], total), cap: max };
 }
 
 /** A file, like readCapped; a regular file too large is skipped unread (its size is known). */

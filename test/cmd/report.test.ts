@@ -284,3 +284,11 @@ t.test('merge: a file of garbage lines gives one warning, not one a line', async
   t.equal(lines[21], `warning: … and 5 more in ${d}/cut.ndjson`);
   t.match(r.stdout, /^Fleet: 1 node, 1 config, 1 in trouble/);
 });
+
+t.test('merge: stdin through a pipe, many reads: every report is read', async (t) => {
+  const nd = Array.from({ length: 5000 }, (_, i) => JSON.stringify(fakeReport({ name: `n${i}` }))).join('\n');
+  const r = runCli(['report', 'merge', '-', '-o', 'json'], { input: nd, maxBuffer: 64 * 1024 * 1024 });
+  t.equal(r.code, 0, r.stderr);
+  t.equal(json(r).nodes, 5000);
+  t.same(json(r).warnings, []);
+});
