@@ -1,6 +1,6 @@
 // `report merge`: many NodeReports into one fleet view — nodes grouped by the config they
 // run (by content hash), next boots that differ from what runs now, nodes in trouble, and
-// divergence (one UID/RV, different bytes on different nodes). Pure: documents in, view out.
+// divergence (one UID/RV and key, different bytes on different nodes). Pure: documents in, view out.
 
 import { EnvError } from '../errors.js';
 import type { FoundDoc } from './sources.js';
