@@ -1,14 +1,14 @@
-import fs from 'node:fs';
 import type { Argv } from 'yargs';
 import { buildNodeReport } from '../lib/fleet/report.js';
-import { gatherReports } from '../lib/fleet/sources.js';
-import { fleetInTrouble, mergeReports } from '../lib/fleet/merge.js';
+import { gatherReports, readStdin } from '../lib/fleet/sources.js';
+import { fleetInTrouble, mergeReports, requireNodes } from '../lib/fleet/merge.js';
 import { renderFleet } from '../lib/output/fleet.js';
 import { print } from '../lib/output/print.js';
 import { resolveKubeletVersion } from '../lib/kubelet-version.js';
 import type { Session } from '../lib/session.js';
 import type { Streams } from '../lib/output/streams.js';
-import { output, processStreams, session, setExit, type GlobalArgs } from './common.js';
+import { printable } from '../lib/output/sanitize.js';
+import { output, processStreams, session, setExit, warn, type GlobalArgs } from './common.js';
 import { workerJudgePool } from './shared.js';
 
 export const command = 'report';
@@ -46,10 +46,13 @@ const merge = {
       .example('$0 report merge 202611250100_sonobuoy_*.tar.gz -o json', 'a Sonobuoy results archive, for scripts'),
   handler: (args: MergeArgs) => {
     const streams = processStreams(args);
-    const g = gatherReports(args.sources.map((x) => (x === STDIN_TOKEN ? '-' : x)), () => fs.readFileSync(0));
+    const sources = args.sources.map((x) => (x === STDIN_TOKEN ? '-' : x));
+    const g = gatherReports(sources, readStdin);
     const fleet = mergeReports(g.docs, g.warnings);
+    // Warnings quote node names, hosts, file and member names: one printable line each.
+    if (args.output === 'text') for (const w of fleet.warnings) warn(streams, printable(w));
+    requireNodes(fleet, sources);
     output(fleet, renderFleet, args, streams, 'FleetReport');
-    if (args.output === 'text') for (const w of fleet.warnings) streams.stderr.write(`warning: ${w}\n`);
     setExit(fleetInTrouble(fleet) ? 1 : 0);
   },
 };

@@ -1,8 +1,10 @@
 // `report merge`: many NodeReports into one fleet view — nodes grouped by the config they
 // run (by content hash), next boots that differ from what runs now, nodes in trouble, and
-// divergence (one UID/RV, different bytes on different nodes). Pure: documents in, view out.
+// divergence (one UID/RV and key, different bytes on different nodes). Pure: documents in, view out.
 
+import { EnvError } from '../errors.js';
 import type { FoundDoc } from './sources.js';
+import { WarningLog } from './warnings.js';
 import { REPORT_API_VERSION, type NodeReport } from './types.js';
 
 export type Trouble = 'will-not-start' | 'fell-back' | 'crash-loop' | 'unknown' | 'store-unreadable';
@@ -46,6 +48,8 @@ export interface NotReady {
 export interface Divergence {
   uid: string;
   resourceVersion: string;
+  /** The ConfigMap key the payload is: nodes reading different keys of one ConfigMap hold different bytes by design. */
+  kubeletConfigKey: string;
   variants: { sha256: string; nodes: string[] }[];
 }
 
@@ -74,70 +78,88 @@ function get(o: unknown, path: readonly string[]): unknown {
   return v;
 }
 
+/** A string field, or null. Only strings reach keys and messages: `String(x)` and `${x}` throw on an object whose own `toString` is not a function. */
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+const obj = (v: unknown): Record<string, unknown> | null => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null);
 
 /** The parts of a report merge reads, defensively: any field may be absent or of another type. */
 interface Seen {
   label: string;
+  file: string;
   name: string;
   host: string;
   generatedAt: string;
   r: Partial<NodeReport>;
 }
 
-function see(d: FoundDoc, warnings: string[]): Seen | null {
+function see(d: FoundDoc, log: WarningLog): Seen | null {
   const r = d.value as Partial<NodeReport>;
   const name = str(get(r, ['node', 'name']));
   if (!name) {
-    warnings.push(`${d.label}: skipped: the report names no node (node.name)`);
+    log.add(d.file, `${d.label}: skipped: the report names no node (node.name)`);
     return null;
   }
   const missing = REQUIRED.filter((x) => get(r, x.path) === undefined).map((x) => x.f);
-  if (missing.length) warnings.push(`${d.label}: report for ${name} lacks ${missing.join(', ')} (written by another version?); merged with what it has`);
-  if (r.apiVersion !== undefined && r.apiVersion !== REPORT_API_VERSION) warnings.push(`${d.label}: report for ${name} is ${String(r.apiVersion)}; read as ${REPORT_API_VERSION} (fields it does not know are ignored)`);
-  return { label: d.label, name, host: str(get(r, ['node', 'host'])) ?? '', generatedAt: str(r.generatedAt) ?? '', r };
+  if (missing.length) log.add(d.file, `${d.label}: report for ${name} lacks ${missing.join(', ')} (written by another version?); merged with what it has`);
+  if (r.apiVersion !== undefined && r.apiVersion !== REPORT_API_VERSION) log.add(d.file, `${d.label}: report for ${name} is ${str(r.apiVersion) ?? 'of no known apiVersion'}; read as ${REPORT_API_VERSION} (fields it does not know are ignored)`);
+  return { label: d.label, file: d.file, name, host: str(get(r, ['node', 'host'])) ?? '', generatedAt: str(r.generatedAt) ?? '', r };
 }
 
 /** One report per node: the same name from the same host twice keeps the newer; from different hosts both stay, as name@host. */
-function dedupe(seen: Seen[], warnings: string[]): { node: FleetNode; r: Partial<NodeReport> }[] {
+function dedupe(seen: Seen[], log: WarningLog): { node: FleetNode; r: Partial<NodeReport> }[] {
   const byKey = new Map<string, Seen>();
   for (const s of seen) {
-    const k = `${s.name}\0${s.host}`;
+    const k = JSON.stringify([s.name, s.host]);
     const prev = byKey.get(k);
     if (!prev) {
       byKey.set(k, s);
       continue;
     }
     const keep = s.generatedAt > prev.generatedAt ? s : prev;
-    warnings.push(`${s.name}: reported twice from host ${JSON.stringify(s.host)} (${prev.label}, ${s.label}); kept the newer, ${keep.label}`);
+    log.add(s.file, `${s.name}: reported twice from host ${JSON.stringify(s.host)} (${prev.label}, ${s.label}); kept the newer, ${keep.label}`);
     byKey.set(k, keep);
   }
-  const hostsOf = new Map<string, number>();
-  for (const s of byKey.values()) hostsOf.set(s.name, (hostsOf.get(s.name) ?? 0) + 1);
+  const hostsOf = new Map<string, { n: number; file: string }>();
+  for (const s of byKey.values()) hostsOf.set(s.name, { n: (hostsOf.get(s.name)?.n ?? 0) + 1, file: s.file });
+  for (const [name, { n, file }] of hostsOf) if (n > 1) log.add(file, `${name}: ${n} reports from different hosts name this node; kept apart as ${name}@HOST`);
+  const used = new Set<string>();
   const out = [...byKey.values()].map((s) => {
-    const dup = hostsOf.get(s.name)! > 1;
-    return { node: { id: dup ? `${s.name}@${s.host}` : s.name, name: s.name, host: s.host, from: s.label }, r: s.r };
+    const wanted = hostsOf.get(s.name)!.n > 1 ? `${s.name}@${s.host}` : s.name;
+    const id = uniqueId(wanted, used);
+    if (id !== wanted) log.add(s.file, `${s.label}: another node is already known as ${wanted}; this one is ${id}`);
+    return { node: { id, name: s.name, host: s.host, from: s.label }, r: s.r };
   });
-  for (const [name, n] of hostsOf) if (n > 1) warnings.push(`${name}: ${n} reports from different hosts name this node; kept apart as ${name}@HOST`);
   return out.sort((a, b) => (a.node.id < b.node.id ? -1 : a.node.id > b.node.id ? 1 : 0));
 }
 
-const shortId = (uid: string | undefined, rv: string | null | undefined) => `${uid ?? '?'}/${rv ?? '?'}`;
+/** `id`, or `id#2`, `id#3` … when taken: a node named `a@b` and node `a` from host `b` stay two nodes. */
+function uniqueId(id: string, used: Set<string>): string {
+  let u = id;
+  for (let n = 2; used.has(u); n++) u = `${id}#${n}`;
+  used.add(u);
+  return u;
+}
+
+const shortId = (uid: unknown, rv: unknown) => `${str(uid) ?? '?'}/${str(rv) ?? '?'}`;
 
 /** What the node runs: the journal's word when there is one, else the next boot (what a kubelet left alone runs). */
 function runs(r: Partial<NodeReport>): { key: string; sha256: string | null; label: string } {
   if (r.store && r.store.state === 'absent') return { key: 'no-store', sha256: null, label: 'no dynamic config store' };
   if (r.store && r.store.state === 'unreadable') return { key: 'unknown', sha256: null, label: 'store unreadable' };
-  const run = r.running;
-  if (run && typeof run === 'object') {
-    const label = `checkpoint ${shortId(run.uid, run.resourceVersion)} (journal)`;
-    return { key: run.sha256 ?? `checkpoint:${shortId(run.uid, run.resourceVersion)}`, sha256: run.sha256 ?? null, label };
+  const run = obj(r.running);
+  if (run) {
+    const id = shortId(run.uid, run.resourceVersion);
+    const sha = str(run.sha256);
+    return { key: sha ?? `checkpoint:${id}`, sha256: sha, label: `checkpoint ${id} (journal)` };
   }
-  const nb = r.nextBoot;
-  if (!nb || typeof nb !== 'object') return { key: 'unknown', sha256: null, label: 'not reported' };
-  const label = nb.ref ? `${nb.source} ${nb.ref.namespace}/${nb.ref.name} ${shortId(nb.ref.uid, nb.ref.resourceVersion)}` : String(nb.source);
-  if (nb.sha256) return { key: nb.sha256, sha256: nb.sha256, label };
-  return { key: nb.source === 'local' ? 'local:unknown' : String(nb.source ?? 'unknown'), sha256: null, label };
+  const nb = obj(r.nextBoot);
+  if (!nb) return { key: 'unknown', sha256: null, label: 'not reported' };
+  const source = str(nb.source) ?? 'unknown';
+  const ref = obj(nb.ref);
+  const label = ref ? `${source} ${str(ref.namespace) ?? '?'}/${str(ref.name) ?? '?'} ${shortId(ref.uid, ref.resourceVersion)}` : source;
+  const sha = str(nb.sha256);
+  if (sha) return { key: sha, sha256: sha, label };
+  return { key: source === 'local' ? 'local:unknown' : source, sha256: null, label };
 }
 
 function troubleOf(r: Partial<NodeReport>): { problems: Trouble[]; reason: string } {
@@ -154,34 +176,59 @@ function troubleOf(r: Partial<NodeReport>): { problems: Trouble[]; reason: strin
 
 /** Why a node is not ready to leave Dynamic Kubelet Config, or null (ready, or not reported). */
 function notReadyOf(r: Partial<NodeReport>): { to: string; why: string } | null {
-  const m = r.migration;
-  if (!m || typeof m !== 'object' || m.ready !== false) return null;
-  const fields = Array.isArray(m.revertedFields) ? m.revertedFields : [];
-  const why = m.error ? `not judged: ${m.error}` : m.breaks ? `the kubelet exits: ${m.exitMessage ?? 'at start-up'}` : fields.length ? `silently reverts ${fields.length} field${fields.length === 1 ? '' : 's'}: ${fields.slice(0, 5).join(', ')}${fields.length > 5 ? ', …' : ''}` : 'would not start once the flag is dropped';
-  return { to: typeof m.to === 'string' ? m.to : '1.24', why };
+  const m = obj(r.migration);
+  if (!m || m.ready !== false) return null;
+  const fields = (Array.isArray(m.revertedFields) ? m.revertedFields : []).map((f) => str(f) ?? '?');
+  const error = str(m.error);
+  const why = error ? `not judged: ${error}` : m.breaks ? `the kubelet exits: ${str(m.exitMessage) ?? 'at start-up'}` : fields.length ? `silently reverts ${fields.length} field${fields.length === 1 ? '' : 's'}: ${fields.slice(0, 5).join(', ')}${fields.length > 5 ? ', …' : ''}` : 'would not start once the flag is dropped';
+  return { to: str(m.to) ?? '1.24', why };
 }
 
-/** Every (UID/RV → sha256) claim a report makes: its meta files, next boot and running config. */
-function claims(r: Partial<NodeReport>): [string, string, string][] {
-  const out: [string, string, string][] = [];
-  const add = (uid: unknown, rv: unknown, sha: unknown) => {
-    if (typeof uid === 'string' && typeof rv === 'string' && typeof sha === 'string') out.push([uid, rv, sha]);
+interface Claim {
+  uid: string;
+  resourceVersion: string;
+  kubeletConfigKey: string;
+  sha256: string;
+}
+
+/** Every (UID/RV/key → sha256) claim a report makes: its meta files, next boot and running config. */
+function claims(r: Partial<NodeReport>): Claim[] {
+  const out: Claim[] = [];
+  const add = (ref: unknown, sha: unknown) => {
+    const o = obj(ref);
+    const [uid, resourceVersion, kubeletConfigKey, sha256] = [str(o?.uid), str(o?.resourceVersion), str(o?.kubeletConfigKey), str(sha)];
+    if (uid && resourceVersion && kubeletConfigKey && sha256) out.push({ uid, resourceVersion, kubeletConfigKey, sha256 });
   };
-  for (const m of [r.assigned, r.lastKnownGood]) if (m && m.ref) add(m.ref.uid, m.ref.resourceVersion, m.sha256);
-  if (r.nextBoot?.ref) add(r.nextBoot.ref.uid, r.nextBoot.ref.resourceVersion, r.nextBoot.sha256);
-  if (r.running) add(r.running.uid, r.running.resourceVersion, r.running.sha256);
+  for (const m of [r.assigned, r.lastKnownGood, r.nextBoot]) add(obj(m)?.ref, obj(m)?.sha256);
+  // The journal names no key: the running checkpoint's is the one this node's meta gives it.
+  const run = obj(r.running);
+  const same = out.find((c) => c.uid === run?.uid && c.resourceVersion === run?.resourceVersion);
+  if (run && same) add({ ...same }, run.sha256);
   return out;
 }
 
+/** Claims of one UID/RV/key whose bytes differ between nodes. */
+function divergenceOf(claimed: Map<string, { claim: Claim; nodes: Map<string, Set<string>> }>): Divergence[] {
+  const out: Divergence[] = [];
+  for (const { claim, nodes } of claimed.values()) {
+    if (nodes.size < 2) continue;
+    const variants = [...nodes].map(([sha256, s]) => ({ sha256, nodes: [...s].sort() })).sort((a, b) => b.nodes.length - a.nodes.length || a.sha256.localeCompare(b.sha256));
+    out.push({ uid: claim.uid, resourceVersion: claim.resourceVersion, kubeletConfigKey: claim.kubeletConfigKey, variants });
+  }
+  const id = (d: Divergence) => `${d.uid}/${d.resourceVersion}/${d.kubeletConfigKey}`;
+  return out.sort((a, b) => id(a).localeCompare(id(b)));
+}
+
 export function mergeReports(docs: readonly FoundDoc[], gatherWarnings: readonly string[] = []): FleetReport {
-  const warnings = [...gatherWarnings];
-  const seen = docs.map((d) => see(d, warnings)).filter((s): s is Seen => s !== null);
-  const nodes = dedupe(seen, warnings);
+  const log = new WarningLog();
+  const seen = docs.map((d) => see(d, log)).filter((s): s is Seen => s !== null);
+  const nodes = dedupe(seen, log);
+  const warnings = [...gatherWarnings, ...log.list()];
   const groups = new Map<string, ConfigGroup>();
   const nextBootDiffers: NextBootChange[] = [];
   const trouble: TroubledNode[] = [];
   const notReadyToMigrate: NotReady[] = [];
-  const shas = new Map<string, Map<string, Set<string>>>();
+  const claimed = new Map<string, { claim: Claim; nodes: Map<string, Set<string>> }>();
   for (const { node, r } of nodes) {
     const run = runs(r);
     let g = groups.get(run.key);
@@ -196,22 +243,16 @@ export function mergeReports(docs: readonly FoundDoc[], gatherWarnings: readonly
     if (t.problems.length) trouble.push({ node: node.id, ...t });
     const nr = notReadyOf(r);
     if (nr) notReadyToMigrate.push({ node: node.id, ...nr });
-    for (const [uid, rv, sha] of claims(r)) {
-      const k = `${uid}\0${rv}`;
-      let m = shas.get(k);
-      if (!m) shas.set(k, (m = new Map()));
-      let s = m.get(sha);
-      if (!s) m.set(sha, (s = new Set()));
+    for (const c of claims(r)) {
+      const k = JSON.stringify([c.uid, c.resourceVersion, c.kubeletConfigKey]);
+      let e = claimed.get(k);
+      if (!e) claimed.set(k, (e = { claim: c, nodes: new Map() }));
+      let s = e.nodes.get(c.sha256);
+      if (!s) e.nodes.set(c.sha256, (s = new Set()));
       s.add(node.id);
     }
   }
-  const divergence: Divergence[] = [];
-  for (const [k, m] of shas) {
-    if (m.size < 2) continue;
-    const [uid, resourceVersion] = k.split('\0') as [string, string];
-    divergence.push({ uid, resourceVersion, variants: [...m].map(([sha256, s]) => ({ sha256, nodes: [...s].sort() })).sort((a, b) => b.nodes.length - a.nodes.length || a.sha256.localeCompare(b.sha256)) });
-  }
-  divergence.sort((a, b) => `${a.uid}/${a.resourceVersion}`.localeCompare(`${b.uid}/${b.resourceVersion}`));
+  const divergence = divergenceOf(claimed);
   const sorted = [...groups.values()].sort((a, b) => b.nodes.length - a.nodes.length || a.key.localeCompare(b.key));
   for (const g of sorted) g.configs.sort();
   return { apiVersion: REPORT_API_VERSION, kind: 'FleetReport', nodes: nodes.length, groups: sorted, nextBootDiffers, trouble, notReadyToMigrate, divergence, warnings };
@@ -219,3 +260,16 @@ export function mergeReports(docs: readonly FoundDoc[], gatherWarnings: readonly
 
 /** merge exits 1 when any node is in trouble. */
 export const fleetInTrouble = (f: FleetReport): boolean => f.trouble.length > 0;
+
+/**
+ * Merging nothing is not a healthy fleet: a script checking "none in trouble" would pass on no
+ * data. No usable report from any source (empty, damaged, not NodeReports) is exit 3.
+ */
+export function requireNodes(f: FleetReport, sources: readonly string[]): void {
+  if (f.nodes > 0) return;
+  const named = sources.map((x) => (x === '-' ? 'stdin' : x));
+  const from = named.length > 3 ? `${named.slice(0, 3).join(', ')} and ${named.length - 3} more` : named.join(', ');
+  const n = f.warnings.length;
+  const hint = n ? `${n} warning${n === 1 ? '' : 's'} say${n === 1 ? 's' : ''} why; the first: ${f.warnings[0]}` : 'name NodeReport files (kubelet-ckpt report writes them), directories of them (*.json, *.ndjson, *.jsonl, *.log, *.txt), .tar.gz archives, or - for stdin';
+  throw new EnvError(`no NodeReport was read from ${from}`, hint, 'NO_REPORTS');
+}

@@ -6,12 +6,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { EnvError, fsReason } from '../errors.js';
-import { splitJson } from './jsonstream.js';
+import { documents, type Piece } from './jsonstream.js';
 import { looksLikeTar, readTar } from './tar.js';
+import { WarningLog } from './warnings.js';
 
 export interface FoundDoc {
   /** `reports/a.json`, `results.tar.gz:plugins/x/results/node/report.json`, `-:3` … */
   label: string;
+  /** The file named or walked (or `-`) that held it: warnings are collapsed per file. */
+  file: string;
   value: unknown;
 }
 
@@ -25,49 +28,74 @@ export interface Gathered {
 /** Names read when walking a directory or an archive. */
 const TEXT_EXT = /\.(json|ndjson|jsonl|log|txt)$/i;
 const ARCHIVE_EXT = /\.(tar\.gz|tgz|tar)$/i;
-/** Reports are a few KiB; an archive member past this is not one. */
-const MEMBER_CAP = 64 * 1024 * 1024;
-const GUNZIP_CAP = 1024 * 1024 * 1024;
 const MAX_NESTING = 3;
+const MiB = 1024 * 1024;
+
+/** How much one source may hold: past these it is skipped with a warning, and the merge goes on. */
+export interface Caps {
+  /** Text of one file, archive member or stdin. Reports are a few KiB; V8 strings end near 512 MiB. */
+  text: number;
+  /** An archive as read, or inflated from gzip (a gzip bomb stops here). */
+  archive: number;
+}
+export const CAPS: Caps = { text: 256 * MiB, archive: 1024 * MiB };
+
+const size = (n: number) => (n >= MiB ? `${Math.round(n / MiB)} MiB` : `${n} bytes`);
 
 class Gatherer {
   readonly out: Gathered = { docs: [], warnings: [], files: 0 };
+  readonly log = new WarningLog();
+  /** The file named or walked (or `-`) being read, archive members included. */
+  source = '';
+  constructor(readonly caps: Caps) {}
+
+  warn(text: string): void {
+    this.log.add(this.source, text);
+  }
+
+  tooLarge(label: string, what: string, cap: number): void {
+    this.warn(`${label}: skipped: ${what} more than ${size(cap)}`);
+  }
 
   /** `explicit`: named on the command line, so a file without reports deserves a warning. */
   text(label: string, bytes: Buffer | string, explicit: boolean): void {
     this.out.files++;
+    if (bytes.length > this.caps.text) return this.tooLarge(label, 'holds', this.caps.text);
+    // Inside archives and walked trees, skip what cannot be a report without decoding it.
+    if (!explicit && !bytes.includes('NodeReport')) return;
     const s = typeof bytes === 'string' ? bytes : bytes.toString('utf8');
-    // Inside archives and walked trees, skip what cannot be a report without parsing it.
-    if (!explicit && !s.includes('NodeReport')) return;
-    const pieces = splitJson(s);
-    const single = pieces.length === 1;
-    let reports = 0;
-    for (const p of pieces) {
-      const at = single ? label : `${label}:${p.line}`;
-      if (!p.ok) {
-        this.out.warnings.push(`${at}: skipped: ${p.error}`);
-        continue;
-      }
-      const kind = (p.value as { kind?: unknown } | null)?.kind;
-      if (kind !== 'NodeReport') {
-        if (explicit) this.out.warnings.push(`${at}: skipped: not a NodeReport (kind ${JSON.stringify(kind ?? null)})`);
-        continue;
-      }
-      reports++;
-      this.out.docs.push({ label: at, value: p.value });
+    // Pieces are taken as found (a garbage file holds millions); a file of one is named without a line.
+    let first: Piece | null = null;
+    let n = 0;
+    for (const p of documents(s)) {
+      if (++n === 2) this.piece(`${label}:${first!.line}`, first!, explicit);
+      if (n === 1) first = p;
+      else this.piece(`${label}:${p.line}`, p, explicit);
     }
-    if (explicit && reports === 0 && pieces.length === 0) this.out.warnings.push(`${label}: skipped: empty`);
+    if (n === 1) this.piece(label, first!, explicit);
+    if (explicit && n === 0) this.warn(`${label}: skipped: empty`);
+  }
+
+  piece(at: string, p: Piece, explicit: boolean): void {
+    if (!p.ok) return this.warn(`${at}: skipped: ${p.error}`);
+    const kind = (p.value as { kind?: unknown } | null)?.kind;
+    if (kind === 'NodeReport') this.out.docs.push({ label: at, file: this.source, value: p.value });
+    else if (explicit) this.warn(`${at}: skipped: not a NodeReport (kind ${JSON.stringify(kind ?? null)})`);
   }
 
   archive(label: string, bytes: Buffer, depth: number): void {
     let tar = bytes;
-    if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
+    if (isGzip(bytes)) {
+      // Only an outer tar may be large (nested ones hold a plugin's results): text and nested
+      // archives stop at the text cap, so a bomb of zeros costs no more than that to refuse.
+      const cap = depth === 0 && looksLikeTar(inflateHead(bytes)) ? this.caps.archive : this.caps.text;
       try {
-        tar = zlib.gunzipSync(bytes, { maxOutputLength: GUNZIP_CAP });
+        tar = zlib.gunzipSync(bytes, { maxOutputLength: cap });
       } catch (err) {
+        if (tooLarge(err)) return this.tooLarge(label, 'inflates to', cap);
         // A cut-short gzip: keep what inflated (the entries before the damage).
-        const partial = inflatePartial(bytes);
-        this.out.warnings.push(`${label}: damaged gzip (${(err as Error).message})${partial ? '; reading the part that inflates' : ''}`);
+        const partial = inflatePartial(bytes, cap);
+        this.warn(`${label}: damaged gzip (${(err as Error).message})${partial ? '; reading the part that inflates' : ''}`);
         if (!partial) return;
         tar = partial;
       }
@@ -77,26 +105,37 @@ class Gatherer {
       return;
     }
     const { entries, error } = readTar(tar);
-    if (error) this.out.warnings.push(`${label}: ${error}; the entries before it are read`);
+    if (error) this.warn(`${label}: ${error}; the entries before it are read`);
     for (const e of entries) {
       const at = `${label}:${e.name}`;
-      if (e.data.length > MEMBER_CAP) continue;
-      if (ARCHIVE_EXT.test(e.name) && depth < MAX_NESTING) this.archive(at, e.data, depth + 1);
-      else if (TEXT_EXT.test(e.name)) this.text(at, e.data, false);
+      if (ARCHIVE_EXT.test(e.name) && depth < MAX_NESTING) {
+        if (e.data.length > this.caps.text) this.tooLarge(at, 'holds', this.caps.text);
+        else this.archive(at, e.data, depth + 1);
+      } else if (TEXT_EXT.test(e.name)) this.text(at, e.data, false);
     }
   }
 
-  file(p: string, explicit: boolean): void {
-    if (!explicit && TEXT_EXT.test(p)) return this.walkedText(p);
-    let bytes: Buffer;
+  /** A file's bytes (an archive's name or gzip magic allow more), or null when it was skipped. */
+  read(p: string, explicit: boolean): Buffer | null {
+    const archive = ARCHIVE_EXT.test(p);
+    let r: Capped;
     try {
-      bytes = fs.readFileSync(p);
+      r = readFileCapped(p, (head) => (archive || isGzip(head) ? this.caps.archive : this.caps.text));
     } catch (err) {
       if (explicit) throw new EnvError(`cannot read ${p}: ${fsReason(err)}`, null, 'INPUT_UNREADABLE');
-      this.out.warnings.push(`${p}: skipped: ${fsReason(err)}`);
-      return;
+      this.warn(`${p}: skipped: ${fsReason(err)}`);
+      return null;
     }
-    if (ARCHIVE_EXT.test(p) || (bytes[0] === 0x1f && bytes[1] === 0x8b)) this.archive(p, bytes, 0);
+    if (!r.bytes) this.tooLarge(p, 'holds', r.cap);
+    return r.bytes;
+  }
+
+  file(p: string, explicit: boolean): void {
+    this.source = p;
+    if (!explicit && TEXT_EXT.test(p)) return this.walkedText(p);
+    const bytes = this.read(p, explicit);
+    if (!bytes) return;
+    if (ARCHIVE_EXT.test(p) || isGzip(bytes)) this.archive(p, bytes, 0);
     else this.text(p, bytes, explicit);
   }
 
@@ -104,9 +143,11 @@ class Gatherer {
   walkedText(p: string): void {
     let s: string;
     try {
+      // dir() only walks regular files, so their size is known before they are read.
+      if (fs.statSync(p).size > this.caps.text) return this.tooLarge(p, 'holds', this.caps.text);
       s = fs.readFileSync(p, 'utf8');
     } catch (err) {
-      this.out.warnings.push(`${p}: skipped: ${fsReason(err)}`);
+      this.warn(`${p}: skipped: ${fsReason(err)}`);
       return;
     }
     this.text(p, s, false);
@@ -117,7 +158,8 @@ class Gatherer {
     try {
       names = fs.readdirSync(d, { withFileTypes: true });
     } catch (err) {
-      this.out.warnings.push(`${d}: skipped: ${fsReason(err)}`);
+      this.source = d;
+      this.warn(`${d}: skipped: ${fsReason(err)}`);
       return;
     }
     names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -130,23 +172,105 @@ class Gatherer {
   }
 }
 
-/** What a cut-short gzip stream inflates to before it ends (sync flush keeps the partial output). */
-function inflatePartial(bytes: Buffer): Buffer | null {
+const isGzip = (b: Buffer) => b[0] === 0x1f && b[1] === 0x8b;
+const tooLarge = (err: unknown) => (err as NodeJS.ErrnoException)?.code === 'ERR_BUFFER_TOO_LARGE';
+
+/** The first bytes a gzip stream inflates to (enough for a tar header), or none. */
+function inflateHead(bytes: Buffer): Buffer {
   try {
-    const out = zlib.gunzipSync(bytes, { finishFlush: zlib.constants.Z_SYNC_FLUSH, maxOutputLength: GUNZIP_CAP });
+    // Deflate expands at most about 1032:1: 4 KiB in stays under 8 MiB out.
+    return zlib.gunzipSync(bytes.subarray(0, 4096), { finishFlush: zlib.constants.Z_SYNC_FLUSH, maxOutputLength: 8 * MiB });
+  } catch {
+    return Buffer.alloc(0);
+  }
+}
+
+/** What a cut-short gzip stream inflates to before it ends (sync flush keeps the partial output). */
+function inflatePartial(bytes: Buffer, cap: number): Buffer | null {
+  try {
+    const out = zlib.gunzipSync(bytes, { finishFlush: zlib.constants.Z_SYNC_FLUSH, maxOutputLength: cap });
     return out.length ? out : null;
   } catch {
     return null;
   }
 }
 
+/** What readCapped read: the bytes, or null when there were more than `cap`. */
+export interface Capped {
+  bytes: Buffer | null;
+  cap: number;
+}
+
+/**
+ * The bytes of `fd` to its end, or none once there are more than `cap(head)` (`head`: the
+ * first bytes, to tell gzip from text). Read in chunks, never trusting a size: stdin, a FIFO
+ * or /dev/zero has none, and a file may grow.
+ */
+export function readCapped(fd: number, cap: (head: Buffer) => number): Capped {
+  // Reads fill one buffer before the next, twice as large, is taken: a pipe gives 64 KiB a read,
+  // and a chunk cut from a larger buffer would keep all of it alive.
+  const full: Buffer[] = [];
+  let buf = Buffer.allocUnsafe(64 * 1024);
+  let off = 0;
+  let total = 0;
+  let max = -1;
+  for (;;) {
+    if (off === buf.length) {
+      full.push(buf);
+      buf = Buffer.allocUnsafe(Math.min(buf.length * 2, 16 * MiB));
+      off = 0;
+    }
+    let n: number;
+    try {
+      n = fs.readSync(fd, buf, off, buf.length - off, null);
+    } catch (err) {
+      // A non-blocking stdin with nothing yet: wait a moment, as cmd/support/stdio.ts does for writes.
+      if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
+      continue;
+    }
+    if (n === 0) break;
+    off += n;
+    total += n;
+    if (max === -1 && total >= 2) max = cap(full[0] ?? buf);
+    if (max !== -1 && total > max) return { bytes: null, cap: max };
+  }
+  return { bytes: Buffer.concat([...full, buf.subarray(0, off)], total), cap: max };
+}
+
+/** A file, like readCapped; a regular file too large is skipped unread (its size is known). */
+function readFileCapped(p: string, cap: (head: Buffer) => number): Capped {
+  const fd = fs.openSync(p, 'r');
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) return readCapped(fd, cap);
+    const head = Buffer.alloc(2);
+    fs.readSync(fd, head, 0, 2, 0);
+    const max = cap(head);
+    if (st.size > max) return { bytes: null, cap: max };
+    const buf = Buffer.allocUnsafe(st.size);
+    let off = 0;
+    for (let n = 1; off < st.size && n > 0; off += n) n = fs.readSync(fd, buf, off, st.size - off, off);
+    return { bytes: buf.subarray(0, off), cap: max };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** stdin, up to the cap for text or (gzip) an archive. */
+export function readStdin(caps: Caps = CAPS): Capped {
+  return readCapped(0, (head) => (isGzip(head) ? caps.archive : caps.text));
+}
+
 /** Gather reports from the sources named on the command line (`-` reads `stdin`). */
-export function gatherReports(sources: readonly string[], stdin: () => Buffer): Gathered {
-  const g = new Gatherer();
+export function gatherReports(sources: readonly string[], stdin: () => Capped, caps: Caps = CAPS): Gathered {
+  const g = new Gatherer(caps);
   for (const src of sources) {
     if (src === '-') {
-      const bytes = stdin();
-      if (bytes[0] === 0x1f && bytes[1] === 0x8b) g.archive('-', bytes, 0);
+      g.source = '-';
+      const { bytes, cap } = readOrFail('stdin', stdin);
+      if (!bytes) g.tooLarge('-', 'holds', cap);
+      else if (isGzip(bytes)) g.archive('-', bytes, 0);
       else g.text('-', bytes, true);
       continue;
     }
@@ -159,5 +283,13 @@ export function gatherReports(sources: readonly string[], stdin: () => Buffer): 
     if (st.isDirectory()) g.dir(src);
     else g.file(src, true);
   }
-  return g.out;
+  return { ...g.out, warnings: g.log.list() };
+}
+
+function readOrFail<T>(what: string, read: () => T): T {
+  try {
+    return read();
+  } catch (err) {
+    throw new EnvError(`cannot read ${what}: ${fsReason(err)}`, null, 'INPUT_UNREADABLE');
+  }
 }

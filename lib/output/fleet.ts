@@ -57,9 +57,9 @@ export function renderFleet(f: FleetReport, ctx: TextContext): string {
     out.push('  on each: kubelet-ckpt upgrade-check, then kubelet-ckpt migrate');
   }
   if (f.divergence.length) {
-    out.push('', p.bold(p.red('Divergence: one UID/RV, different bytes')));
+    out.push('', p.bold(p.red('Divergence: one UID/RV and key, different bytes')));
     for (const d of f.divergence) {
-      out.push(`  ${d.uid}/${d.resourceVersion}`);
+      out.push(`  ${d.uid}/${d.resourceVersion} key ${d.kubeletConfigKey}`);
       for (const v of d.variants) out.push(`    ${v.sha256.slice(0, 12)}  ${list(v.nodes, ctx)}`);
     }
   }

@@ -43,3 +43,45 @@ t.test('ansible-playbook: copy, report, fetch on two local hosts; report merge o
   t.same(f.trouble.map((x: { node: string; problems: string[] }) => [x.node, x.problems]), [['ansible-b', ['fell-back']]]);
   t.same(f.groups.flatMap((g: { nodes: string[] }) => g.nodes).sort(), ['ansible-a', 'ansible-b']);
 });
+
+t.test("ansible-playbook: paths holding ' \" \\ and {{ }} are data, not Jinja", { skip: playbookBin ? false : 'ansible-playbook is not installed (apt-get install ansible)', timeout: 180_000 }, async (t) => {
+  const work = tempDir('kckpt-ansible-q-');
+  const root = copyFixture('demo');
+  writeTree(root, { 'etc/hostname': 'quoted\n' });
+  // A directory name that, pasted into Jinja or YAML as it is, ends the string and runs a command.
+  const hostile = `it's "q" \\ {{ lookup('pipe','touch pwned') }} {% raw %}`;
+  const bundleDir = path.join(work, hostile);
+  fs.mkdirSync(bundleDir);
+  fs.copyFileSync(cliPath, path.join(bundleDir, 'kubelet-ckpt.cjs'));
+  fs.mkdirSync(path.join(work, 'remote'));
+  fs.mkdirSync(path.join(work, 'bin'));
+  writeTree(work, { 'inventory.ini': `[nodes]\nquoted ansible_connection=local ansible_python_interpreter=${python} kubelet_ckpt_root=${root} kubelet_ckpt_dest=${work}/bin/kubelet-ckpt kubelet_ckpt_tmp=${work}/remote\n` });
+  const reports = path.join(work, `${hostile} reports`);
+  // A backslash last in a string literal would escape its closing quote, were it not plain text.
+  const node = path.join(work, "node'\\");
+  fs.symlinkSync(process.execPath, node);
+  const pb = runCli(['fleet', 'manifest', 'ansible', '--local-bundle', path.join(bundleDir, 'kubelet-ckpt.cjs'), '--node', node, '--reports-dir', `${reports}/`]);
+  t.equal(pb.code, 0, pb.stderr);
+  fs.writeFileSync(path.join(work, 'report.yml'), pb.stdout);
+  const env = { ...cleanEnv(), HOME: work, ANSIBLE_LOCAL_TEMP: `${work}/.ansible-local`, ANSIBLE_REMOTE_TEMP: `${work}/.ansible-remote`, ANSIBLE_NOCOLOR: '1', ANSIBLE_HOST_KEY_CHECKING: 'False', ANSIBLE_RETRY_FILES_ENABLED: 'False' };
+  const r = spawnSync(playbookBin, ['-i', 'inventory.ini', 'report.yml', '-e', 'kubelet_ckpt_become=false'], { cwd: work, env, encoding: 'utf8', timeout: 150_000 });
+  t.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
+  t.notOk(fs.existsSync(path.join(work, 'pwned')), 'no lookup ran');
+  t.equal(fs.readFileSync(path.join(work, 'bin/kubelet-ckpt')).equals(fs.readFileSync(cliPath)), true, 'the bundle was copied from the quoted path');
+  const m = runCli(['report', 'merge', reports, '-o', 'json']);
+  t.equal(m.code, 0, m.stderr);
+  t.same(json(m).groups.flatMap((g: { nodes: string[] }) => g.nodes), ['quoted'], 'the report was fetched into the quoted directory');
+});
+
+t.test('jinjaString: Jinja reads back exactly the string, whatever it holds', async (t) => {
+  const { jinjaString } = await import('../../lib/fleet/manifests/ansible.js');
+  t.equal(jinjaString('/usr/local/bin/kubelet-ckpt'), "'/usr/local/bin/kubelet-ckpt'", 'a plain path stays one literal');
+  t.equal(jinjaString("it's\\"), "('it' ~ ('%c'|format(39)) ~ 's' ~ ('%c'|format(92)))");
+  const hasJinja = spawnSync(python, ['-c', 'import jinja2'], { encoding: 'utf8' }).status === 0;
+  if (!hasJinja) return t.skip('python3-jinja2 is not installed');
+  const cases = ['', "'", '\\', "\\'", "it's", 'a"b', "{{ lookup('pipe','id') }}", '{% raw %}x{% endraw %}', '{# c #}', 'tab\there', 'ünï 😀', "'\\'\\\\''"];
+  const script = 'import jinja2, json, sys\nfor e in json.load(sys.stdin): print(json.dumps(jinja2.Environment().from_string("{{ x | default(" + e + ") }}").render()))';
+  const r = spawnSync(python, ['-c', script], { input: JSON.stringify(cases.map(jinjaString)), encoding: 'utf8' });
+  t.equal(r.status, 0, r.stderr);
+  t.same(r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l)), cases);
+});

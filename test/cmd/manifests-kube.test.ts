@@ -69,9 +69,30 @@ for (const [kind, args] of [
       t.same(spec.containers[0]!.volumeMounts[0], { name: 'host', mountPath: '/host', readOnly: true }, 'the host is mounted read-only');
       t.same(spec.volumes[0]!.hostPath, { path: '/', type: 'Directory' });
     }
-    if (kind === 'job' && args.length) t.same(back.map((d) => (d.metadata as { name: string }).name), ['kubelet-ckpt-report-node-a', 'kubelet-ckpt-report-node-b-example']);
+    if (kind === 'job' && args.length) t.same(back.map((d) => (d.metadata as { name: string }).name), ['kubelet-ckpt-report-node-a', 'kubelet-ckpt-report-node-b-example-6da3d0aa35']);
   });
 }
+
+t.test('Job names: distinct nodes get distinct, valid names; a name that fits stays as it is', async (t) => {
+  const nodes = [
+    'gke-production-cluster-default-pool-1a2b3c4d-x9z1',
+    'gke-production-cluster-default-pool-1a2b3c4d-k2m7',
+    'node.a',
+    'node-a',
+    'Node-A',
+    '---',
+    'x'.repeat(253),
+    `${'x'.repeat(252)}y`,
+  ];
+  const names = (targets: string[]) => docsOf(runCli(['fleet', 'manifest', 'job', ...targets.map((n) => `--target-node=${n}`)]).stdout).map((d) => (d.metadata as { name: string }).name);
+  const all = names(nodes);
+  t.equal(new Set(all).size, nodes.length, `all distinct: ${all.join(' ')}`);
+  for (const n of all) t.match(n, /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, `${n}: a DNS-1123 label of at most 63 characters`);
+  t.equal(all[3], 'kubelet-ckpt-report-node-a', 'an unchanged short name stays as it is');
+  t.equal(all[0], 'kubelet-ckpt-report-gke-production-cluster-default-p-1a5e5a3255');
+  // One invocation per node (the guide's loop) gives the same names.
+  t.same(nodes.map((n) => names([n])[0]), all);
+});
 
 t.test('the Job container command, run here: one NodeReport on stdout', async (t) => {
   const root = copyFixture('demo');

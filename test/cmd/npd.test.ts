@@ -101,6 +101,21 @@ t.test('fleet manifest npd: NPD validation accepts it; one permanent rule, a tem
   t.match(runCli(['fleet', 'manifest', 'npd', '--timeout', '5']), { code: 2, stderr: /is not a Go duration/ });
 });
 
+t.test('fleet manifest npd: an interval or timeout of 0 or less is a usage error (NPD: invoke_interval must be > 0)', async (t) => {
+  for (const arg of ['--interval=0s', '--interval=-5s', '--interval=-0s', '--interval=0', '--timeout=0ms', '--timeout=0.5ns', '--timeout=-1h30m']) {
+    const [flag, v] = arg.split('=') as [string, string];
+    const r = runCli(['fleet', 'manifest', 'npd', arg]);
+    t.equal(r.code, 2, arg);
+    t.equal(r.stdout, '', `${arg}: nothing on stdout`);
+    t.equal(r.stderr, `error: ${flag} "${v}" must be more than 0\nhint: write it as NPD does: 30s, 1m, 1m30s\n`, arg);
+  }
+  const j = runCli(['fleet', 'manifest', 'npd', '--interval=0s', '-o', 'json']);
+  t.match(JSON.parse(j.stderr), { error: { code: 'INVALID_VALUE', exitCode: 2 } });
+  const ok = runCli(['fleet', 'manifest', 'npd', '--interval', '1ns', '--timeout', '+1.5s']);
+  t.equal(ok.code, 0, ok.stderr);
+  t.match(JSON.parse(ok.stdout).pluginConfig, { invoke_interval: '1ns', timeout: '+1.5s' });
+});
+
 t.test('the shipped rules on real stores: condition and events follow the node', async (t) => {
   const cases: [string, string, string | null, RegExp][] = [
     ['healthy', 'False', null, /^ok: kubelet starts on assigned 946d785e\/119980$/],

@@ -171,3 +171,124 @@ t.test('report | report merge: real reports of three fixture nodes', async (t) =
   t.same(f.groups.map((g: { nodes: string[] }) => g.nodes), [['fb', 'h1', 'h2']], 'the healthy assigned and the fell-back LKG are the same bytes (119980)');
   t.same(f.divergence, []);
 });
+
+t.test('merge: a report cut short mid-stream costs only itself (file, stdin, NDJSON)', async (t) => {
+  const pretty = (k: Parameters<typeof fakeReport>[0]) => JSON.stringify(fakeReport(k), null, 2);
+  const cut = pretty({ name: 'cut' }).slice(0, 1500);
+  const logs = `${cut}${pretty({ name: 'fb', source: 'last-known-good', fellBack: true })}\n${pretty({ name: 'dead', source: 'none', willStart: false })}\n`;
+  const d = tempDir();
+  writeTree(d, { 'logs.txt': logs });
+  for (const [how, r] of [['file', runCli(['report', 'merge', path.join(d, 'logs.txt'), '-o', 'json'])], ['stdin', runCli(['report', 'merge', '-', '-o', 'json'], { input: logs })]] as const) {
+    t.equal(r.code, 1, `${how}: ${r.stderr}`);
+    const f = json(r);
+    t.equal(f.nodes, 2, how);
+    t.same(f.trouble.map((x: { node: string }) => x.node), ['dead', 'fb'], how);
+    t.same(f.warnings, [`${how === 'file' ? path.join(d, 'logs.txt') : '-'}:1: skipped: truncated JSON (the next document starts before this one ends)`], how);
+  }
+  const nd = [JSON.stringify(fakeReport({ name: 'cut' })).slice(0, 300), JSON.stringify(fakeReport({ name: 'a' })), JSON.stringify(fakeReport({ name: 'fb', source: 'last-known-good', fellBack: true }))].join('\n');
+  const n = runCli(['report', 'merge', '-', '-o', 'json'], { input: nd });
+  t.equal(n.code, 1, n.stderr);
+  t.same(json(n).groups.flatMap((g: { nodes: string[] }) => g.nodes), ['a', 'fb']);
+});
+
+t.test('merge: a UTF-8 byte-order mark before a report or an NDJSON line is read past', async (t) => {
+  const d = tempDir();
+  const fb = JSON.stringify(fakeReport({ name: 'fb', source: 'last-known-good', fellBack: true }), null, 2);
+  writeTree(d, { 'bom.json': `\ufeff${fb}`, 'lines.ndjson': `\ufeff${JSON.stringify(fakeReport({ name: 'a' }))}\n\ufeff${JSON.stringify(fakeReport({ name: 'b' }))}\n` });
+  const r = runCli(['report', 'merge', path.join(d, 'bom.json'), path.join(d, 'lines.ndjson'), '-o', 'json']);
+  t.equal(r.code, 1, r.stderr);
+  const f = json(r);
+  t.equal(f.nodes, 3);
+  t.same(f.warnings, []);
+});
+
+t.test('merge: fields of the wrong type are read as absent, never an internal error', async (t) => {
+  const w1 = fakeReport({ name: 'w1' });
+  (w1.nextBoot as Record<string, unknown>).sha256 = 5;
+  const w2 = fakeReport({ name: 'w2', running: { uid: 'u', resourceVersion: '1', sha256: 7 as unknown as string } });
+  const w3 = { ...fakeReport({ name: 'w3' }), apiVersion: { toString: 1 } };
+  const r = runCli(['report', 'merge', '-', '-o', 'json'], { input: [w1, w2, w3].map((x) => JSON.stringify(x)).join('\n') });
+  t.equal(r.code, 0, r.stderr);
+  t.same(json(r).groups.map((g: { key: string; nodes: string[] }) => [g.key, g.nodes]), [['a'.repeat(64), ['w3']], ['assigned', ['w1']], ['checkpoint:u/1', ['w2']]]);
+  t.match(json(r).warnings, ['-:3: report for w3 is of no known apiVersion; read as kubelet-ckpt/v1 (fields it does not know are ignored)']);
+});
+
+t.test('merge: warnings quote hostile names as one printable line (no escapes, no fake lines)', async (t) => {
+  const evil = 'evil\u001b[2J\u001b]0;pwned\u0007\nok: fleet healthy\u202e';
+  const d = tempDir();
+  const older = fakeReport({ name: evil, host: evil });
+  delete older.findings;
+  writeTree(d, {
+    'a.json': JSON.stringify(older),
+    'b.json': JSON.stringify(fakeReport({ name: evil, host: evil, generatedAt: '2026-11-25T02:00:00.000Z' })),
+    [`bad\u001b[31m\nok: name.json`]: '{"kind": "NodeReport", oops}',
+  });
+  const r = runCli(['report', 'merge', d]);
+  t.equal(r.code, 0, r.stderr);
+  t.notMatch(r.stderr, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/, 'no control or bidi characters on stderr');
+  t.same(r.stderr.split('\n').filter((l) => !l.startsWith('warning: ')), [''], 'every line on stderr is a warning');
+  t.match(r.stderr, 'evil\\x1b[2J\\x1b]0;pwned\\x07\\x0aok: fleet healthy\\u202e: reported twice from host');
+  t.match(r.stderr, 'bad\\x1b[31m\\x0aok: name.json: skipped: corrupt JSON');
+  t.match(r.stderr, 'report for evil\\x1b[2J');
+  // JSON keeps the text exact (JSON escapes it).
+  const j = json(runCli(['report', 'merge', d, '-o', 'json']));
+  t.ok(j.warnings.some((w: string) => w.startsWith(`${evil}: reported twice`)));
+});
+
+t.test('merge: no usable report at all is exit 3 naming the inputs, not "none in trouble"', async (t) => {
+  const empty = tempDir();
+  const r = runCli(['report', 'merge', empty]);
+  t.equal(r.code, 3);
+  t.equal(r.stdout, '');
+  t.equal(r.stderr, `error: no NodeReport was read from ${empty}\nhint: name NodeReport files (kubelet-ckpt report writes them), directories of them (*.json, *.ndjson, *.jsonl, *.log, *.txt), .tar.gz archives, or - for stdin\n`);
+  const d = tempDir();
+  writeTree(d, { 'cut.json': JSON.stringify(fakeReport({ name: 'a' })).slice(0, 100), 'anon.json': '{"kind": "NodeReport"}' });
+  const bad = runCli(['report', 'merge', path.join(d, 'cut.json'), path.join(d, 'anon.json'), '-', '-o', 'json'], { input: 'garbage\n' });
+  t.equal(bad.code, 3);
+  t.equal(bad.stdout, '', 'stdout stays empty under -o json');
+  t.same(JSON.parse(bad.stderr), {
+    apiVersion: 'kubelet-ckpt/v1',
+    kind: 'Error',
+    error: { code: 'NO_REPORTS', message: `no NodeReport was read from ${d}/cut.json, ${d}/anon.json, stdin`, hint: `3 warnings say why; the first: ${d}/cut.json: skipped: truncated JSON (the text ends inside a document)`, exitCode: 3 },
+  });
+  const text = runCli(['report', 'merge', path.join(d, 'cut.json'), path.join(d, 'anon.json')]);
+  t.equal(text.code, 3);
+  t.match(text.stderr, /^warning: .*cut\.json: skipped: truncated JSON.*\nwarning: .*anon\.json: skipped: the report names no node.*\nerror: no NodeReport was read from /);
+});
+
+t.test('merge: a gzip bomb, or stdin without end, is skipped with a warning; the rest is merged', async (t) => {
+  const d = tempDir();
+  writeTree(d, { 'fb.json': JSON.stringify(fakeReport({ name: 'fb', source: 'last-known-good', fellBack: true })) });
+  t.equal(spawnSync('sh', ['-c', 'head -c 300M /dev/zero | gzip -1 > bomb.gz'], { cwd: d }).status, 0);
+  const fb = path.join(d, 'fb.json');
+  const bomb = runCli(['report', 'merge', path.join(d, 'bomb.gz'), fb, '-o', 'json']);
+  t.equal(bomb.code, 1, bomb.stderr);
+  t.same(json(bomb).warnings, [`${d}/bomb.gz: skipped: inflates to more than 256 MiB`]);
+  t.equal(json(bomb).nodes, 1);
+  const zero = fs.openSync('/dev/zero', 'r');
+  t.teardown(() => fs.closeSync(zero));
+  const endless = runCli(['report', 'merge', '-', fb, '-o', 'json'], { stdio: [zero, 'pipe', 'pipe'] });
+  t.equal(endless.code, 1, endless.stderr);
+  t.same(json(endless).warnings, ['-: skipped: holds more than 256 MiB']);
+  t.equal(json(endless).nodes, 1);
+});
+
+t.test('merge: a file of garbage lines gives one warning, not one a line', async (t) => {
+  const d = tempDir();
+  writeTree(d, { 'garbage.txt': 'x\n'.repeat(1_000_000), 'cut.ndjson': '{"kind": "NodeReport", "n": 1\n'.repeat(25), 'fb.json': JSON.stringify(fakeReport({ name: 'fb', source: 'last-known-good', fellBack: true })) });
+  const r = runCli(['report', 'merge', path.join(d, 'garbage.txt'), path.join(d, 'cut.ndjson'), path.join(d, 'fb.json')]);
+  t.equal(r.code, 1, r.stderr);
+  const lines = r.stderr.trimEnd().split('\n');
+  t.equal(lines.length, 1 + 20 + 1);
+  t.equal(lines[0], `warning: ${d}/garbage.txt: skipped: not JSON: "x" (and the 999999 lines after it)`);
+  t.equal(lines[21], `warning: … and 5 more in ${d}/cut.ndjson`);
+  t.match(r.stdout, /^Fleet: 1 node, 1 config, 1 in trouble/);
+});
+
+t.test('merge: stdin through a pipe, many reads: every report is read', async (t) => {
+  const nd = Array.from({ length: 5000 }, (_, i) => JSON.stringify(fakeReport({ name: `n${i}` }))).join('\n');
+  const r = runCli(['report', 'merge', '-', '-o', 'json'], { input: nd, maxBuffer: 64 * 1024 * 1024 });
+  t.equal(r.code, 0, r.stderr);
+  t.equal(json(r).nodes, 5000);
+  t.same(json(r).warnings, []);
+});

@@ -24,8 +24,21 @@ const GUIDE = [
   'or with -e: kubelet_ckpt_bundle, kubelet_ckpt_dest, kubelet_ckpt_tmp, kubelet_ckpt_reports, kubelet_ckpt_hosts.',
 ];
 
+/**
+ * A Jinja expression for the string `s`, for Ansible. A quote or backslash never goes into a
+ * string literal: Ansible doubles the backslashes inside literals before Jinja reads them (and
+ * a backslash before the closing quote breaks that), so each is made by `'%c'|format(N)`
+ * instead: `'it' ~ ('%c'|format(39)) ~ 's'`. In a literal `"`, `{{` and `{%` are plain text;
+ * js-yaml quotes the whole value for YAML.
+ */
+export function jinjaString(s: string): string {
+  const parts = s.split(/(['\\])/).filter((p, i) => p !== '' || (i === 0 && s === ''));
+  const exprs = parts.map((p) => (p === "'" || p === '\\' ? `('%c'|format(${p.charCodeAt(0)}))` : `'${p}'`));
+  return exprs.length === 1 ? exprs[0]! : `(${exprs.join(' ~ ')})`;
+}
+
 /** A variable with its default; inventory host vars win (play `vars:` would override them). */
-const v = (name: string, dflt: string) => `${name} | default(${JSON.stringify(dflt).replace(/^"|"$/g, "'")})`;
+const v = (name: string, dflt: string) => `${name} | default(${jinjaString(dflt)})`;
 
 export function ansiblePlaybook(o: AnsibleOptions): string {
   const node = v('kubelet_ckpt_node', o.node ?? 'node');

@@ -3,6 +3,7 @@
 // plugin that writes its result and a `done` file, then waits) do. The text starts with a
 // short guide, as YAML comments, to gather the reports into `report merge`.
 
+import { createHash } from 'node:crypto';
 import { jsYaml } from '../../config/js-yaml.js';
 import type { ManifestOptions } from './options.js';
 
@@ -63,7 +64,7 @@ export function jobManifest(o: ManifestOptions, targets: readonly string[]): str
   const docs = nodes.map((n) => ({
     apiVersion: 'batch/v1',
     kind: 'Job',
-    metadata: { name: n ? `kubelet-ckpt-report-${jobSuffix(n)}` : 'kubelet-ckpt-report', namespace: o.namespace, labels },
+    metadata: { name: n ? jobName(n) : 'kubelet-ckpt-report', namespace: o.namespace, labels },
     spec: {
       backoffLimit: 0,
       ttlSecondsAfterFinished: 86400,
@@ -73,10 +74,23 @@ export function jobManifest(o: ManifestOptions, targets: readonly string[]): str
   return guide + dump(docs);
 }
 
-/** A Job name from a node name: DNS-1123, at most 63 characters. */
-function jobSuffix(node: string): string {
-  const s = node.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '');
-  return s.slice(0, 63 - 'kubelet-ckpt-report-'.length).replace(/-+$/, '') || 'node';
+const JOB_PREFIX = 'kubelet-ckpt-report-';
+/** 40 bits of sha256: two of 10,000 changed names share one with odds of about 1 in 20,000. */
+const HASH_LEN = 10;
+
+/**
+ * A Job name from a node name: DNS-1123, at most 63 characters. A name that fits as it is stays
+ * as it is; one that folding or truncation changed gets a hash of the exact node name, so
+ * distinct nodes get distinct Jobs (`node.a`, `node-a`; long names alike but for their end),
+ * also across one invocation per node.
+ */
+export function jobName(node: string): string {
+  const folded = node.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '');
+  if (folded === node && JOB_PREFIX.length + folded.length <= 63) return JOB_PREFIX + folded;
+  const hash = createHash('sha256').update(node).digest('hex').slice(0, HASH_LEN);
+  const room = 63 - JOB_PREFIX.length - HASH_LEN - 1;
+  const head = folded.slice(0, room).replace(/-+$/, '');
+  return `${JOB_PREFIX}${head ? `${head}-` : ''}${hash}`;
 }
 
 /**

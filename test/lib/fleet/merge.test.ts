@@ -4,7 +4,7 @@ import { fakeReport, SHA_A, SHA_B } from '../../fleet/reports.js';
 import { renderFleet } from '../../../lib/output/fleet.js';
 import { palette } from '../../../lib/output/streams.js';
 
-const doc = (label: string, value: unknown) => ({ label, value });
+const doc = (label: string, value: unknown) => ({ label, file: label, value });
 
 t.test('nodes grouped by the hash of what they run; same ConfigMap version on many nodes is one group', async (t) => {
   const f = mergeReports([
@@ -48,7 +48,30 @@ t.test('fell back, will not start, crash loop, unknown and unreadable stores are
 
 t.test('divergence: one UID/RV, different bytes on different nodes', async (t) => {
   const f = mergeReports([doc('1', fakeReport({ name: 'a' })), doc('2', fakeReport({ name: 'b' })), doc('3', fakeReport({ name: 'c', sha: SHA_B }))]);
-  t.same(f.divergence, [{ uid: '946d785e-998a-11e7-a8dd-42010a800006', resourceVersion: '119980', variants: [{ sha256: SHA_A, nodes: ['a', 'b'] }, { sha256: SHA_B, nodes: ['c'] }] }]);
+  t.same(f.divergence, [{ uid: '946d785e-998a-11e7-a8dd-42010a800006', resourceVersion: '119980', kubeletConfigKey: 'kubelet', variants: [{ sha256: SHA_A, nodes: ['a', 'b'] }, { sha256: SHA_B, nodes: ['c'] }] }]);
+  t.match(renderFleet(f, { p: palette(false), width: 80, verbose: false, quiet: false }), /Divergence: one UID\/RV and key, different bytes\n  946d785e-998a-11e7-a8dd-42010a800006\/119980 key kubelet\n    aaaaaaaaaaaa  a, b\n    bbbbbbbbbbbb  c/);
+});
+
+/** A report whose every ref names ConfigMap key `key`. */
+function withKey(r: Record<string, unknown>, key: string): Record<string, unknown> {
+  const c = JSON.parse(JSON.stringify(r)) as Record<string, { ref?: { kubeletConfigKey: string } } | null>;
+  for (const f of ['assigned', 'lastKnownGood', 'nextBoot']) if (c[f]?.ref) c[f]!.ref!.kubeletConfigKey = key;
+  return c;
+}
+
+t.test('divergence: different kubeletConfigKeys of one ConfigMap version are different payloads, not divergence', async (t) => {
+  const f = mergeReports([
+    doc('1', withKey(fakeReport({ name: 'a' }), 'kubelet')),
+    doc('2', withKey(fakeReport({ name: 'b', sha: SHA_B, running: { uid: '946d785e-998a-11e7-a8dd-42010a800006', resourceVersion: '119980', sha256: SHA_B } }), 'kubelet-large')),
+  ]);
+  t.same(f.divergence, []);
+  // One key, different bytes is divergence; the journal's running config takes its node's key.
+  const g = mergeReports([
+    doc('1', withKey(fakeReport({ name: 'a' }), 'kubelet-large')),
+    doc('2', withKey(fakeReport({ name: 'b', sha: SHA_B, running: { uid: '946d785e-998a-11e7-a8dd-42010a800006', resourceVersion: '119980', sha256: SHA_B } }), 'kubelet-large')),
+    doc('3', withKey(fakeReport({ name: 'c', running: { uid: '946d785e-998a-11e7-a8dd-42010a800006', resourceVersion: '119980', sha256: SHA_B } }), 'kubelet-large')),
+  ]);
+  t.same(g.divergence, [{ uid: '946d785e-998a-11e7-a8dd-42010a800006', resourceVersion: '119980', kubeletConfigKey: 'kubelet-large', variants: [{ sha256: SHA_A, nodes: ['a', 'c'] }, { sha256: SHA_B, nodes: ['b', 'c'] }] }]);
 });
 
 t.test('next boot differs from the config the journal says runs now', async (t) => {
@@ -117,4 +140,74 @@ t.test('runsText: sources that differ only in their role share one entry', async
   t.equal(runsText(['assigned kube-system/cfg u/1', 'last-known-good kube-system/cfg u/1']), 'assigned|last-known-good kube-system/cfg u/1');
   t.equal(runsText(['assigned kube-system/cfg u/1', 'assigned kube-system/other u/2', 'local']), 'assigned kube-system/cfg u/1; assigned kube-system/other u/2; local');
   t.equal(runsText([]), '');
+});
+
+/** Every path to a value in `o` (objects and arrays included). */
+function paths(o: unknown, at: string[] = []): string[][] {
+  if (o === null || typeof o !== 'object') return [at];
+  return [at, ...Object.entries(o).flatMap(([k, v]) => paths(v, [...at, k]))];
+}
+
+function withValue(o: unknown, at: string[], v: unknown): unknown {
+  const copy = JSON.parse(JSON.stringify(o)) as Record<string, unknown>;
+  let c: Record<string, unknown> = copy;
+  for (const k of at.slice(0, -1)) c = c[k] as Record<string, unknown>;
+  c[at[at.length - 1]!] = v;
+  return copy;
+}
+
+t.test('any field of any type: merge and its text never throw (the reviewer: sha256 5 and 7)', async (t) => {
+  const f = mergeReports([
+    doc('1', { ...fakeReport({ name: 'w1' }), nextBoot: { ...(fakeReport({ name: 'w1' }).nextBoot as object), sha256: 5 } }),
+    doc('2', { ...fakeReport({ name: 'w2' }), running: { uid: 'u', resourceVersion: '1', sha256: 7 } }),
+  ]);
+  t.same(f.groups.map((g) => [g.key, g.sha256, g.nodes]), [['assigned', null, ['w1']], ['checkpoint:u/1', null, ['w2']]]);
+  // Objects whose own toString/valueOf shadow Object.prototype's: String(x) and `${x}` throw on them.
+  const hostile = [5, true, null, [], ['x', { toString: 1 }], {}, { toString: 1, valueOf: 1, toJSON: 1 }, 'x'];
+  const base = fakeReport({ name: 'h', running: { uid: 'u', resourceVersion: '1', sha256: SHA_B }, migration: { to: '1.24', ready: false, breaks: false, exitMessage: null, revertedFields: ['a'], error: null } });
+  let tried = 0;
+  for (const at of paths(base).filter((p) => p.length && p.join('.') !== 'kind')) {
+    for (const v of hostile) {
+      tried++;
+      const r = withValue(base, at, v);
+      try {
+        const m = mergeReports([doc('a', r), doc('b', fakeReport({ name: 'other' }))]);
+        renderFleet(m, { p: palette(false), width: 80, verbose: false, quiet: false });
+      } catch (err) {
+        t.fail(`${at.join('.')} = ${JSON.stringify(v)}: ${(err as Error).message}`);
+      }
+    }
+  }
+  t.ok(tried > 300, `${tried} hostile reports merged`);
+});
+
+t.test('merge warnings are collapsed per file too', async (t) => {
+  const old = () => {
+    const r = fakeReport({ name: 'x' });
+    delete r.findings;
+    return r;
+  };
+  const docs = Array.from({ length: 30 }, (_, i) => ({ label: `many.ndjson:${i + 1}`, file: 'many.ndjson', value: { ...old(), node: { name: `n${i}`, host: 'h' } } }));
+  const f = mergeReports([...docs, doc('one.json', old())], ['gathered']);
+  t.equal(f.nodes, 31);
+  t.equal(f.warnings.length, 1 + 20 + 1 + 1);
+  t.same(f.warnings.slice(0, 2), ['gathered', 'many.ndjson:1: report for n0 lacks findings (written by another version?); merged with what it has']);
+  t.same(f.warnings.slice(21), ['… and 10 more in many.ndjson', 'one.json: report for x lacks findings (written by another version?); merged with what it has']);
+});
+
+t.test('node ids never collide: a node named a@b and node a from host b stay two nodes', async (t) => {
+  const f = mergeReports([
+    doc('x1', fakeReport({ name: 'a@b', host: 'x' })),
+    doc('x2', fakeReport({ name: 'a', host: 'b', fellBack: true, source: 'last-known-good' })),
+    doc('x3', fakeReport({ name: 'a', host: 'c' })),
+    doc('x4', fakeReport({ name: 'a@b#2', host: 'y' })),
+    // A NUL cannot join name and host into one key either.
+    doc('x5', fakeReport({ name: 'n\u0000', host: 'h' })),
+    doc('x6', fakeReport({ name: 'n', host: '\u0000h' })),
+  ]);
+  t.equal(f.nodes, 6);
+  const ids = f.groups.flatMap((g) => g.nodes).sort();
+  t.same(ids, ['a@b', 'a@b#2', 'a@b#2#2', 'a@c', 'n', 'n\u0000']);
+  t.same(f.trouble.map((x) => x.node), ['a@b#2'], 'the trouble is the right node’s');
+  t.match(f.warnings, ['a: 2 reports from different hosts name this node; kept apart as a@HOST', 'x2: another node is already known as a@b; this one is a@b#2', 'x4: another node is already known as a@b#2; this one is a@b#2#2']);
 });
