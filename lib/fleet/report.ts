@@ -6,7 +6,7 @@ import { childProcess, sha256Hex } from '../builtins.js';
 import { CkptError } from '../errors.js';
 import { readFileCapped } from '../store/safepath.js';
 import { decodeMetaState, type MetaDecode } from '../store/meta.js';
-import { allCheckpoints, findCheckpoint, PAYLOAD_CAP } from '../store/snapshot.js';
+import { allCheckpoints, findCheckpoint, PAYLOAD_CAP, type Snapshot } from '../store/snapshot.js';
 import { toSourceRef, type MetaName } from '../store/types.js';
 import { discover } from '../store/discover.js';
 import { predictNextBoot, trialOf, type NextBoot } from '../integrity/nextboot.js';
@@ -19,6 +19,16 @@ import { migrationReadiness } from './migration.js';
 import { nodeName } from './nodename.js';
 import { TOOL_VERSION } from './version.js';
 import { REPORT_API_VERSION, REPORT_KIND, type FindingCount, type MetaConfig, type NodeReport, type ReportCrashLoop, type ReportFindings, type ReportNextBoot, type StoreState } from './types.js';
+
+/**
+ * A store that was read: how many checkpoints it holds, or null with the reason when
+ * checkpoints/ cannot be listed (never "0 checkpoints" for a store that was not seen).
+ */
+function storeOk(snap: Snapshot): NodeReport['store'] {
+  const cps = snap.checkpointsDir;
+  if (cps.kind === 'unreadable') return { path: snap.storeDir, state: 'ok', error: `checkpoints/ cannot be read: ${cps.error ?? 'unknown error'}`, checkpoints: null };
+  return { path: snap.storeDir, state: 'ok', error: null, checkpoints: allCheckpoints(snap).length };
+}
 
 export interface ReportOptions {
   /** Opens the store (the command's global options); may throw EnvError. */
@@ -133,7 +143,7 @@ export async function buildNodeReport(o: ReportOptions): Promise<NodeReport> {
     kubelet: { version: o.askKubelet && o.root === '/' ? kubeletBinaryVersion() : null, rules: o.rules, config: s?.local.path ?? null },
     store: storeError
       ? { path: o.dir ?? discover({ root: o.root }).dir, state: storeStateOf(storeError), error: storeError.message, checkpoints: null }
-      : { path: s!.snap.storeDir, state: 'ok', error: null, checkpoints: allCheckpoints(s!.snap).length },
+      : storeOk(s!.snap),
     assigned: null,
     lastKnownGood: null,
     nextBoot: null,

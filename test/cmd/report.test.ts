@@ -75,6 +75,12 @@ t.test('report: no store on this node, and a store that cannot be read, are said
   const u = json(r);
   t.same(validate(u, schema), []);
   t.match(u, { store: { state: 'unreadable', error: /permission denied/ }, nextBoot: null });
+  // The meta files readable, checkpoints/ not: never "0 checkpoints".
+  const cps = copyFixture('stores/healthy');
+  fs.chmodSync(path.join(cps, 'store/checkpoints'), 0o700);
+  const c = json(asNobody(['--dir', cps, 'report', '--no-journal', '--node-name', 'cps']));
+  t.same(validate(c, schema), []);
+  t.match(c, { store: { state: 'ok', checkpoints: null, error: /^checkpoints\/ cannot be read: .*permission denied/ } });
 });
 
 // ---- merge ------------------------------------------------------------------------------
