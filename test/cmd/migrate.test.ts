@@ -264,3 +264,27 @@ t.test('export --out: directories made as mkdir -p makes them (search permission
   t.match(JSON.parse(d.stderr), { error: { code: 'META_SYMLINK', message: /not followed/ } });
   t.notOk(fs.existsSync(nowhere), 'nothing made where the link points');
 });
+
+t.test('--dynamic_config_dir (the kubelet normalises _ to -): migrate puts --config in its place; status and upgrade-check agree', async (t) => {
+  const root = copyFixture('migrate/kubespray');
+  const env = path.join(root, 'etc/kubernetes/kubelet.env');
+  const under = fs.readFileSync(env, 'utf8').replace('--dynamic-config-dir=', '--dynamic_config_dir=').replace(/^.*--config=.*\n/m, '');
+  fs.writeFileSync(env, under);
+  fs.rmSync(path.join(root, 'etc/kubernetes/kubelet-config.yaml'));
+
+  const st = json(runCli(['--root', root, 'status', '--no-journal', '-o', 'json']));
+  t.match(st, { nextBoot: { source: 'assigned' } });
+  const uc = runCli(['--root', root, 'upgrade-check', '-o', 'json']);
+  t.equal(uc.code, 1);
+  t.match(json(uc), { now: { source: 'assigned', ref: `${UID}/4210` }, after: { starts: false, exitMessage: 'Error: failed to parse kubelet flag: unknown flag: --dynamic_config_dir' } });
+  t.ok(json<{ withoutFlag: { changes: unknown[] } | null }>(uc).withoutFlag, 'the flag-dropped case is shown for the underscore spelling too');
+
+  const m = runCli(['--root', root, 'migrate', '--yes', '-o', 'json']);
+  t.equal(m.code, 0, m.stderr);
+  const mj = json<{ warnings: string[]; configPath: string }>(m);
+  t.equal(mj.configPath, '/var/lib/kubelet/config.yaml');
+  t.notOk(mj.warnings.some((w) => /no --dynamic-config-dir/.test(w)), mj.warnings.join('\n'));
+  t.equal(fs.readFileSync(env, 'utf8'), under.replace('--dynamic_config_dir=/etc/kubernetes/dynamic_kubelet_dir', '--config=/var/lib/kubelet/config.yaml').replace('--feature-gates=DynamicKubeletConfig=true \\\n', ''));
+  t.ok(fs.existsSync(path.join(root, 'var/lib/kubelet/config.yaml')));
+  t.match(json(runCli(['--root', root, 'upgrade-check', '-o', 'json'])), { breaks: false, now: { source: 'local', path: '/var/lib/kubelet/config.yaml' } });
+});
