@@ -6,6 +6,7 @@
 // characters; otherwise it is a JSON string, which is also a YAML double-quoted scalar.
 
 import { resolvesToString } from '../store/encode.js';
+import { printable } from '../output/sanitize.js';
 
 /** Comments by field path: the keys from the root joined with '\u0000'. */
 export type Comments = ReadonlyMap<string, readonly string[]>;
@@ -40,8 +41,19 @@ function isMap(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** Noncharacters and the BOM: go-yaml refuses them anywhere in a stream, comments included. */
+const NOT_IN_YAML = /[\ufeff\ufffe\uffff]/g;
+
+/**
+ * A comment's text on one printable line. Comments carry text from disk (paths, flag values):
+ * a line break in one (\n, \r, NEL, LS, PS) would end the comment and start YAML of its own.
+ */
+function commentText(s: string): string {
+  return printable(s).replace(NOT_IN_YAML, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+}
+
 function emitComments(out: string[], indent: string, lines: readonly string[] | undefined): void {
-  for (const l of lines ?? []) out.push(`${indent}# ${l}`);
+  for (const l of lines ?? []) out.push(`${indent}# ${commentText(l)}`);
 }
 
 function emitMap(out: string[], m: Record<string, unknown>, keys: string[], indent: string, comments: Comments): void {
@@ -84,9 +96,9 @@ function emitListItem(out: string[], item: unknown, at: string[], indent: string
   } else emitEntry(out, `${indent}-`, item, at, indent, comments);
 }
 
-/** The document as block YAML, `header` lines first as comments. Ends with a newline. */
+/** The document as block YAML, `header` lines first as comments (each one line, escaped). Ends with a newline. */
 export function emitYaml(doc: Record<string, unknown>, comments: Comments = new Map(), header: readonly string[] = []): string {
-  const out: string[] = header.map((h) => (h ? `# ${h}` : '#'));
+  const out: string[] = header.map((h) => (h ? `# ${commentText(h)}` : '#'));
   emitMap(out, doc, [], '', comments);
   return `${out.join('\n')}\n`;
 }

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { asNobody, copyFixture, isRoot, json, runCli, tempDir } from '../helpers.js';
 import { kubeletBin, startKubelet } from '../lib/recovery/fixtures/index.js';
+import { decodeKubeletConfig } from '../../lib/config/decode.js';
 
 const UID = '8f1c2a77-5d0e-4b1a-9c3e-1f2e3d4c5b6a';
 
@@ -287,4 +288,19 @@ t.test('--dynamic_config_dir (the kubelet normalises _ to -): migrate puts --con
   t.equal(fs.readFileSync(env, 'utf8'), under.replace('--dynamic_config_dir=/etc/kubernetes/dynamic_kubelet_dir', '--config=/var/lib/kubelet/config.yaml').replace('--feature-gates=DynamicKubeletConfig=true \\\n', ''));
   t.ok(fs.existsSync(path.join(root, 'var/lib/kubelet/config.yaml')));
   t.match(json(runCli(['--root', root, 'upgrade-check', '-o', 'json'])), { breaks: false, now: { source: 'local', path: '/var/lib/kubelet/config.yaml' } });
+});
+
+t.test('a line break in a relative path stays inside its header comment: the written file decodes to the exported config', async (t) => {
+  const root = copyFixture('migrate/kubeadm');
+  const cp = path.join(root, `var/lib/kubelet/dynamic-config/store/checkpoints/${UID}/4210/kubelet`);
+  fs.appendFileSync(cp, 'staticPodPath: "manifests\\nreadOnlyPort: 10255\\r\\n#\\etlsCertFile: /x"\n');
+  const exp = json<{ config: Record<string, unknown> }>(runCli(['--root', root, 'export', '-o', 'json']));
+  const m = runCli(['--root', root, 'migrate', '--yes', '--force']);
+  t.equal(m.code, 0, m.stderr);
+  const written = fs.readFileSync(path.join(root, 'var/lib/kubelet/config.yaml'));
+  t.notMatch(written.toString(), /^(readOnlyPort|tlsCertFile):/m, 'no key injected');
+  t.match(written.toString(), /^# staticPodPath: relative "manifests\\x0areadOnlyPort: 10255\\x0d\\x0a#\\x1btlsCertFile: \/x" resolved as the kubelet did, to \/var\/lib\/kubelet\/dynamic-config\/store\/checkpoints\/\S+\/4210\/manifests\\x0a/m);
+  const d = decodeKubeletConfig(written, '/var/lib/kubelet/config.yaml');
+  t.ok(d.ok);
+  if (d.ok) t.same(d.config, exp.config, 'the file holds exactly what export reported');
 });

@@ -120,3 +120,21 @@ t.test('--out: atomic, refuses a different file without --force, never through a
   t.notOk(fs.existsSync(path.join(dir, 'target.yaml')));
   t.same(fs.readdirSync(path.join(dir, 'out')), ['config.yaml'], 'no temp file left');
 });
+
+t.test('text from disk in comments stays one line: the file reads back as exactly the exported config', async (t) => {
+  const evil = 'manifests\nreadOnlyPort: 10255\r\n#\u001b[2J\t';
+  const { s, dir } = store(`${HEAD}staticPodPath: ${JSON.stringify(evil)}\nclusterDomain: cluster.local\n`, ['--cluster-domain=c\nreadOnlyPort: 10256\u2028x: 1\u0085y: 2\u2029#']);
+  // A file ref whose name breaks lines too: it is named in the header.
+  const file = path.join(dir, 'evil\nreadOnlyPort: 10257\u0085z: 3\ufeff.yaml');
+  fs.writeFileSync(file, `${HEAD}staticPodPath: ${JSON.stringify(evil)}\n`);
+  for (const ref of ['assigned', file]) {
+    const r = buildExport(s, { ref, effective: false, force: false, root: '/' });
+    const comments = r.text.split('\n').filter((l) => l.startsWith('#'));
+    t.ok(comments.some((l) => l.includes('readOnlyPort: 1025')), `${ref}: the hostile text is there, in a comment`);
+    for (const l of r.text.split('\n')) t.notMatch(l, /^\s*(readOnlyPort|x|y|z):/, `${ref}: no key of its own: ${JSON.stringify(l)}`);
+    t.notMatch(r.text, /[\r\u0085\u2028\u2029\u001b\ufeff\t]/, `${ref}: no raw line break, control or BOM anywhere`);
+    const d = decodeKubeletConfig(Buffer.from(r.text), '/var/lib/kubelet/config.yaml');
+    t.ok(d.ok, d.ok ? '' : d.error);
+    if (d.ok) t.same(d.config, r.config, `${ref}: the file decodes to exactly the exported config`);
+  }
+});
