@@ -120,6 +120,19 @@ function proveArgv(root: string, before: readonly string[], changes: FileChange[
   ));
 }
 
+/**
+ * Without --dynamic-config-dir the kubelet never opens the store and an assignment does nothing
+ * on the node (reference/migration.md §7): no checkpoint is what it runs, so none is migrated
+ * unless named.
+ */
+function notUsingDkc(where: string): RefusedError {
+  return new RefusedError(
+    `the kubelet does not use Dynamic Kubelet Configuration: its command line (from the ${where}) has no --dynamic-config-dir, so it never reads the store and runs its local config; there is nothing to migrate`,
+    'to make a checkpoint the --config file anyway, name it: kubelet-ckpt migrate assigned | lkg | UID/RV',
+    'MIGRATE_NO_DKC',
+  );
+}
+
 function nodeName(argv: readonly string[], root: string): string {
   return flagValue(argv, 'hostname-override') ?? (root === '/' ? os.hostname() : 'NODE');
 }
@@ -158,12 +171,13 @@ export async function planMigrate(ctx: RecoveryContext, req: MigrateRequest): Pr
   const configPath = given ? path.posix.resolve('/', given) : DEFAULT_CONFIG_PATH;
   const addConfig = given ? null : DEFAULT_CONFIG_PATH;
   const hasDir = flagValue(cl.argv, 'dynamic-config-dir') !== null;
+  if (!hasDir && !req.ref) throw notUsingDkc(cl.source);
   if (!hasDir) warnings.push("the kubelet's unit and env files have no --dynamic-config-dir: only the --config file is written");
   const edited = editFiles(root, hasDir ? addConfig : null, refusals);
   if (!refusals.length) proveArgv(root, cl.argv, edited.changes, hasDir ? addConfig : null, refusals);
   // The export is judged and annotated with the flags the kubelet will have after the migration.
   const argv = migratedArgv(cl.argv, hasDir ? addConfig : null);
-  const exp = buildExport({ ...s, kubeletArgv: argv, judgeOptions: { ...s.judgeOptions, argv } }, { ref: req.ref, key: req.key ?? null, effective: false, force: req.force, root });
+  const exp = buildExport({ ...s, kubeletArgv: argv, judgeOptions: { ...s.judgeOptions, argv } }, { ref: req.ref, key: req.key ?? null, effective: false, force: req.force, root, readsStore: hasDir });
   warnings.push(...exp.warnings);
   if (addConfig && !edited.placed) refusals.push(new RefusedError(`the kubelet has no --config flag and kubelet-ckpt found no --dynamic-config-dir to put --config=${addConfig} in its place`, 'add --config by hand', 'FLAGS_UNPARSEABLE'));
   const config = readNodeFile(root, configPath, 'config');

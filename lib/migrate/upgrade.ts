@@ -19,7 +19,7 @@ import type { Session } from '../session.js';
 import { flagValue } from '../store/proc.js';
 import { refBytes } from '../store/show.js';
 import { resolveRef } from '../store/refs.js';
-import { DKC_GATE } from './export.js';
+import { DKC_GATE, kubeletReadsStore } from './export.js';
 import { nodePathOf } from './nodepath.js';
 import { migratedArgv } from './plan.js';
 
@@ -117,7 +117,7 @@ function localConfig(s: Session, root: string): { config: ConfigObject | null; p
 /** The config the kubelet runs now (its next start on the current release). */
 function runningNow(s: Session, root: string): RunningConfig {
   // A known command line without the flag (e.g. after migrate): the store is not read.
-  if (s.discovery.commandLine && flagValue(['kubelet', ...s.kubeletArgv], 'dynamic-config-dir') === null) {
+  if (!kubeletReadsStore(s)) {
     const l = localConfig(s, root);
     return { source: 'local', ref: null, path: l.path, config: l.config, reason: "the kubelet's command line has no --dynamic-config-dir: it runs its local config and never reads the store" };
   }

@@ -132,9 +132,10 @@ for (const l of LAYOUTS) {
     }
     t.notMatch(runCli(['--root', root, 'status', '--no-journal']).stdout, /Upgrade/, 'no hint once migrated');
 
+    // The flag is gone: the kubelet no longer reads the store, so there is nothing to migrate.
     const again = runCli(['--root', root, 'migrate', '--dry-run', ...(l.needsForce ? ['--force'] : [])]);
-    t.equal(again.code, 0);
-    t.match(again.stdout, /nothing to do/);
+    t.equal(again.code, 4);
+    t.match(again.stderr, /the kubelet does not use Dynamic Kubelet Configuration: .* there is nothing to migrate/);
 
     const u = runCli(['--root', root, 'undo', '--yes']);
     t.equal(u.code, 0, u.stderr);
@@ -303,4 +304,45 @@ t.test('a line break in a relative path stays inside its header comment: the wri
   const d = decodeKubeletConfig(written, '/var/lib/kubelet/config.yaml');
   t.ok(d.ok);
   if (d.ok) t.same(d.config, exp.config, 'the file holds exactly what export reported');
+});
+
+t.test('no --dynamic-config-dir on the command line: the kubelet runs its local config; migrate has nothing to do unless a ref is named', async (t) => {
+  const root = copyFixture('migrate/kubespray');
+  const env = path.join(root, 'etc/kubernetes/kubelet.env');
+  fs.writeFileSync(env, fs.readFileSync(env, 'utf8').replace(/^.*(--dynamic-config-dir=|DynamicKubeletConfig).*\n/gm, ''));
+  const D = ['--root', root, '--dir', path.join(root, 'etc/kubernetes/dynamic_kubelet_dir')];
+  const local = '/etc/kubernetes/kubelet-config.yaml';
+  const before = tree(root);
+
+  const uc = runCli([...D, 'upgrade-check', '--to', '1.24', '-o', 'json']);
+  t.match(json(uc), { now: { source: 'local', path: local, reason: /no --dynamic-config-dir/ } });
+
+  for (const args of [['--dry-run'], ['--yes', '--force']]) {
+    const r = runCli([...D, 'migrate', ...args, '-o', 'json']);
+    t.equal(r.code, 4, args.join(' '));
+    t.equal(r.stdout, '');
+    t.match(JSON.parse(r.stderr), { error: { code: 'MIGRATE_NO_DKC', exitCode: 4, message: /^the kubelet does not use Dynamic Kubelet Configuration: its command line \(from the systemd unit\) has no --dynamic-config-dir, so it never reads the store and runs its local config; there is nothing to migrate$/ } });
+  }
+  t.same(tree(root), before, 'refused: nothing written');
+
+  const exp = runCli([...D, 'export', '-o', 'json']);
+  t.equal(exp.code, 0, exp.stderr);
+  const ej = json<{ source: Record<string, unknown>; text: string }>(exp);
+  t.match(ej.source, { ref: 'next-boot', kind: 'local', uid: null, path: local, why: /no --dynamic-config-dir/ }, 'export agrees: the local config, not the checkpoint');
+
+  const named = json<{ text: string; source: Record<string, unknown> }>(runCli([...D, 'export', 'assigned', '-o', 'json']));
+  t.match(named.source, { kind: 'checkpoint', resourceVersion: '4210', why: /^named on the command line \(assigned\); this node's kubelet does not run it/ });
+  t.match(named.text, /^# Exported by kubelet-ckpt: a local --config file made from the config named below, which this node's kubelet does not run\n/);
+  t.notMatch(named.text, /equal to the config the kubelet runs/);
+  const loc = json<{ text: string; source: { why: string } }>(runCli([...D, 'export', 'local', '-o', 'json']));
+  t.equal(loc.source.why, 'named on the command line (local)', 'the local config is what it runs');
+  t.match(loc.text, /^# Exported by kubelet-ckpt: a local --config file equal to the config the kubelet runs\n/);
+
+  const m = runCli([...D, 'migrate', 'assigned', '--dry-run', '--force', '-o', 'json']);
+  t.equal(m.code, 0, m.stderr);
+  const mj = json<{ changes: { path: string; after: string }[]; source: { why: string } }>(m);
+  t.same(mj.changes.map((c) => c.path), [local], 'a named ref: only the --config file is written');
+  t.notMatch(mj.changes[0]!.after, /equal to the config the kubelet runs/);
+  t.match(mj.source.why, /does not run it/);
+  t.same(tree(root), before, 'dry runs change nothing');
 });
