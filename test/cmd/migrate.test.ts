@@ -346,3 +346,17 @@ t.test('no --dynamic-config-dir on the command line: the kubelet runs its local 
   t.match(mj.source.why, /does not run it/);
   t.same(tree(root), before, 'dry runs change nothing');
 });
+
+t.test('a commented-out line inside a continued ExecStart= is no argument (systemd.syntax(7))', async (t) => {
+  const root = copyFixture('migrate/by-hand');
+  const unit = path.join(root, 'etc/systemd/system/kubelet.service');
+  const DCD = '/etc/kubernetes/dynamic-kubelet-config';
+  const text = (flags: string) => `[Service]\nExecStart=/usr/local/bin/kubelet \\\n  --v=2 \\\n#  --config=/old.yaml \\\n; --bogus\n${flags}Restart=on-failure\n`;
+  fs.writeFileSync(unit, text(`  --dynamic-config-dir=${DCD} \\\n  --feature-gates=DynamicKubeletConfig=true \\\n  --register-node=true\n`));
+  t.match(json(runCli(['--root', root, 'status', '--no-journal', '-o', 'json'])), { nextBoot: { source: 'assigned' } }, 'status: the kubelet starts');
+  const dry = runCli(['--root', root, 'migrate', '--dry-run']);
+  t.equal(dry.code, 0, dry.stderr);
+  const m = runCli(['--root', root, 'migrate', '--yes']);
+  t.equal(m.code, 0, m.stderr);
+  t.equal(fs.readFileSync(unit, 'utf8'), text('  --config=/var/lib/kubelet/config.yaml \\\n  --register-node=true\n'), 'the flag replaced, the comments kept');
+});

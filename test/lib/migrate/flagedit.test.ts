@@ -37,6 +37,15 @@ t.test('units: only [Service] ExecStart/Environment, several places, --config pu
   t.same(e.edits.map((x) => x.line), [4, 7]);
 });
 
+t.test('units: comment lines inside a continuation are no part of it (systemd.syntax(7)) and stay as they are', async (t) => {
+  const head = '[Service]\nExecStart=/usr/bin/kubelet \\\n  --v=2 \\\n#  --config=/old.yaml \\\n  ; --dynamic-config-dir=/old "\n';
+  const unit = `${head}  ${DIR} \\\n# last\n  --feature-gates=DynamicKubeletConfig=true\nRestart=always\n`;
+  const e = editFlagText(unit, 'unit', { addConfig: '/var/lib/kubelet/config.yaml' });
+  t.same(e.problems, [], 'the quote in a comment opens nothing');
+  t.equal(e.text, `${head}  --config=/var/lib/kubelet/config.yaml\n# last\nRestart=always\n`, 'the last flag gone with the backslash before it, past the comment');
+  t.same(e.edits.map((x) => x.line), [6, 8]);
+});
+
 t.test('what cannot be edited safely is reported with its line', async (t) => {
   const e = editFlagText(`X=1\nA="--x ${DIR}\n`, 'env');
   t.same(e.problems, [{ line: 2, action: 'a quote opened on this line is never closed: cannot tell where the flags end' }]);
