@@ -360,3 +360,17 @@ t.test('a commented-out line inside a continued ExecStart= is no argument (syste
   t.equal(m.code, 0, m.stderr);
   t.equal(fs.readFileSync(unit, 'utf8'), text('  --config=/var/lib/kubelet/config.yaml \\\n  --register-node=true\n'), 'the flag replaced, the comments kept');
 });
+
+t.test('NEL, LS and PS in a string are written as \\N \\L \\P: the written file reads back the same string', async (t) => {
+  const root = copyFixture('migrate/by-hand');
+  fs.appendFileSync(path.join(root, `etc/kubernetes/dynamic-kubelet-config/store/checkpoints/${UID}/4210/kubelet`), 'podCIDR: "p\\u0085q\\u2028r\\u2029s\\x7ft"\n');
+  const exp = json<{ config: Record<string, unknown> }>(runCli(['--root', root, 'export', '-o', 'json']));
+  t.equal(exp.config.podCIDR, 'p\u0085q\u2028r\u2029s\u007ft');
+  const m = runCli(['--root', root, 'migrate', '--yes']);
+  t.equal(m.code, 0, m.stderr);
+  const written = fs.readFileSync(path.join(root, 'var/lib/kubelet/config.yaml'));
+  t.ok(written.toString().split('\n').includes('podCIDR: "p\\Nq\\Lr\\Ps\\x7ft"'), 'escaped on its line');
+  const d = decodeKubeletConfig(written, '/var/lib/kubelet/config.yaml');
+  t.ok(d.ok, d.ok ? '' : d.error);
+  if (d.ok) t.same(d.config, exp.config, 'the file holds exactly what export reported');
+});

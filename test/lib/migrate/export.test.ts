@@ -138,3 +138,18 @@ t.test('text from disk in comments stays one line: the file reads back as exactl
     if (d.ok) t.same(d.config, r.config, `${ref}: the file decodes to exactly the exported config`);
   }
 });
+
+t.test('yaml-emit: NEL, LS, PS, DEL, C1, BOM in strings and keys are escaped and read back as themselves', async (t) => {
+  const odd = 'p\u0085q\u2028r\u2029s\u007ft\u0080u\u009fv\ufeffw\ufffex\uffffy\u00a0z';
+  const doc = { kind: 'KubeletConfiguration', apiVersion: 'kubelet.config.k8s.io/v1beta1', podCIDR: odd, evictionHard: { [`k${odd}`]: '10%' }, tlsCipherSuites: [odd] };
+  const text = emitYaml(doc);
+  t.match(text, /podCIDR: "p\\Nq\\Lr\\Ps\\x7ft\\x80u\\x9fv\\ufeffw\\ufffex\\uffffy\u00a0z"\n/, 'named escapes for the line breaks, hex for the rest');
+  t.notMatch(text, /[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]/, 'none of them raw');
+  const d = decodeKubeletConfig(Buffer.from(text), '/x/config.yaml');
+  t.ok(d.ok, d.ok ? '' : d.error);
+  if (d.ok) {
+    t.equal(d.config.podCIDR, odd);
+    t.same(d.config.evictionHard, doc.evictionHard);
+    t.same(d.config.tlsCipherSuites, [odd]);
+  }
+});
