@@ -14,6 +14,7 @@ import { flagFiles, readNodeFile, textOf, type NodeFile } from './nodefiles.js';
 import { kubeadmCheck, type KubeadmCheck } from './kubeadm.js';
 import { commandLineFromFiles } from '../store/discover.js';
 import { flagValue } from '../store/proc.js';
+import { kubeletHostname } from '../fleet/nodename.js';
 import { shellWord } from '../integrity/next-steps.js';
 import { accessibleFile } from '../onpath.js';
 import { rootedRead } from '../store/rooted.js';
@@ -133,8 +134,11 @@ function notUsingDkc(where: string): RefusedError {
   );
 }
 
+/** The Node's name as the kubelet registers it (nodeutil.GetHostname: trimmed, lower-cased). */
 function nodeName(argv: readonly string[], root: string): string {
-  return flagValue(argv, 'hostname-override') ?? (root === '/' ? os.hostname() : 'NODE');
+  const override = flagValue(argv, 'hostname-override');
+  const name = override || (root === '/' ? os.hostname() : '');
+  return kubeletHostname(name) || 'NODE';
 }
 
 /** `kubeconfig`: --kubeconfig, which the kubectl commands then name (an admin's; the kubelet's own node credentials may not patch its Node's spec). */

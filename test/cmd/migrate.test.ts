@@ -374,3 +374,24 @@ t.test('NEL, LS and PS in a string are written as \\N \\L \\P: the written file 
   t.ok(d.ok, d.ok ? '' : d.error);
   if (d.ok) t.same(d.config, exp.config, 'the file holds exactly what export reported');
 });
+
+t.test('next steps name the Node as the kubelet registers it: --hostname-override trimmed and lower-cased (nodeutil.GetHostname)', async (t) => {
+  const root = copyFixture('migrate/kubespray');
+  const env = path.join(root, 'etc/kubernetes/kubelet.env');
+  const base = fs.readFileSync(env, 'utf8');
+  const stepsOf = (r: ReturnType<typeof runCli>) => {
+    t.equal(r.code, 0, r.stderr);
+    return json<{ nextSteps: string[] }>(r).nextSteps.join('\n');
+  };
+  for (const [flag, name] of [['--hostname-override=Worker-1.Example.COM', 'worker-1.example.com'], ['--hostname-override=', 'NODE']]) {
+    fs.writeFileSync(env, base.replace('KUBELET_HOSTNAME="--hostname-override=node1"', `KUBELET_HOSTNAME=${flag}`));
+    const steps = stepsOf(runCli(['--root', root, 'migrate', '--dry-run', '--force', '-o', 'json']));
+    t.match(steps, `/api/v1/nodes/${name}/proxy/configz`, flag);
+    t.match(steps, `kubectl patch node ${name} --type merge`, flag);
+  }
+  // Blanks around it: only a quoted word in ExecStart= carries them.
+  const hand = copyFixture('migrate/by-hand');
+  const unit = path.join(hand, 'etc/systemd/system/kubelet.service');
+  fs.writeFileSync(unit, fs.readFileSync(unit, 'utf8').replace('  --v=2', '  "--hostname-override= Worker-2.EXAMPLE.com " \\\n  --v=2'));
+  t.match(stepsOf(runCli(['--root', hand, 'migrate', '--dry-run', '-o', 'json'])), 'kubectl patch node worker-2.example.com --type merge');
+});
