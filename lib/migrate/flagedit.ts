@@ -27,8 +27,10 @@ export interface EditOutcome {
 }
 
 export interface EditOptions {
-  /** Put `--config=<this>` where the first --dynamic-config-dir was (the kubelet had no --config). */
+  /** Put `--config=<this>` where a --dynamic-config-dir was (the kubelet had no --config). */
   addConfig?: string | null;
+  /** Which --dynamic-config-dir of the file (0: the first) --config takes the place of. */
+  configAt?: number;
   /** The gate to drop from --feature-gates. */
   gate?: string;
 }
@@ -171,6 +173,7 @@ function findSplices(text: string, kind: FlagFileKind, opts: EditOptions, proble
   const gate = opts.gate ?? 'DynamicKubeletConfig';
   const splices: Splice[] = [];
   let addConfig = opts.addConfig ?? null;
+  let dirsBefore = opts.configAt ?? 0;
   for (const r of regions(text, kind)) {
     const { atoms: raw, openQuote } = atomsOf(text, r);
     const atoms = raw.map(flagStart);
@@ -192,7 +195,7 @@ function findSplices(text: string, kind: FlagFileKind, opts: EditOptions, proble
         }
         const end = v ? v.end : a.end;
         const shown = text.slice(a.start, end).replace(/\\\r?\n\s*/g, ' ');
-        if (addConfig) {
+        if (addConfig && dirsBefore-- === 0) {
           splices.push({ start: a.start, end, with: `--config=${addConfig}`, line, action: `replaced ${shown} with --config=${addConfig}` });
           addConfig = null;
         } else splices.push({ start: a.start, end, with: '', line, action: `removed ${shown}` });

@@ -395,3 +395,21 @@ t.test('next steps name the Node as the kubelet registers it: --hostname-overrid
   fs.writeFileSync(unit, fs.readFileSync(unit, 'utf8').replace('  --v=2', '  "--hostname-override= Worker-2.EXAMPLE.com " \\\n  --v=2'));
   t.match(stepsOf(runCli(['--root', hand, 'migrate', '--dry-run', '-o', 'json'])), 'kubectl patch node worker-2.example.com --type merge');
 });
+
+t.test('a drop-in that resets ExecStart= and sets its own: --config goes into the ExecStart in effect', async (t) => {
+  const root = copyFixture('migrate/by-hand');
+  const DCD = '/etc/kubernetes/dynamic-kubelet-config';
+  const unit = path.join(root, 'etc/systemd/system/kubelet.service');
+  const dropin = path.join(root, 'etc/systemd/system/kubelet.service.d/20-override.conf');
+  fs.writeFileSync(unit, `[Service]\nExecStart=/usr/local/bin/kubelet --v=2 --dynamic-config-dir=${DCD}\nRestart=on-failure\n`);
+  fs.mkdirSync(path.dirname(dropin));
+  fs.writeFileSync(dropin, `[Service]\nExecStart=\nExecStart=/usr/local/bin/kubelet --v=3 --dynamic-config-dir=${DCD} --feature-gates=DynamicKubeletConfig=true\n`);
+  const dry = runCli(['--root', root, 'migrate', '--dry-run', '-o', 'json']);
+  t.equal(dry.code, 0, dry.stdout);
+  t.notOk(json(dry).wouldRefuse);
+  const m = runCli(['--root', root, 'migrate', '--yes']);
+  t.equal(m.code, 0, m.stderr);
+  t.equal(fs.readFileSync(dropin, 'utf8'), '[Service]\nExecStart=\nExecStart=/usr/local/bin/kubelet --v=3 --config=/var/lib/kubelet/config.yaml\n', 'the drop-in\'s ExecStart gets --config');
+  t.equal(fs.readFileSync(unit, 'utf8'), '[Service]\nExecStart=/usr/local/bin/kubelet --v=2\nRestart=on-failure\n', 'the overridden one only loses the flag');
+  t.match(json(runCli(['--root', root, 'upgrade-check', '-o', 'json'])), { breaks: false, changesConfig: false, now: { source: 'local', path: '/var/lib/kubelet/config.yaml' } });
+});

@@ -46,6 +46,16 @@ t.test('units: comment lines inside a continuation are no part of it (systemd.sy
   t.same(e.edits.map((x) => x.line), [6, 8]);
 });
 
+t.test('configAt: --config takes the place of the n-th --dynamic-config-dir of the file', async (t) => {
+  const unit = `[Service]\nEnvironment="D=${DIR}"\nExecStart=/usr/bin/kubelet $D ${DIR}\n`;
+  const second = editFlagText(unit, 'unit', { addConfig: '/c.yaml', configAt: 1 });
+  t.equal(second.text, '[Service]\nEnvironment="D="\nExecStart=/usr/bin/kubelet $D --config=/c.yaml\n');
+  t.ok(second.placedConfig);
+  const none = editFlagText(unit, 'unit', { addConfig: '/c.yaml', configAt: 2 });
+  t.notOk(none.placedConfig, 'there is no third: nothing placed, both removed');
+  t.equal(none.text, '[Service]\nEnvironment="D="\nExecStart=/usr/bin/kubelet $D\n');
+});
+
 t.test('what cannot be edited safely is reported with its line', async (t) => {
   const e = editFlagText(`X=1\nA="--x ${DIR}\n`, 'env');
   t.same(e.problems, [{ line: 2, action: 'a quote opened on this line is never closed: cannot tell where the flags end' }]);
