@@ -41,6 +41,12 @@ export interface ExportRequest {
    * from the session (kubeletReadsStore). migrate passes what its unit and env files say.
    */
   readsStore?: boolean;
+  /**
+   * Node path of the --config file the export is to be installed as: a file ref's relative
+   * paths resolve against its directory, as the kubelet will resolve them there. Default: the
+   * kubelet's --config file, else /var/lib/kubelet/config.yaml. migrate passes its target.
+   */
+  installAt?: string;
 }
 
 export interface ExportSource {
@@ -150,6 +156,7 @@ function sourceOf(s: Session, r: Resolved, root: string, why: string, ref: strin
   };
 }
 
+const DEFAULT_INSTALL = '/var/lib/kubelet/config.yaml';
 const DEFAULTS_ONLY = Buffer.from('kind: KubeletConfiguration\napiVersion: kubelet.config.k8s.io/v1beta1\n');
 
 /**
@@ -211,7 +218,7 @@ function commentsFor(doc: ConfigObject, o: LoadOutcome): Map<string, string[]> {
   return out;
 }
 
-function header(src: ExportSource, r: Omit<ExportResult, 'text' | 'out' | 'config' | 'apiVersion' | 'kind'>, runs: boolean): string[] {
+function header(src: ExportSource, r: Omit<ExportResult, 'text' | 'out' | 'config' | 'apiVersion' | 'kind'>, runs: boolean, installAt: string): string[] {
   const h = [runs ? 'Exported by kubelet-ckpt: a local --config file equal to the config the kubelet runs' : "Exported by kubelet-ckpt: a local --config file made from the config named below, which this node's kubelet does not run"];
   if (src.kind === 'checkpoint') {
     const cm = src.namespace ? `ConfigMap ${src.namespace}/${src.name}, key ${src.kubeletConfigKey}` : `key ${src.kubeletConfigKey} (ConfigMap name not recorded)`;
@@ -220,7 +227,11 @@ function header(src: ExportSource, r: Omit<ExportResult, 'text' | 'out' | 'confi
   if (src.path) h.push(`Read from: ${src.path}`);
   h.push(`Chosen: ${src.why}`);
   if (r.effective) h.push('Every field is written, defaults included (--effective).');
-  for (const p of r.resolvedPaths) h.push(`${p.field}: relative "${p.value}" resolved as the kubelet did, to ${p.resolved}`);
+  if (src.kind === 'file' && r.resolvedPaths.length) {
+    h.push(`Relative paths resolved against ${path.posix.dirname(installAt)}, the directory of ${installAt} where this file is to be installed (not where it was read)`);
+  }
+  const how = src.kind === 'file' ? 'as the kubelet will there' : 'as the kubelet did';
+  for (const p of r.resolvedPaths) h.push(`${p.field}: relative "${p.value}" resolved ${how}, to ${p.resolved}`);
   if (r.removedGates.length) h.push(`featureGates: ${r.removedGates.join(', ')} removed (1.24/1.25 refuse it set to true, 1.26+ refuse the key)`);
   if (r.carriedGates.length) h.push(`featureGates: ${r.carriedGates.join(', ')} carried over from the old local config file`);
   if (r.flagOverrides.length) h.push(`Flags on this node that win over this file: ${r.flagOverrides.map((f) => f.flag).join(' ')}`);
@@ -239,7 +250,9 @@ export function buildExport(s: Session, req: ExportRequest): ExportResult {
   const chosen = choose(s, req, readsStore);
   const { source, bytes, nodeFile } = sourceOf(s, chosen.resolved!, req.root, chosen.why, req.ref ?? 'next-boot');
   const version = s.judgeOptions.version;
-  const file = nodeFile ?? '/var/lib/kubelet/config.yaml';
+  const installAt = req.installAt ?? (s.local.path ? nodePathOf(req.root, s.local.path) : DEFAULT_INSTALL);
+  // A file ref is read here but used as the --config file: its paths resolve where it is installed.
+  const file = source.kind === 'file' ? installAt : nodeFile ?? DEFAULT_INSTALL;
   const fromLocal = source.kind === 'local';
   // A checkpoint is validated over the local file's gates; a local file over none.
   const o = loadCheckpointConfig(bytes, file, { version, argv: s.kubeletArgv, localGates: fromLocal ? undefined : s.judgeOptions.localGates });
@@ -263,7 +276,7 @@ export function buildExport(s: Session, req: ExportRequest): ExportResult {
     warnings.push('a relative path pointed into the checkpoint directory; the export keeps that absolute path (the kubelet used it), but it is rarely what the author meant');
   }
   const runs = readsStore || source.kind === 'local';
-  const text = emitYaml(orderKindFirst(doc), commentsFor(doc, o), header(source, rest, runs));
+  const text = emitYaml(orderKindFirst(doc), commentsFor(doc, o), header(source, rest, runs, installAt));
   return { apiVersion: 'kubelet-ckpt/v1', kind: 'ExportResult', ...rest, config: doc, text, out: null };
 }
 

@@ -219,7 +219,7 @@ export async function planMigrate(ctx: RecoveryContext, req: MigrateRequest): Pr
   if (!refusals.length) proveArgv(root, cl.argv, edited.changes, hasDir ? addConfig : null, refusals);
   // The export is judged and annotated with the flags the kubelet will have after the migration.
   const argv = migratedArgv(cl.argv, hasDir ? addConfig : null);
-  const exp = buildExport({ ...s, kubeletArgv: argv, judgeOptions: { ...s.judgeOptions, argv } }, { ref: req.ref, key: req.key ?? null, effective: false, force: req.force, root, readsStore: hasDir });
+  const exp = buildExport({ ...s, kubeletArgv: argv, judgeOptions: { ...s.judgeOptions, argv } }, { ref: req.ref, key: req.key ?? null, effective: false, force: req.force, root, readsStore: hasDir, installAt: configPath });
   warnings.push(...exp.warnings);
   if (addConfig && !edited.placed) refusals.push(new RefusedError(`the kubelet has no --config flag and kubelet-ckpt found no --dynamic-config-dir to put --config=${addConfig} in its place`, 'add --config by hand', 'FLAGS_UNPARSEABLE'));
   const config = readNodeFile(root, configPath, 'config');

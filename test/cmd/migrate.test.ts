@@ -413,3 +413,17 @@ t.test('a drop-in that resets ExecStart= and sets its own: --config goes into th
   t.equal(fs.readFileSync(unit, 'utf8'), '[Service]\nExecStart=/usr/local/bin/kubelet --v=2\nRestart=on-failure\n', 'the overridden one only loses the flag');
   t.match(json(runCli(['--root', root, 'upgrade-check', '-o', 'json'])), { breaks: false, changesConfig: false, now: { source: 'local', path: '/var/lib/kubelet/config.yaml' } });
 });
+
+t.test('migrate FILE: its relative paths resolve against the --config file it becomes, not the rescue host', async (t) => {
+  const root = copyFixture('migrate/kubespray');
+  const x = path.join(tempDir(), 'x.yaml');
+  fs.writeFileSync(x, 'kind: KubeletConfiguration\napiVersion: kubelet.config.k8s.io/v1beta1\nstaticPodPath: manifests\n');
+  const r = runCli(['--root', root, 'migrate', x, '--dry-run', '--force', '-o', 'json']);
+  t.equal(r.code, 0, r.stderr);
+  const after = json<{ changes: { path: string; after: string }[] }>(r).changes.find((c) => c.path === '/etc/kubernetes/kubelet-config.yaml')!.after;
+  t.ok(after.split('\n').includes('staticPodPath: /etc/kubernetes/manifests'), after);
+  t.match(after, '# Relative paths resolved against /etc/kubernetes, the directory of /etc/kubernetes/kubelet-config.yaml where this file is to be installed (not where it was read)\n');
+  t.notMatch(after, `${path.dirname(x)}/manifests`);
+  const exp = json<{ config: { staticPodPath: string } }>(runCli(['--root', root, 'export', x, '-o', 'json']));
+  t.equal(exp.config.staticPodPath, '/etc/kubernetes/manifests', 'export: against the kubelet\'s --config file too');
+});

@@ -153,3 +153,17 @@ t.test('yaml-emit: NEL, LS, PS, DEL, C1, BOM in strings and keys are escaped and
     t.same(d.config.tlsCipherSuites, [odd]);
   }
 });
+
+t.test('a file ref: relative paths resolve against where it is installed (the --config file), not where it is read', async (t) => {
+  const { s } = store(`${HEAD}maxPods: 50\n`);
+  const elsewhere = path.join(tempDir(), 'rescue', 'x.yaml');
+  fs.mkdirSync(path.dirname(elsewhere));
+  fs.writeFileSync(elsewhere, `${HEAD}staticPodPath: manifests\ntlsCertFile: ../pki/k.crt\nresolvConf: /etc/resolv.conf\n`);
+  const def = buildExport(s, { ref: elsewhere, effective: false, force: false, root: '/' });
+  t.same([def.config.staticPodPath, def.config.tlsCertFile, def.config.resolvConf], ['/var/lib/kubelet/manifests', '/var/lib/pki/k.crt', '/etc/resolv.conf'], 'no --config known: /var/lib/kubelet/config.yaml');
+  t.match(def.text, '\n# Relative paths resolved against /var/lib/kubelet, the directory of /var/lib/kubelet/config.yaml where this file is to be installed (not where it was read)\n# staticPodPath: relative "manifests" resolved as the kubelet will there, to /var/lib/kubelet/manifests\n');
+  t.notMatch(def.text, path.dirname(elsewhere) + '/manifests');
+  const at = buildExport(s, { ref: elsewhere, effective: false, force: false, root: '/', installAt: '/etc/kubernetes/kubelet-config.yaml' });
+  t.same(at.resolvedPaths, [{ field: 'staticPodPath', value: 'manifests', resolved: '/etc/kubernetes/manifests' }, { field: 'tlsCertFile', value: '../pki/k.crt', resolved: '/etc/pki/k.crt' }]);
+  t.equal(at.source.path, elsewhere, 'where it was read is still named');
+});
