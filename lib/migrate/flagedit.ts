@@ -217,13 +217,26 @@ function findSplices(text: string, kind: FlagFileKind, opts: EditOptions, proble
   return splices;
 }
 
+const isBlank = (c: string | undefined): boolean => c === undefined || /\s/.test(c);
+
+/**
+ * In a unit, [start, end) with the quotes around it when it is a word quoted on its own
+ * (`"--dynamic-config-dir=/x"`): removed without them it would leave an empty "" argument.
+ */
+function withOwnQuotes(text: string, start: number, end: number, kind: FlagFileKind): { start: number; end: number } {
+  const q = text[start - 1];
+  const own = kind === 'unit' && (q === '"' || q === "'") && text[end] === q && isBlank(text[start - 2]) && (isBlank(text[end + 1]) || text[end + 1] === '\\');
+  return own ? { start: start - 1, end: end + 1 } : { start, end };
+}
+
 /** Remove [start, end) with one side's blanks, so `a --x b` becomes `a b`, not `a  b`. */
-function removal(text: string, s: Splice): { start: number; end: number } {
-  let start = s.start;
-  let end = s.end;
+function removal(text: string, s: Splice, kind: FlagFileKind): { start: number; end: number } {
+  const word = withOwnQuotes(text, s.start, s.end, kind);
+  let start = word.start;
+  let end = word.end;
   while (start > 0 && (text[start - 1] === ' ' || text[start - 1] === '\t')) start--;
-  if (start === s.start || text[start - 1] === '"' || text[start - 1] === "'" || text[start - 1] === '=' || text[start - 1] === '\n') {
-    start = s.start;
+  if (start === word.start || text[start - 1] === '"' || text[start - 1] === "'" || text[start - 1] === '=' || text[start - 1] === '\n') {
+    start = word.start;
     while (end < text.length && (text[end] === ' ' || text[end] === '\t')) end++;
   }
   return { start, end };
@@ -263,7 +276,7 @@ export function editFlagText(text: string, kind: FlagFileKind, opts: EditOptions
   let out = text;
   // From the end, so earlier offsets stay valid. Lines are kept 1:1 until tidyLines.
   for (const s of [...splices].sort((a, b) => b.start - a.start)) {
-    const { start, end } = s.with === '' ? removal(out, s) : { start: s.start, end: s.end };
+    const { start, end } = s.with === '' ? removal(out, s, kind) : { start: s.start, end: s.end };
     out = out.slice(0, start) + s.with + out.slice(end);
   }
   const beforeLines = text.split('\n');

@@ -427,3 +427,12 @@ t.test('migrate FILE: its relative paths resolve against the --config file it be
   const exp = json<{ config: { staticPodPath: string } }>(runCli(['--root', root, 'export', x, '-o', 'json']));
   t.equal(exp.config.staticPodPath, '/etc/kubernetes/manifests', 'export: against the kubelet\'s --config file too');
 });
+
+t.test('flags quoted one by one in ExecStart=: edited without leaving empty "" arguments', async (t) => {
+  const root = copyFixture('migrate/by-hand');
+  const unit = path.join(root, 'etc/systemd/system/kubelet.service');
+  fs.writeFileSync(unit, `[Service]\nExecStart=/usr/local/bin/kubelet "--dynamic-config-dir=/etc/kubernetes/dynamic-kubelet-config" \\\n  '--feature-gates=DynamicKubeletConfig=true' \\\n  "--v=2"\n`);
+  const m = runCli(['--root', root, 'migrate', '--yes']);
+  t.equal(m.code, 0, m.stderr);
+  t.equal(fs.readFileSync(unit, 'utf8'), `[Service]\nExecStart=/usr/local/bin/kubelet "--config=/var/lib/kubelet/config.yaml" \\\n  "--v=2"\n`);
+});

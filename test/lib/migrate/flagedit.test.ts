@@ -56,6 +56,18 @@ t.test('configAt: --config takes the place of the n-th --dynamic-config-dir of t
   t.equal(none.text, '[Service]\nEnvironment="D="\nExecStart=/usr/bin/kubelet $D\n');
 });
 
+t.test('units: a flag quoted on its own goes with its quotes (no empty "" argument left)', async (t) => {
+  const cases: [string, string][] = [
+    [`ExecStart=/k "${DIR}" --v=2\n`, 'ExecStart=/k --v=2\n'],
+    [`ExecStart=/k --v=2 '${DIR}'\n`, 'ExecStart=/k --v=2\n'],
+    [`ExecStart=/k "--x=1" \\\n  "--feature-gates=DynamicKubeletConfig=true" \\\n  --v=2\n`, 'ExecStart=/k "--x=1" \\\n  --v=2\n'],
+    ['ExecStart=/k "--feature-gates=A=true,DynamicKubeletConfig=true" --v=2\n', 'ExecStart=/k "--feature-gates=A=true" --v=2\n'],
+    [`Environment="D=${DIR}"\n`, 'Environment="D="\n'],
+  ];
+  for (const [input, want] of cases) t.equal(editFlagText(`[Service]\n${input}`, 'unit').text, `[Service]\n${want}`, input);
+  t.equal(editFlagText(`[Service]\nExecStart=/k "${DIR}"\n`, 'unit', { addConfig: '/c.yaml' }).text, '[Service]\nExecStart=/k "--config=/c.yaml"\n', 'replaced in its quotes');
+});
+
 t.test('what cannot be edited safely is reported with its line', async (t) => {
   const e = editFlagText(`X=1\nA="--x ${DIR}\n`, 'env');
   t.same(e.problems, [{ line: 2, action: 'a quote opened on this line is never closed: cannot tell where the flags end' }]);
