@@ -17,8 +17,9 @@ export interface NodeNameInput {
   hostname?: string;
 }
 
-/** The kubelet lower-cases the name it registers (nodeutil.GetHostname); so do we. */
-const clean = (s: string): string => s.trim().toLowerCase();
+/** The kubelet trims and lower-cases the name it registers (nodeutil.GetHostname); so do we. */
+export const kubeletHostname = (s: string): string => s.trim().toLowerCase();
+const clean = kubeletHostname;
 
 export function nodeName(i: NodeNameInput): { name: string; nameFrom: NameSource } {
   if (i.given && i.given.trim()) return { name: i.given.trim(), nameFrom: 'flag' };

@@ -15,6 +15,7 @@ import { deepClone, getAt, type ConfigObject } from '../config/objpath.js';
 import { resolveRelativePaths } from '../config/paths.js';
 import { predictNextBoot } from '../integrity/nextboot.js';
 import type { Session } from '../session.js';
+import { flagValue } from '../store/proc.js';
 import { metaSources, resolveRef, type Resolved } from '../store/refs.js';
 import { refBytes } from '../store/show.js';
 import type { ConfigMapSource } from '../store/types.js';
@@ -35,6 +36,17 @@ export interface ExportRequest {
   force: boolean;
   /** --root ('/' on a live node): paths in the file are node paths. */
   root: string;
+  /**
+   * Whether the kubelet reads the store (its command line has --dynamic-config-dir); default:
+   * from the session (kubeletReadsStore). migrate passes what its unit and env files say.
+   */
+  readsStore?: boolean;
+  /**
+   * Node path of the --config file the export is to be installed as: a file ref's relative
+   * paths resolve against its directory, as the kubelet will resolve them there. Default: the
+   * kubelet's --config file, else /var/lib/kubelet/config.yaml. migrate passes its target.
+   */
+  installAt?: string;
 }
 
 export interface ExportSource {
@@ -87,10 +99,27 @@ interface Chosen {
   why: string;
 }
 
+/**
+ * False when the kubelet's command line is known and has no --dynamic-config-dir: such a kubelet
+ * never opens the store and runs its local config, whatever the meta files say (reference/
+ * migration.md §3, §7). Unknown command line: true (the store is all there is to go by).
+ */
+export function kubeletReadsStore(s: Pick<Session, 'discovery'>): boolean {
+  const cl = s.discovery.commandLine;
+  return !cl || flagValue(cl.argv, 'dynamic-config-dir') !== null;
+}
+
+const NO_FLAG = "the kubelet's command line has no --dynamic-config-dir: it never reads the store";
+
 /** The ref to export: the one given, else what the next boot runs (refused when it would not start). */
-function choose(s: Session, req: ExportRequest): Chosen {
+function choose(s: Session, req: ExportRequest, readsStore: boolean): Chosen {
   const opts = { key: req.key ?? null, localConfig: s.local.path };
-  if (req.ref) return { resolved: resolveRef(s.snap, req.ref, opts), why: `named on the command line (${req.ref})` };
+  if (req.ref) {
+    const r = resolveRef(s.snap, req.ref, opts);
+    const runs = readsStore || r.kind === 'local';
+    return { resolved: r, why: `named on the command line (${req.ref})${runs ? '' : `; this node's kubelet does not run it (${NO_FLAG})`}` };
+  }
+  if (!readsStore) return { resolved: { kind: 'local', ref: 'local', via: null, path: s.local.path }, why: `the kubelet runs its local config (${NO_FLAG})` };
   const nb = predictNextBoot(s.snap, { reader: s.reader, judge: s.judge, local: s.local });
   if (nb.source === 'assigned' || nb.source === 'last-known-good') {
     const ref = `${nb.ref!.uid}/${nb.ref!.resourceVersion}`;
@@ -127,6 +156,7 @@ function sourceOf(s: Session, r: Resolved, root: string, why: string, ref: strin
   };
 }
 
+const DEFAULT_INSTALL = '/var/lib/kubelet/config.yaml';
 const DEFAULTS_ONLY = Buffer.from('kind: KubeletConfiguration\napiVersion: kubelet.config.k8s.io/v1beta1\n');
 
 /**
@@ -188,8 +218,8 @@ function commentsFor(doc: ConfigObject, o: LoadOutcome): Map<string, string[]> {
   return out;
 }
 
-function header(src: ExportSource, r: Omit<ExportResult, 'text' | 'out' | 'config' | 'apiVersion' | 'kind'>): string[] {
-  const h = ['Exported by kubelet-ckpt: a local --config file equal to the config the kubelet runs'];
+function header(src: ExportSource, r: Omit<ExportResult, 'text' | 'out' | 'config' | 'apiVersion' | 'kind'>, runs: boolean, installAt: string): string[] {
+  const h = [runs ? 'Exported by kubelet-ckpt: a local --config file equal to the config the kubelet runs' : "Exported by kubelet-ckpt: a local --config file made from the config named below, which this node's kubelet does not run"];
   if (src.kind === 'checkpoint') {
     const cm = src.namespace ? `ConfigMap ${src.namespace}/${src.name}, key ${src.kubeletConfigKey}` : `key ${src.kubeletConfigKey} (ConfigMap name not recorded)`;
     h.push(`Source: Dynamic Kubelet Config checkpoint UID ${src.uid}, resourceVersion ${src.resourceVersion}`, `        ${cm}`);
@@ -197,7 +227,11 @@ function header(src: ExportSource, r: Omit<ExportResult, 'text' | 'out' | 'confi
   if (src.path) h.push(`Read from: ${src.path}`);
   h.push(`Chosen: ${src.why}`);
   if (r.effective) h.push('Every field is written, defaults included (--effective).');
-  for (const p of r.resolvedPaths) h.push(`${p.field}: relative "${p.value}" resolved as the kubelet did, to ${p.resolved}`);
+  if (src.kind === 'file' && r.resolvedPaths.length) {
+    h.push(`Relative paths resolved against ${path.posix.dirname(installAt)}, the directory of ${installAt} where this file is to be installed (not where it was read)`);
+  }
+  const how = src.kind === 'file' ? 'as the kubelet will there' : 'as the kubelet did';
+  for (const p of r.resolvedPaths) h.push(`${p.field}: relative "${p.value}" resolved ${how}, to ${p.resolved}`);
   if (r.removedGates.length) h.push(`featureGates: ${r.removedGates.join(', ')} removed (1.24/1.25 refuse it set to true, 1.26+ refuse the key)`);
   if (r.carriedGates.length) h.push(`featureGates: ${r.carriedGates.join(', ')} carried over from the old local config file`);
   if (r.flagOverrides.length) h.push(`Flags on this node that win over this file: ${r.flagOverrides.map((f) => f.flag).join(' ')}`);
@@ -212,10 +246,13 @@ function header(src: ExportSource, r: Omit<ExportResult, 'text' | 'out' | 'confi
 export function buildExport(s: Session, req: ExportRequest): ExportResult {
   const stop = startupFailure(s);
   if (stop) throw new RefusedError(`the kubelet exits at start-up with this node's flags and local config, before it reads any checkpoint: ${stop}`, 'fix the kubelet\'s command line or --config file first', 'EXPORT_STARTUP');
-  const chosen = choose(s, req);
+  const readsStore = req.readsStore ?? kubeletReadsStore(s);
+  const chosen = choose(s, req, readsStore);
   const { source, bytes, nodeFile } = sourceOf(s, chosen.resolved!, req.root, chosen.why, req.ref ?? 'next-boot');
   const version = s.judgeOptions.version;
-  const file = nodeFile ?? '/var/lib/kubelet/config.yaml';
+  const installAt = req.installAt ?? (s.local.path ? nodePathOf(req.root, s.local.path) : DEFAULT_INSTALL);
+  // A file ref is read here but used as the --config file: its paths resolve where it is installed.
+  const file = source.kind === 'file' ? installAt : nodeFile ?? DEFAULT_INSTALL;
   const fromLocal = source.kind === 'local';
   // A checkpoint is validated over the local file's gates; a local file over none.
   const o = loadCheckpointConfig(bytes, file, { version, argv: s.kubeletArgv, localGates: fromLocal ? undefined : s.judgeOptions.localGates });
@@ -238,7 +275,8 @@ export function buildExport(s: Session, req: ExportRequest): ExportResult {
   if (rest.resolvedPaths.some((p) => source.kind === 'checkpoint' && p.resolved.startsWith(path.posix.dirname(file)))) {
     warnings.push('a relative path pointed into the checkpoint directory; the export keeps that absolute path (the kubelet used it), but it is rarely what the author meant');
   }
-  const text = emitYaml(orderKindFirst(doc), commentsFor(doc, o), header(source, rest));
+  const runs = readsStore || source.kind === 'local';
+  const text = emitYaml(orderKindFirst(doc), commentsFor(doc, o), header(source, rest, runs, installAt));
   return { apiVersion: 'kubelet-ckpt/v1', kind: 'ExportResult', ...rest, config: doc, text, out: null };
 }
 

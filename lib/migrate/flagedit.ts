@@ -27,8 +27,10 @@ export interface EditOutcome {
 }
 
 export interface EditOptions {
-  /** Put `--config=<this>` where the first --dynamic-config-dir was (the kubelet had no --config). */
+  /** Put `--config=<this>` where a --dynamic-config-dir was (the kubelet had no --config). */
   addConfig?: string | null;
+  /** Which --dynamic-config-dir of the file (0: the first) --config takes the place of. */
+  configAt?: number;
   /** The gate to drop from --feature-gates. */
   gate?: string;
 }
@@ -39,22 +41,41 @@ interface Atom {
   text: string;
 }
 
+interface Region {
+  start: number;
+  end: number;
+  line: number;
+  /** Comment lines inside the region, [start, end): a unit file skips them (systemd.syntax(7)). */
+  skip: [number, number][];
+}
+
+/** A `#` or `;` comment line, which systemd skips wherever it is, also inside a continuation. */
+const isUnitComment = (physical: string): boolean => /^\s*[#;]/.test(physical);
+
 /** Logical lines that can hold flags: [start, end) offsets of their values. */
-function regions(text: string, kind: FlagFileKind): { start: number; end: number; line: number }[] {
-  const out: { start: number; end: number; line: number }[] = [];
+function regions(text: string, kind: FlagFileKind): Region[] {
+  const out: Region[] = [];
   let section = '';
   let pos = 0;
   let lineNo = 1;
   while (pos < text.length) {
     let end = pos;
     let lines = 0;
+    const skip: [number, number][] = [];
     // A logical line: physical lines joined by a trailing backslash.
     for (;;) {
       const nl = text.indexOf('\n', end);
       const stop = nl < 0 ? text.length : nl;
       lines++;
       const physical = text.slice(end, stop).replace(/\r$/, '');
+      const from = end;
       end = nl < 0 ? text.length : nl + 1;
+      if (kind === 'unit' && isUnitComment(physical)) {
+        if (from === pos) break; // a comment of its own
+        skip.push([from, end]);
+        if (nl < 0) break;
+        continue;
+      }
       if (!physical.endsWith('\\') || nl < 0) break;
     }
     const logical = text.slice(pos, end);
@@ -64,10 +85,10 @@ function regions(text: string, kind: FlagFileKind): { start: number; end: number
       const sec = /^\[([^\]]+)\]/.exec(trimmed);
       if (sec) section = sec[1]!;
       const m = /^(ExecStart|Environment)\s*=/.exec(trimmed);
-      if (section === 'Service' && m) out.push({ start: pos + lead + m[0].length, end, line: lineNo });
+      if (section === 'Service' && m) out.push({ start: pos + lead + m[0].length, end, line: lineNo, skip });
     } else if (!trimmed.startsWith('#')) {
       const m = /^(?:export\s+)?[A-Za-z_][A-Za-z0-9_]*\s*=/.exec(trimmed);
-      if (m) out.push({ start: pos + lead + m[0].length, end, line: lineNo });
+      if (m) out.push({ start: pos + lead + m[0].length, end, line: lineNo, skip });
     }
     pos = end;
     lineNo += lines;
@@ -76,16 +97,22 @@ function regions(text: string, kind: FlagFileKind): { start: number; end: number
 }
 
 /** Atoms of one region, and whether a quote is left open at its end. */
-function atomsOf(text: string, start: number, end: number): { atoms: Atom[]; openQuote: boolean } {
+function atomsOf(text: string, r: Region): { atoms: Atom[]; openQuote: boolean } {
   const atoms: Atom[] = [];
   let quote: string | null = null;
-  let i = start;
+  let i = r.start;
   let cur = -1;
   const close = (at: number) => {
     if (cur >= 0) atoms.push({ start: cur, end: at, text: text.slice(cur, at) });
     cur = -1;
   };
-  while (i < end) {
+  while (i < r.end) {
+    const skipped = r.skip.find(([from]) => from === i);
+    if (skipped) {
+      close(i);
+      i = skipped[1];
+      continue;
+    }
     const c = text[i]!;
     if (c === '\\' && (text[i + 1] === '\n' || (text[i + 1] === '\r' && text[i + 2] === '\n'))) {
       close(i);
@@ -107,7 +134,7 @@ function atomsOf(text: string, start: number, end: number): { atoms: Atom[]; ope
     if (cur < 0) cur = i;
     i++;
   }
-  close(end);
+  close(r.end);
   return { atoms, openQuote: quote !== null };
 }
 
@@ -146,8 +173,9 @@ function findSplices(text: string, kind: FlagFileKind, opts: EditOptions, proble
   const gate = opts.gate ?? 'DynamicKubeletConfig';
   const splices: Splice[] = [];
   let addConfig = opts.addConfig ?? null;
+  let dirsBefore = opts.configAt ?? 0;
   for (const r of regions(text, kind)) {
-    const { atoms: raw, openQuote } = atomsOf(text, r.start, r.end);
+    const { atoms: raw, openQuote } = atomsOf(text, r);
     const atoms = raw.map(flagStart);
     const relevant = atoms.some((a) => DIR_FLAG.test(a.text) || DIR_FLAG_EQ.test(a.text) || ((GATES_FLAG.test(a.text) || GATES_FLAG_EQ.test(a.text)) && text.slice(r.start, r.end).includes(gate)));
     if (!relevant) continue;
@@ -167,7 +195,7 @@ function findSplices(text: string, kind: FlagFileKind, opts: EditOptions, proble
         }
         const end = v ? v.end : a.end;
         const shown = text.slice(a.start, end).replace(/\\\r?\n\s*/g, ' ');
-        if (addConfig) {
+        if (addConfig && dirsBefore-- === 0) {
           splices.push({ start: a.start, end, with: `--config=${addConfig}`, line, action: `replaced ${shown} with --config=${addConfig}` });
           addConfig = null;
         } else splices.push({ start: a.start, end, with: '', line, action: `removed ${shown}` });
@@ -189,13 +217,26 @@ function findSplices(text: string, kind: FlagFileKind, opts: EditOptions, proble
   return splices;
 }
 
+const isBlank = (c: string | undefined): boolean => c === undefined || /\s/.test(c);
+
+/**
+ * In a unit, [start, end) with the quotes around it when it is a word quoted on its own
+ * (`"--dynamic-config-dir=/x"`): removed without them it would leave an empty "" argument.
+ */
+function withOwnQuotes(text: string, start: number, end: number, kind: FlagFileKind): { start: number; end: number } {
+  const q = text[start - 1];
+  const own = kind === 'unit' && (q === '"' || q === "'") && text[end] === q && isBlank(text[start - 2]) && (isBlank(text[end + 1]) || text[end + 1] === '\\');
+  return own ? { start: start - 1, end: end + 1 } : { start, end };
+}
+
 /** Remove [start, end) with one side's blanks, so `a --x b` becomes `a b`, not `a  b`. */
-function removal(text: string, s: Splice): { start: number; end: number } {
-  let start = s.start;
-  let end = s.end;
+function removal(text: string, s: Splice, kind: FlagFileKind): { start: number; end: number } {
+  const word = withOwnQuotes(text, s.start, s.end, kind);
+  let start = word.start;
+  let end = word.end;
   while (start > 0 && (text[start - 1] === ' ' || text[start - 1] === '\t')) start--;
-  if (start === s.start || text[start - 1] === '"' || text[start - 1] === "'" || text[start - 1] === '=' || text[start - 1] === '\n') {
-    start = s.start;
+  if (start === word.start || text[start - 1] === '"' || text[start - 1] === "'" || text[start - 1] === '=' || text[start - 1] === '\n') {
+    start = word.start;
     while (end < text.length && (text[end] === ' ' || text[end] === '\t')) end++;
   }
   return { start, end };
@@ -204,8 +245,9 @@ function removal(text: string, s: Splice): { start: number; end: number } {
 /**
  * Lines a removal emptied: a line left holding only a `\` continuation goes; a last line of a
  * continued chain left empty goes, and the `\` before it too (else the next line would join).
+ * In a unit file the comment lines between them are passed over, as systemd passes them.
  */
-function tidyLines(before: string[], after: string[]): string[] {
+function tidyLines(before: string[], after: string[], kind: FlagFileKind): string[] {
   const out: string[] = [];
   for (let i = 0; i < after.length; i++) {
     const line = after[i]!;
@@ -215,9 +257,10 @@ function tidyLines(before: string[], after: string[]): string[] {
       continue;
     }
     if (/\\\s*\r?$/.test(line)) continue;
-    const prev = out.length ? out[out.length - 1]! : null;
-    if (prev !== null && /\\\r?$/.test(prev)) {
-      out[out.length - 1] = prev.replace(/[ \t]*\\(\r?)$/, '$1');
+    let j = out.length - 1;
+    while (kind === 'unit' && j >= 0 && isUnitComment(out[j]!)) j--;
+    if (j >= 0 && /\\\r?$/.test(out[j]!)) {
+      out[j] = out[j]!.replace(/[ \t]*\\(\r?)$/, '$1');
       continue;
     }
     out.push(line);
@@ -233,13 +276,13 @@ export function editFlagText(text: string, kind: FlagFileKind, opts: EditOptions
   let out = text;
   // From the end, so earlier offsets stay valid. Lines are kept 1:1 until tidyLines.
   for (const s of [...splices].sort((a, b) => b.start - a.start)) {
-    const { start, end } = s.with === '' ? removal(out, s) : { start: s.start, end: s.end };
+    const { start, end } = s.with === '' ? removal(out, s, kind) : { start: s.start, end: s.end };
     out = out.slice(0, start) + s.with + out.slice(end);
   }
   const beforeLines = text.split('\n');
   const afterLines = out.split('\n');
   // Removals never remove a newline, so the two line lists stay aligned.
-  const tidy = beforeLines.length === afterLines.length ? tidyLines(beforeLines, afterLines).join('\n') : out;
+  const tidy = beforeLines.length === afterLines.length ? tidyLines(beforeLines, afterLines, kind).join('\n') : out;
   return {
     text: tidy,
     edits: splices.map((s) => ({ line: s.line, action: s.action })).sort((a, b) => a.line - b.line),

@@ -9,11 +9,12 @@ import path from 'node:path';
 import { CkptError, RefusedError, UsageError } from '../errors.js';
 import { diffFiles } from './diffs.js';
 import { buildExport, DKC_GATE, type ExportResult } from './export.js';
-import { editFlagText, type FlagEdit } from './flagedit.js';
+import { editFlagText, type FlagEdit, type FlagFileKind } from './flagedit.js';
 import { flagFiles, readNodeFile, textOf, type NodeFile } from './nodefiles.js';
 import { kubeadmCheck, type KubeadmCheck } from './kubeadm.js';
 import { commandLineFromFiles } from '../store/discover.js';
 import { flagValue } from '../store/proc.js';
+import { kubeletHostname } from '../fleet/nodename.js';
 import { shellWord } from '../integrity/next-steps.js';
 import { accessibleFile } from '../onpath.js';
 import { rootedRead } from '../store/rooted.js';
@@ -89,27 +90,64 @@ function sameArgv(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
-/** Edit every flag file; refuse (naming file and line) what cannot be edited safely. */
-function editFiles(root: string, addConfig: string | null, refusals: CkptError[]): { changes: FileChange[]; placed: boolean } {
-  const changes: FileChange[] = [];
-  let pending = addConfig;
-  for (const f of flagFiles(root)) {
-    const file = readNodeFile(root, f.nodePath, f.kind);
+interface FlagFile {
+  file: NodeFile;
+  kind: FlagFileKind;
+}
+
+interface Edited {
+  changes: FileChange[];
+  /** --config was put in place of a --dynamic-config-dir. */
+  placed: boolean;
+  problems: CkptError[];
+}
+
+/** Edit every flag file, --config (if any) in place of the `at`-th --dynamic-config-dir of file `file`. */
+function editAll(files: FlagFile[], addConfig: string | null, target: { file: number; at: number }): Edited {
+  const out: Edited = { changes: [], placed: false, problems: [] };
+  files.forEach(({ file, kind }, i) => {
     const text = textOf(file.state);
-    const e = editFlagText(text, f.kind, { addConfig: pending });
-    for (const p of e.problems) refusals.push(new RefusedError(`${f.nodePath} line ${p.line}: ${p.action}`, 'edit that line by hand (remove --dynamic-config-dir and the DynamicKubeletConfig gate), then re-run', 'FLAGS_UNPARSEABLE'));
-    if (e.placedConfig) pending = null;
-    if (e.text === text) continue;
+    const e = editFlagText(text, kind, { addConfig: i === target.file ? addConfig : null, configAt: target.at });
+    for (const p of e.problems) out.problems.push(new RefusedError(`${file.nodePath} line ${p.line}: ${p.action}`, 'edit that line by hand (remove --dynamic-config-dir and the DynamicKubeletConfig gate), then re-run', 'FLAGS_UNPARSEABLE'));
+    out.placed ||= e.placedConfig;
+    if (e.text === text) return;
     const after = Buffer.from(e.text);
-    changes.push({ file, after, edits: e.edits, diff: diffFiles(f.nodePath, file.state, after) });
+    out.changes.push({ file, after, edits: e.edits, diff: diffFiles(file.nodePath, file.state, after) });
+  });
+  return out;
+}
+
+/** The kubelet's argv as the edited files give it. */
+function argvThrough(root: string, changes: FileChange[]): string[] {
+  const overlay = new Map(changes.map((c) => [c.file.nodePath, c.after.toString('utf8')]));
+  return commandLineFromFiles(root, (r, p) => (overlay.has(p) ? overlay.get(p)! : rootedRead(r, p)))?.argv ?? [];
+}
+
+/**
+ * Edit every flag file. --config goes in place of the --dynamic-config-dir the kubelet's
+ * command line takes: not necessarily the first in file order (a drop-in's `ExecStart=` reset
+ * and new ExecStart= override the unit's), so each is tried, in order, until the edited files
+ * give the intended command line; none doing so is refused by proveArgv.
+ */
+function editFiles(root: string, before: readonly string[], addConfig: string | null): Edited {
+  const files = flagFiles(root).map((f) => ({ file: readNodeFile(root, f.nodePath, f.kind), kind: f.kind }));
+  if (!addConfig) return editAll(files, null, { file: -1, at: 0 });
+  const want = migratedArgv(before, addConfig);
+  let first: Edited | null = null;
+  for (let file = 0; file < files.length; file++) {
+    for (let at = 0; ; at++) {
+      const e = editAll(files, addConfig, { file, at });
+      if (!e.placed) break;
+      first ??= e;
+      if (e.problems.length || sameArgv(argvThrough(root, e.changes), want)) return e;
+    }
   }
-  return { changes, placed: pending === null };
+  return first ?? editAll(files, null, { file: -1, at: 0 });
 }
 
 /** Re-read the command line through the edited files: it must be the old one minus the flag and the gate. */
 function proveArgv(root: string, before: readonly string[], changes: FileChange[], addConfig: string | null, refusals: CkptError[]): void {
-  const overlay = new Map(changes.map((c) => [c.file.nodePath, c.after.toString('utf8')]));
-  const after = commandLineFromFiles(root, (r, p) => (overlay.has(p) ? overlay.get(p)! : rootedRead(r, p)))?.argv ?? [];
+  const after = argvThrough(root, changes);
   const want = migratedArgv(before, addConfig);
   if (sameArgv(after, want)) return;
   const where = changes.map((c) => `${c.file.nodePath} (lines ${c.edits.map((e) => e.line).join(', ')})`).join('; ');
@@ -120,8 +158,24 @@ function proveArgv(root: string, before: readonly string[], changes: FileChange[
   ));
 }
 
+/**
+ * Without --dynamic-config-dir the kubelet never opens the store and an assignment does nothing
+ * on the node (reference/migration.md §7): no checkpoint is what it runs, so none is migrated
+ * unless named.
+ */
+function notUsingDkc(where: string): RefusedError {
+  return new RefusedError(
+    `the kubelet does not use Dynamic Kubelet Configuration: its command line (from the ${where}) has no --dynamic-config-dir, so it never reads the store and runs its local config; there is nothing to migrate`,
+    'to make a checkpoint the --config file anyway, name it: kubelet-ckpt migrate assigned | lkg | UID/RV',
+    'MIGRATE_NO_DKC',
+  );
+}
+
+/** The Node's name as the kubelet registers it (nodeutil.GetHostname: trimmed, lower-cased). */
 function nodeName(argv: readonly string[], root: string): string {
-  return flagValue(argv, 'hostname-override') ?? (root === '/' ? os.hostname() : 'NODE');
+  const override = flagValue(argv, 'hostname-override');
+  const name = override || (root === '/' ? os.hostname() : '');
+  return kubeletHostname(name) || 'NODE';
 }
 
 /** `kubeconfig`: --kubeconfig, which the kubectl commands then name (an admin's; the kubelet's own node credentials may not patch its Node's spec). */
@@ -158,12 +212,14 @@ export async function planMigrate(ctx: RecoveryContext, req: MigrateRequest): Pr
   const configPath = given ? path.posix.resolve('/', given) : DEFAULT_CONFIG_PATH;
   const addConfig = given ? null : DEFAULT_CONFIG_PATH;
   const hasDir = flagValue(cl.argv, 'dynamic-config-dir') !== null;
+  if (!hasDir && !req.ref) throw notUsingDkc(cl.source);
   if (!hasDir) warnings.push("the kubelet's unit and env files have no --dynamic-config-dir: only the --config file is written");
-  const edited = editFiles(root, hasDir ? addConfig : null, refusals);
+  const edited = editFiles(root, cl.argv, hasDir ? addConfig : null);
+  refusals.push(...edited.problems);
   if (!refusals.length) proveArgv(root, cl.argv, edited.changes, hasDir ? addConfig : null, refusals);
   // The export is judged and annotated with the flags the kubelet will have after the migration.
   const argv = migratedArgv(cl.argv, hasDir ? addConfig : null);
-  const exp = buildExport({ ...s, kubeletArgv: argv, judgeOptions: { ...s.judgeOptions, argv } }, { ref: req.ref, key: req.key ?? null, effective: false, force: req.force, root });
+  const exp = buildExport({ ...s, kubeletArgv: argv, judgeOptions: { ...s.judgeOptions, argv } }, { ref: req.ref, key: req.key ?? null, effective: false, force: req.force, root, readsStore: hasDir, installAt: configPath });
   warnings.push(...exp.warnings);
   if (addConfig && !edited.placed) refusals.push(new RefusedError(`the kubelet has no --config flag and kubelet-ckpt found no --dynamic-config-dir to put --config=${addConfig} in its place`, 'add --config by hand', 'FLAGS_UNPARSEABLE'));
   const config = readNodeFile(root, configPath, 'config');

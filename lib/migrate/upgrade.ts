@@ -19,7 +19,7 @@ import type { Session } from '../session.js';
 import { flagValue } from '../store/proc.js';
 import { refBytes } from '../store/show.js';
 import { resolveRef } from '../store/refs.js';
-import { DKC_GATE } from './export.js';
+import { DKC_GATE, kubeletReadsStore } from './export.js';
 import { nodePathOf } from './nodepath.js';
 import { migratedArgv } from './plan.js';
 
@@ -74,12 +74,19 @@ function flagGate(s: Session): boolean | undefined {
   return v;
 }
 
+/** --dynamic-config-dir as the command line spells it (pflag names an unknown flag as given), or null. */
+function dirFlagAsWritten(argv: readonly string[]): string | null {
+  if (flagValue(['kubelet', ...argv], 'dynamic-config-dir') === null) return null;
+  return argv.find((a) => /^--dynamic[-_]config[-_]dir(=|$)/.test(a))?.split('=')[0] ?? '--dynamic-config-dir';
+}
+
 /** The kubelet's own words when X.Y would not start with this command line and local file. */
 export function startupExit(s: Session, to: UpgradeTarget): string | null {
-  const hasDir = flagValue(['kubelet', ...s.kubeletArgv], 'dynamic-config-dir') !== null;
+  const dirFlag = dirFlagAsWritten(s.kubeletArgv);
+  const hasDir = dirFlag !== null;
   const fromFlag = flagGate(s);
   const fromFile = s.judgeOptions.localGates?.[DKC_GATE];
-  if (to.minor >= 24 && hasDir) return 'Error: failed to parse kubelet flag: unknown flag: --dynamic-config-dir';
+  if (to.minor >= 24 && hasDir) return `Error: failed to parse kubelet flag: unknown flag: ${dirFlag}`;
   if ((to.minor === 22 || to.minor === 23) && hasDir && fromFlag !== true) {
     return '"Failed to validate kubelet flags" err="the DynamicKubeletConfig feature gate must be enabled in order to use the --dynamic-config-dir flag"';
   }
@@ -110,7 +117,7 @@ function localConfig(s: Session, root: string): { config: ConfigObject | null; p
 /** The config the kubelet runs now (its next start on the current release). */
 function runningNow(s: Session, root: string): RunningConfig {
   // A known command line without the flag (e.g. after migrate): the store is not read.
-  if (s.discovery.commandLine && flagValue(['kubelet', ...s.kubeletArgv], 'dynamic-config-dir') === null) {
+  if (!kubeletReadsStore(s)) {
     const l = localConfig(s, root);
     return { source: 'local', ref: null, path: l.path, config: l.config, reason: "the kubelet's command line has no --dynamic-config-dir: it runs its local config and never reads the store" };
   }
@@ -162,7 +169,7 @@ export function upgradeCheck(s: Session, opts: { to: string; root: string }): Up
   const notes: string[] = [];
   const now = runningNow(s, opts.root);
   const exit = startupExit(s, to);
-  const withoutFlag = exit && /unknown flag: --dynamic-config-dir/.test(exit) ? flagDropped(s, to, opts.root, now) : null;
+  const withoutFlag = exit && /unknown flag: --dynamic[-_]config[-_]dir/.test(exit) ? flagDropped(s, to, opts.root, now) : null;
   let after: UpgradeCheck['after'];
   if (exit) {
     after = { starts: false, exitMessage: exit, source: 'none', ref: null, path: null, config: null, reason: `the ${toText} kubelet exits at start-up (exit status 1) with this command line and local config` };

@@ -121,14 +121,23 @@ export function listStoreUsers(procRoot = '/proc'): KubeletProcess[] {
   return processes(procRoot, hasDynamicConfigDir);
 }
 
-/** The value of a `--name=value` / `--name value` / `-name value` flag; the last one wins (pflag). */
+/**
+ * A kubelet flag name as pflag looks it up: the kubelet normalises `_` to `-`
+ * (cliflag.WordSepNormalizeFunc), so `--dynamic_config_dir` is `--dynamic-config-dir`.
+ */
+export function normalFlagName(name: string): string {
+  return name.replace(/_/g, '-');
+}
+
+/** The value of a `--name=value` / `--name value` / `-name value` flag, `_` ≡ `-`; the last one wins (pflag). */
 export function flagValue(argv: readonly string[], name: string): string | null {
+  const want = normalFlagName(name);
   let value: string | null = null;
   for (let i = 1; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--') break;
     const m = /^--?([^=]+)(?:=(.*))?$/s.exec(a);
-    if (!m || m[1] !== name) continue;
+    if (!m || normalFlagName(m[1]!) !== want) continue;
     if (m[2] !== undefined) value = m[2];
     else if (i + 1 < argv.length) value = argv[++i]!;
   }

@@ -14,21 +14,31 @@ export interface UnitFiles {
 const UNIT_DIRS = ['/etc/systemd/system', '/run/systemd/system', '/usr/local/lib/systemd/system', '/lib/systemd/system', '/usr/lib/systemd/system'];
 const UNIT = 'kubelet.service';
 
-/** Logical lines of a unit file: comments dropped, backslash continuations joined. */
-function logicalLines(text: string): string[] {
+/** A `#` or `;` comment line (leading blanks allowed). */
+const isComment = (line: string): boolean => /^\s*[#;]/.test(line);
+
+/**
+ * Logical lines: comments dropped, backslash continuations joined. In a unit file a comment
+ * line inside a continuation is skipped and the continuation goes on (systemd.syntax(7)):
+ * `unit`. An EnvironmentFile has its own parser, where such a line is part of the value.
+ */
+function logicalLines(text: string, unit = false): string[] {
   const out: string[] = [];
   let cur = '';
+  let continued = false;
   for (const raw of text.split(/\r?\n/)) {
-    const line = cur ? raw : raw.trimStart();
-    if (!cur && (line.startsWith('#') || line.startsWith(';'))) continue;
+    if ((!continued || unit) && isComment(raw)) continue;
+    const line = continued ? raw : raw.trimStart();
     if (line.endsWith('\\')) {
       cur += line.slice(0, -1) + ' ';
+      continued = true;
       continue;
     }
     out.push((cur + line).trim());
     cur = '';
+    continued = false;
   }
-  if (cur) out.push(cur.trim());
+  if (continued) out.push(cur.trim());
   return out;
 }
 
@@ -83,7 +93,7 @@ function applyServiceLine(u: UnitFiles, key: string, value: string): void {
 
 function applyUnitText(u: UnitFiles, text: string): void {
   let section = '';
-  for (const line of logicalLines(text)) {
+  for (const line of logicalLines(text, true)) {
     const sec = /^\[(.+)\]$/.exec(line);
     if (sec) {
       section = sec[1]!;

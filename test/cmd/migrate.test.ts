@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { asNobody, copyFixture, isRoot, json, runCli, tempDir } from '../helpers.js';
 import { kubeletBin, startKubelet } from '../lib/recovery/fixtures/index.js';
+import { decodeKubeletConfig } from '../../lib/config/decode.js';
 
 const UID = '8f1c2a77-5d0e-4b1a-9c3e-1f2e3d4c5b6a';
 
@@ -131,9 +132,10 @@ for (const l of LAYOUTS) {
     }
     t.notMatch(runCli(['--root', root, 'status', '--no-journal']).stdout, /Upgrade/, 'no hint once migrated');
 
+    // The flag is gone: the kubelet no longer reads the store, so there is nothing to migrate.
     const again = runCli(['--root', root, 'migrate', '--dry-run', ...(l.needsForce ? ['--force'] : [])]);
-    t.equal(again.code, 0);
-    t.match(again.stdout, /nothing to do/);
+    t.equal(again.code, 4);
+    t.match(again.stderr, /the kubelet does not use Dynamic Kubelet Configuration: .* there is nothing to migrate/);
 
     const u = runCli(['--root', root, 'undo', '--yes']);
     t.equal(u.code, 0, u.stderr);
@@ -263,4 +265,174 @@ t.test('export --out: directories made as mkdir -p makes them (search permission
   t.equal(d.code, 4, d.stderr);
   t.match(JSON.parse(d.stderr), { error: { code: 'META_SYMLINK', message: /not followed/ } });
   t.notOk(fs.existsSync(nowhere), 'nothing made where the link points');
+});
+
+t.test('--dynamic_config_dir (the kubelet normalises _ to -): migrate puts --config in its place; status and upgrade-check agree', async (t) => {
+  const root = copyFixture('migrate/kubespray');
+  const env = path.join(root, 'etc/kubernetes/kubelet.env');
+  const under = fs.readFileSync(env, 'utf8').replace('--dynamic-config-dir=', '--dynamic_config_dir=').replace(/^.*--config=.*\n/m, '');
+  fs.writeFileSync(env, under);
+  fs.rmSync(path.join(root, 'etc/kubernetes/kubelet-config.yaml'));
+
+  const st = json(runCli(['--root', root, 'status', '--no-journal', '-o', 'json']));
+  t.match(st, { nextBoot: { source: 'assigned' } });
+  const uc = runCli(['--root', root, 'upgrade-check', '-o', 'json']);
+  t.equal(uc.code, 1);
+  t.match(json(uc), { now: { source: 'assigned', ref: `${UID}/4210` }, after: { starts: false, exitMessage: 'Error: failed to parse kubelet flag: unknown flag: --dynamic_config_dir' } });
+  t.ok(json<{ withoutFlag: { changes: unknown[] } | null }>(uc).withoutFlag, 'the flag-dropped case is shown for the underscore spelling too');
+
+  const m = runCli(['--root', root, 'migrate', '--yes', '-o', 'json']);
+  t.equal(m.code, 0, m.stderr);
+  const mj = json<{ warnings: string[]; configPath: string }>(m);
+  t.equal(mj.configPath, '/var/lib/kubelet/config.yaml');
+  t.notOk(mj.warnings.some((w) => /no --dynamic-config-dir/.test(w)), mj.warnings.join('\n'));
+  t.equal(fs.readFileSync(env, 'utf8'), under.replace('--dynamic_config_dir=/etc/kubernetes/dynamic_kubelet_dir', '--config=/var/lib/kubelet/config.yaml').replace('--feature-gates=DynamicKubeletConfig=true \\\n', ''));
+  t.ok(fs.existsSync(path.join(root, 'var/lib/kubelet/config.yaml')));
+  t.match(json(runCli(['--root', root, 'upgrade-check', '-o', 'json'])), { breaks: false, now: { source: 'local', path: '/var/lib/kubelet/config.yaml' } });
+});
+
+t.test('a line break in a relative path stays inside its header comment: the written file decodes to the exported config', async (t) => {
+  const root = copyFixture('migrate/kubeadm');
+  const cp = path.join(root, `var/lib/kubelet/dynamic-config/store/checkpoints/${UID}/4210/kubelet`);
+  fs.appendFileSync(cp, 'staticPodPath: "manifests\\nreadOnlyPort: 10255\\r\\n#\\etlsCertFile: /x"\n');
+  const exp = json<{ config: Record<string, unknown> }>(runCli(['--root', root, 'export', '-o', 'json']));
+  const m = runCli(['--root', root, 'migrate', '--yes', '--force']);
+  t.equal(m.code, 0, m.stderr);
+  const written = fs.readFileSync(path.join(root, 'var/lib/kubelet/config.yaml'));
+  t.notMatch(written.toString(), /^(readOnlyPort|tlsCertFile):/m, 'no key injected');
+  t.match(written.toString(), /^# staticPodPath: relative "manifests\\x0areadOnlyPort: 10255\\x0d\\x0a#\\x1btlsCertFile: \/x" resolved as the kubelet did, to \/var\/lib\/kubelet\/dynamic-config\/store\/checkpoints\/\S+\/4210\/manifests\\x0a/m);
+  const d = decodeKubeletConfig(written, '/var/lib/kubelet/config.yaml');
+  t.ok(d.ok);
+  if (d.ok) t.same(d.config, exp.config, 'the file holds exactly what export reported');
+});
+
+t.test('no --dynamic-config-dir on the command line: the kubelet runs its local config; migrate has nothing to do unless a ref is named', async (t) => {
+  const root = copyFixture('migrate/kubespray');
+  const env = path.join(root, 'etc/kubernetes/kubelet.env');
+  fs.writeFileSync(env, fs.readFileSync(env, 'utf8').replace(/^.*(--dynamic-config-dir=|DynamicKubeletConfig).*\n/gm, ''));
+  const D = ['--root', root, '--dir', path.join(root, 'etc/kubernetes/dynamic_kubelet_dir')];
+  const local = '/etc/kubernetes/kubelet-config.yaml';
+  const before = tree(root);
+
+  const uc = runCli([...D, 'upgrade-check', '--to', '1.24', '-o', 'json']);
+  t.match(json(uc), { now: { source: 'local', path: local, reason: /no --dynamic-config-dir/ } });
+
+  for (const args of [['--dry-run'], ['--yes', '--force']]) {
+    const r = runCli([...D, 'migrate', ...args, '-o', 'json']);
+    t.equal(r.code, 4, args.join(' '));
+    t.equal(r.stdout, '');
+    t.match(JSON.parse(r.stderr), { error: { code: 'MIGRATE_NO_DKC', exitCode: 4, message: /^the kubelet does not use Dynamic Kubelet Configuration: its command line \(from the systemd unit\) has no --dynamic-config-dir, so it never reads the store and runs its local config; there is nothing to migrate$/ } });
+  }
+  t.same(tree(root), before, 'refused: nothing written');
+
+  const exp = runCli([...D, 'export', '-o', 'json']);
+  t.equal(exp.code, 0, exp.stderr);
+  const ej = json<{ source: Record<string, unknown>; text: string }>(exp);
+  t.match(ej.source, { ref: 'next-boot', kind: 'local', uid: null, path: local, why: /no --dynamic-config-dir/ }, 'export agrees: the local config, not the checkpoint');
+
+  const named = json<{ text: string; source: Record<string, unknown> }>(runCli([...D, 'export', 'assigned', '-o', 'json']));
+  t.match(named.source, { kind: 'checkpoint', resourceVersion: '4210', why: /^named on the command line \(assigned\); this node's kubelet does not run it/ });
+  t.match(named.text, /^# Exported by kubelet-ckpt: a local --config file made from the config named below, which this node's kubelet does not run\n/);
+  t.notMatch(named.text, /equal to the config the kubelet runs/);
+  const loc = json<{ text: string; source: { why: string } }>(runCli([...D, 'export', 'local', '-o', 'json']));
+  t.equal(loc.source.why, 'named on the command line (local)', 'the local config is what it runs');
+  t.match(loc.text, /^# Exported by kubelet-ckpt: a local --config file equal to the config the kubelet runs\n/);
+
+  const m = runCli([...D, 'migrate', 'assigned', '--dry-run', '--force', '-o', 'json']);
+  t.equal(m.code, 0, m.stderr);
+  const mj = json<{ changes: { path: string; after: string }[]; source: { why: string } }>(m);
+  t.same(mj.changes.map((c) => c.path), [local], 'a named ref: only the --config file is written');
+  t.notMatch(mj.changes[0]!.after, /equal to the config the kubelet runs/);
+  t.match(mj.source.why, /does not run it/);
+  t.same(tree(root), before, 'dry runs change nothing');
+});
+
+t.test('a commented-out line inside a continued ExecStart= is no argument (systemd.syntax(7))', async (t) => {
+  const root = copyFixture('migrate/by-hand');
+  const unit = path.join(root, 'etc/systemd/system/kubelet.service');
+  const DCD = '/etc/kubernetes/dynamic-kubelet-config';
+  const text = (flags: string) => `[Service]\nExecStart=/usr/local/bin/kubelet \\\n  --v=2 \\\n#  --config=/old.yaml \\\n; --bogus\n${flags}Restart=on-failure\n`;
+  fs.writeFileSync(unit, text(`  --dynamic-config-dir=${DCD} \\\n  --feature-gates=DynamicKubeletConfig=true \\\n  --register-node=true\n`));
+  t.match(json(runCli(['--root', root, 'status', '--no-journal', '-o', 'json'])), { nextBoot: { source: 'assigned' } }, 'status: the kubelet starts');
+  const dry = runCli(['--root', root, 'migrate', '--dry-run']);
+  t.equal(dry.code, 0, dry.stderr);
+  const m = runCli(['--root', root, 'migrate', '--yes']);
+  t.equal(m.code, 0, m.stderr);
+  t.equal(fs.readFileSync(unit, 'utf8'), text('  --config=/var/lib/kubelet/config.yaml \\\n  --register-node=true\n'), 'the flag replaced, the comments kept');
+});
+
+t.test('NEL, LS and PS in a string are written as \\N \\L \\P: the written file reads back the same string', async (t) => {
+  const root = copyFixture('migrate/by-hand');
+  fs.appendFileSync(path.join(root, `etc/kubernetes/dynamic-kubelet-config/store/checkpoints/${UID}/4210/kubelet`), 'podCIDR: "p\\u0085q\\u2028r\\u2029s\\x7ft"\n');
+  const exp = json<{ config: Record<string, unknown> }>(runCli(['--root', root, 'export', '-o', 'json']));
+  t.equal(exp.config.podCIDR, 'p\u0085q\u2028r\u2029s\u007ft');
+  const m = runCli(['--root', root, 'migrate', '--yes']);
+  t.equal(m.code, 0, m.stderr);
+  const written = fs.readFileSync(path.join(root, 'var/lib/kubelet/config.yaml'));
+  t.ok(written.toString().split('\n').includes('podCIDR: "p\\Nq\\Lr\\Ps\\x7ft"'), 'escaped on its line');
+  const d = decodeKubeletConfig(written, '/var/lib/kubelet/config.yaml');
+  t.ok(d.ok, d.ok ? '' : d.error);
+  if (d.ok) t.same(d.config, exp.config, 'the file holds exactly what export reported');
+});
+
+t.test('next steps name the Node as the kubelet registers it: --hostname-override trimmed and lower-cased (nodeutil.GetHostname)', async (t) => {
+  const root = copyFixture('migrate/kubespray');
+  const env = path.join(root, 'etc/kubernetes/kubelet.env');
+  const base = fs.readFileSync(env, 'utf8');
+  const stepsOf = (r: ReturnType<typeof runCli>) => {
+    t.equal(r.code, 0, r.stderr);
+    return json<{ nextSteps: string[] }>(r).nextSteps.join('\n');
+  };
+  for (const [flag, name] of [['--hostname-override=Worker-1.Example.COM', 'worker-1.example.com'], ['--hostname-override=', 'NODE']]) {
+    fs.writeFileSync(env, base.replace('KUBELET_HOSTNAME="--hostname-override=node1"', `KUBELET_HOSTNAME=${flag}`));
+    const steps = stepsOf(runCli(['--root', root, 'migrate', '--dry-run', '--force', '-o', 'json']));
+    t.match(steps, `/api/v1/nodes/${name}/proxy/configz`, flag);
+    t.match(steps, `kubectl patch node ${name} --type merge`, flag);
+  }
+  // Blanks around it: only a quoted word in ExecStart= carries them.
+  const hand = copyFixture('migrate/by-hand');
+  const unit = path.join(hand, 'etc/systemd/system/kubelet.service');
+  fs.writeFileSync(unit, fs.readFileSync(unit, 'utf8').replace('  --v=2', '  "--hostname-override= Worker-2.EXAMPLE.com " \\\n  --v=2'));
+  t.match(stepsOf(runCli(['--root', hand, 'migrate', '--dry-run', '-o', 'json'])), 'kubectl patch node worker-2.example.com --type merge');
+});
+
+t.test('a drop-in that resets ExecStart= and sets its own: --config goes into the ExecStart in effect', async (t) => {
+  const root = copyFixture('migrate/by-hand');
+  const DCD = '/etc/kubernetes/dynamic-kubelet-config';
+  const unit = path.join(root, 'etc/systemd/system/kubelet.service');
+  const dropin = path.join(root, 'etc/systemd/system/kubelet.service.d/20-override.conf');
+  fs.writeFileSync(unit, `[Service]\nExecStart=/usr/local/bin/kubelet --v=2 --dynamic-config-dir=${DCD}\nRestart=on-failure\n`);
+  fs.mkdirSync(path.dirname(dropin));
+  fs.writeFileSync(dropin, `[Service]\nExecStart=\nExecStart=/usr/local/bin/kubelet --v=3 --dynamic-config-dir=${DCD} --feature-gates=DynamicKubeletConfig=true\n`);
+  const dry = runCli(['--root', root, 'migrate', '--dry-run', '-o', 'json']);
+  t.equal(dry.code, 0, dry.stdout);
+  t.notOk(json(dry).wouldRefuse);
+  const m = runCli(['--root', root, 'migrate', '--yes']);
+  t.equal(m.code, 0, m.stderr);
+  t.equal(fs.readFileSync(dropin, 'utf8'), '[Service]\nExecStart=\nExecStart=/usr/local/bin/kubelet --v=3 --config=/var/lib/kubelet/config.yaml\n', 'the drop-in\'s ExecStart gets --config');
+  t.equal(fs.readFileSync(unit, 'utf8'), '[Service]\nExecStart=/usr/local/bin/kubelet --v=2\nRestart=on-failure\n', 'the overridden one only loses the flag');
+  t.match(json(runCli(['--root', root, 'upgrade-check', '-o', 'json'])), { breaks: false, changesConfig: false, now: { source: 'local', path: '/var/lib/kubelet/config.yaml' } });
+});
+
+t.test('migrate FILE: its relative paths resolve against the --config file it becomes, not the rescue host', async (t) => {
+  const root = copyFixture('migrate/kubespray');
+  const x = path.join(tempDir(), 'x.yaml');
+  fs.writeFileSync(x, 'kind: KubeletConfiguration\napiVersion: kubelet.config.k8s.io/v1beta1\nstaticPodPath: manifests\n');
+  const r = runCli(['--root', root, 'migrate', x, '--dry-run', '--force', '-o', 'json']);
+  t.equal(r.code, 0, r.stderr);
+  const after = json<{ changes: { path: string; after: string }[] }>(r).changes.find((c) => c.path === '/etc/kubernetes/kubelet-config.yaml')!.after;
+  t.ok(after.split('\n').includes('staticPodPath: /etc/kubernetes/manifests'), after);
+  t.match(after, '# Relative paths resolved against /etc/kubernetes, the directory of /etc/kubernetes/kubelet-config.yaml where this file is to be installed (not where it was read)\n');
+  t.notMatch(after, `${path.dirname(x)}/manifests`);
+  const exp = json<{ config: { staticPodPath: string } }>(runCli(['--root', root, 'export', x, '-o', 'json']));
+  t.equal(exp.config.staticPodPath, '/etc/kubernetes/manifests', 'export: against the kubelet\'s --config file too');
+});
+
+t.test('flags quoted one by one in ExecStart=: edited without leaving empty "" arguments', async (t) => {
+  const root = copyFixture('migrate/by-hand');
+  const unit = path.join(root, 'etc/systemd/system/kubelet.service');
+  fs.writeFileSync(unit, `[Service]\nExecStart=/usr/local/bin/kubelet "--dynamic-config-dir=/etc/kubernetes/dynamic-kubelet-config" \\\n  '--feature-gates=DynamicKubeletConfig=true' \\\n  "--v=2"\n`);
+  const m = runCli(['--root', root, 'migrate', '--yes']);
+  t.equal(m.code, 0, m.stderr);
+  t.equal(fs.readFileSync(unit, 'utf8'), `[Service]\nExecStart=/usr/local/bin/kubelet "--config=/var/lib/kubelet/config.yaml" \\\n  "--v=2"\n`);
 });

@@ -62,6 +62,11 @@ t.test('--seccomp-default needs its gate on releases that have it', async (t) =>
   t.equal(run([DIR, '--seccomp-default'], { version: '1.21' }).ok, true, '1.21 has no such gate');
 });
 
+t.test('flag names are normalised _ → - (cliflag.WordSepNormalizeFunc)', async (t) => {
+  t.match(run(['--dynamic_config_dir=/var/lib/kubelet/dynamic-config']), { ok: false, stage: 'flag-validate', error: GATE_TEXT });
+  t.equal(run([DIR, GATE, '--seccomp_default']).error, 'the SeccompDefault feature gate must be enabled in order to use the --seccomp-default flag');
+});
+
 t.test('the local --config file, with the flags over it', async (t) => {
   t.same(run([DIR, GATE, '--config=/etc/kubelet.yaml'], { local: '' }), {
     ok: false, stage: 'local-load', error: 'failed to load Kubelet config file /etc/kubelet.yaml, error kubelet config file "/etc/kubelet.yaml" was empty',

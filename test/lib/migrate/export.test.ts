@@ -120,3 +120,50 @@ t.test('--out: atomic, refuses a different file without --force, never through a
   t.notOk(fs.existsSync(path.join(dir, 'target.yaml')));
   t.same(fs.readdirSync(path.join(dir, 'out')), ['config.yaml'], 'no temp file left');
 });
+
+t.test('text from disk in comments stays one line: the file reads back as exactly the exported config', async (t) => {
+  const evil = 'manifests\nreadOnlyPort: 10255\r\n#\u001b[2J\t';
+  const { s, dir } = store(`${HEAD}staticPodPath: ${JSON.stringify(evil)}\nclusterDomain: cluster.local\n`, ['--cluster-domain=c\nreadOnlyPort: 10256\u2028x: 1\u0085y: 2\u2029#']);
+  // A file ref whose name breaks lines too: it is named in the header.
+  const file = path.join(dir, 'evil\nreadOnlyPort: 10257\u0085z: 3\ufeff.yaml');
+  fs.writeFileSync(file, `${HEAD}staticPodPath: ${JSON.stringify(evil)}\n`);
+  for (const ref of ['assigned', file]) {
+    const r = buildExport(s, { ref, effective: false, force: false, root: '/' });
+    const comments = r.text.split('\n').filter((l) => l.startsWith('#'));
+    t.ok(comments.some((l) => l.includes('readOnlyPort: 1025')), `${ref}: the hostile text is there, in a comment`);
+    for (const l of r.text.split('\n')) t.notMatch(l, /^\s*(readOnlyPort|x|y|z):/, `${ref}: no key of its own: ${JSON.stringify(l)}`);
+    t.notMatch(r.text, /[\r\u0085\u2028\u2029\u001b\ufeff\t]/, `${ref}: no raw line break, control or BOM anywhere`);
+    const d = decodeKubeletConfig(Buffer.from(r.text), '/var/lib/kubelet/config.yaml');
+    t.ok(d.ok, d.ok ? '' : d.error);
+    if (d.ok) t.same(d.config, r.config, `${ref}: the file decodes to exactly the exported config`);
+  }
+});
+
+t.test('yaml-emit: NEL, LS, PS, DEL, C1, BOM in strings and keys are escaped and read back as themselves', async (t) => {
+  const odd = 'p\u0085q\u2028r\u2029s\u007ft\u0080u\u009fv\ufeffw\ufffex\uffffy\u00a0z';
+  const doc = { kind: 'KubeletConfiguration', apiVersion: 'kubelet.config.k8s.io/v1beta1', podCIDR: odd, evictionHard: { [`k${odd}`]: '10%' }, tlsCipherSuites: [odd] };
+  const text = emitYaml(doc);
+  t.match(text, /podCIDR: "p\\Nq\\Lr\\Ps\\x7ft\\x80u\\x9fv\\ufeffw\\ufffex\\uffffy\u00a0z"\n/, 'named escapes for the line breaks, hex for the rest');
+  t.notMatch(text, /[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]/, 'none of them raw');
+  const d = decodeKubeletConfig(Buffer.from(text), '/x/config.yaml');
+  t.ok(d.ok, d.ok ? '' : d.error);
+  if (d.ok) {
+    t.equal(d.config.podCIDR, odd);
+    t.same(d.config.evictionHard, doc.evictionHard);
+    t.same(d.config.tlsCipherSuites, [odd]);
+  }
+});
+
+t.test('a file ref: relative paths resolve against where it is installed (the --config file), not where it is read', async (t) => {
+  const { s } = store(`${HEAD}maxPods: 50\n`);
+  const elsewhere = path.join(tempDir(), 'rescue', 'x.yaml');
+  fs.mkdirSync(path.dirname(elsewhere));
+  fs.writeFileSync(elsewhere, `${HEAD}staticPodPath: manifests\ntlsCertFile: ../pki/k.crt\nresolvConf: /etc/resolv.conf\n`);
+  const def = buildExport(s, { ref: elsewhere, effective: false, force: false, root: '/' });
+  t.same([def.config.staticPodPath, def.config.tlsCertFile, def.config.resolvConf], ['/var/lib/kubelet/manifests', '/var/lib/pki/k.crt', '/etc/resolv.conf'], 'no --config known: /var/lib/kubelet/config.yaml');
+  t.match(def.text, '\n# Relative paths resolved against /var/lib/kubelet, the directory of /var/lib/kubelet/config.yaml where this file is to be installed (not where it was read)\n# staticPodPath: relative "manifests" resolved as the kubelet will there, to /var/lib/kubelet/manifests\n');
+  t.notMatch(def.text, path.dirname(elsewhere) + '/manifests');
+  const at = buildExport(s, { ref: elsewhere, effective: false, force: false, root: '/', installAt: '/etc/kubernetes/kubelet-config.yaml' });
+  t.same(at.resolvedPaths, [{ field: 'staticPodPath', value: 'manifests', resolved: '/etc/kubernetes/manifests' }, { field: 'tlsCertFile', value: '../pki/k.crt', resolved: '/etc/pki/k.crt' }]);
+  t.equal(at.source.path, elsewhere, 'where it was read is still named');
+});

@@ -37,6 +37,37 @@ t.test('units: only [Service] ExecStart/Environment, several places, --config pu
   t.same(e.edits.map((x) => x.line), [4, 7]);
 });
 
+t.test('units: comment lines inside a continuation are no part of it (systemd.syntax(7)) and stay as they are', async (t) => {
+  const head = '[Service]\nExecStart=/usr/bin/kubelet \\\n  --v=2 \\\n#  --config=/old.yaml \\\n  ; --dynamic-config-dir=/old "\n';
+  const unit = `${head}  ${DIR} \\\n# last\n  --feature-gates=DynamicKubeletConfig=true\nRestart=always\n`;
+  const e = editFlagText(unit, 'unit', { addConfig: '/var/lib/kubelet/config.yaml' });
+  t.same(e.problems, [], 'the quote in a comment opens nothing');
+  t.equal(e.text, `${head}  --config=/var/lib/kubelet/config.yaml\n# last\nRestart=always\n`, 'the last flag gone with the backslash before it, past the comment');
+  t.same(e.edits.map((x) => x.line), [6, 8]);
+});
+
+t.test('configAt: --config takes the place of the n-th --dynamic-config-dir of the file', async (t) => {
+  const unit = `[Service]\nEnvironment="D=${DIR}"\nExecStart=/usr/bin/kubelet $D ${DIR}\n`;
+  const second = editFlagText(unit, 'unit', { addConfig: '/c.yaml', configAt: 1 });
+  t.equal(second.text, '[Service]\nEnvironment="D="\nExecStart=/usr/bin/kubelet $D --config=/c.yaml\n');
+  t.ok(second.placedConfig);
+  const none = editFlagText(unit, 'unit', { addConfig: '/c.yaml', configAt: 2 });
+  t.notOk(none.placedConfig, 'there is no third: nothing placed, both removed');
+  t.equal(none.text, '[Service]\nEnvironment="D="\nExecStart=/usr/bin/kubelet $D\n');
+});
+
+t.test('units: a flag quoted on its own goes with its quotes (no empty "" argument left)', async (t) => {
+  const cases: [string, string][] = [
+    [`ExecStart=/k "${DIR}" --v=2\n`, 'ExecStart=/k --v=2\n'],
+    [`ExecStart=/k --v=2 '${DIR}'\n`, 'ExecStart=/k --v=2\n'],
+    [`ExecStart=/k "--x=1" \\\n  "--feature-gates=DynamicKubeletConfig=true" \\\n  --v=2\n`, 'ExecStart=/k "--x=1" \\\n  --v=2\n'],
+    ['ExecStart=/k "--feature-gates=A=true,DynamicKubeletConfig=true" --v=2\n', 'ExecStart=/k "--feature-gates=A=true" --v=2\n'],
+    [`Environment="D=${DIR}"\n`, 'Environment="D="\n'],
+  ];
+  for (const [input, want] of cases) t.equal(editFlagText(`[Service]\n${input}`, 'unit').text, `[Service]\n${want}`, input);
+  t.equal(editFlagText(`[Service]\nExecStart=/k "${DIR}"\n`, 'unit', { addConfig: '/c.yaml' }).text, '[Service]\nExecStart=/k "--config=/c.yaml"\n', 'replaced in its quotes');
+});
+
 t.test('what cannot be edited safely is reported with its line', async (t) => {
   const e = editFlagText(`X=1\nA="--x ${DIR}\n`, 'env');
   t.same(e.problems, [{ line: 2, action: 'a quote opened on this line is never closed: cannot tell where the flags end' }]);

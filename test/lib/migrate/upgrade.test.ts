@@ -3,6 +3,7 @@ import t from 'tap';
 import path from 'node:path';
 import { startupExit, upgradeCheck, parseTarget } from '../../../lib/migrate/upgrade.js';
 import { upgradeHint } from '../../../lib/migrate/hint.js';
+import { flagValue } from '../../../lib/store/proc.js';
 import { openSession, type Session } from '../../../lib/session.js';
 import { metaYaml, writeTree } from '../../helpers.js';
 
@@ -66,4 +67,16 @@ t.test('the status hint', async (t) => {
   t.notMatch(upgradeHint(['kubelet', '--dynamic-config-dir=/d'], 'local'), /silently/);
   t.match(upgradeHint(['kubelet', '--feature-gates', 'DynamicKubeletConfig=false'], 'local'), /--feature-gates still names DynamicKubeletConfig/);
   t.equal(upgradeHint(['kubelet', '--feature-gates=X=true'], 'local'), null);
+});
+
+t.test('flag names are normalised _ → - (cliflag.WordSepNormalizeFunc), as the kubelet reads them', async (t) => {
+  const u = node(['--dynamic_config_dir=/d', '--feature_gates=DynamicKubeletConfig=true'], null);
+  t.equal(startupExit(u, parseTarget('1.23')), null, '1.23 starts: the flag and its gate are there');
+  t.equal(startupExit(u, parseTarget('1.24')), 'Error: failed to parse kubelet flag: unknown flag: --dynamic_config_dir', 'pflag names the flag as written');
+  const r = upgradeCheck(u, { to: '1.24', root: '/' });
+  t.equal(r.now.source, 'assigned', 'the store is read');
+  t.ok(r.withoutFlag);
+  t.match(upgradeHint(['kubelet', '--dynamic_config_dir', '/d'], 'assigned'), /1\.24\+ exits on --dynamic-config-dir; without the flag/);
+  t.equal(flagValue(['kubelet', '--hostname_override=a', '--hostname-override', 'b'], 'hostname-override'), 'b', 'both spellings are one flag; the last wins');
+  t.equal(flagValue(['kubelet', '--dynamic_config_dir=/x'], 'dynamic_config_dir'), '/x');
 });

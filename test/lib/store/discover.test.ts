@@ -17,6 +17,29 @@ t.test('word splitting and env files', async (t) => {
   t.same(expandExecStart('-/usr/bin/kubelet $A --z=${B}w $UNSET', env), ['/usr/bin/kubelet', '--x=1', '--y=2', '--z=vw']);
 });
 
+t.test('a unit: comment lines are skipped, also inside a continuation, which goes on (systemd.syntax(7))', async (t) => {
+  const root = t.testdir();
+  writeTree(root, {
+    'etc/systemd/system/kubelet.service': [
+      '[Service]',
+      '# a comment ending in a backslash does not continue \\',
+      'ExecStart=/usr/bin/kubelet \\',
+      '  --config=/etc/k.yaml \\',
+      '#  --config=/old.yaml \\',
+      '  ; a comment without a backslash: the continuation goes on',
+      '  --dynamic-config-dir=/var/lib/kubelet/dyn \\',
+      '# last',
+      '  --v=2',
+      'Restart=always',
+      '',
+    ].join('\n'),
+    'var/lib/kubelet/dyn/store/meta': null,
+  });
+  const d = discover({ root });
+  t.same(d.commandLine?.argv, ['/usr/bin/kubelet', '--config=/etc/k.yaml', '--dynamic-config-dir=/var/lib/kubelet/dyn', '--v=2']);
+  t.equal(d.via, "--dynamic-config-dir in the kubelet's systemd unit");
+});
+
 t.test('flagValue: pflag forms, last wins', async (t) => {
   t.equal(flagValue(['kubelet', '--dynamic-config-dir=/a', '--dynamic-config-dir', '/b'], 'dynamic-config-dir'), '/b');
   t.equal(flagValue(['kubelet', '-dynamic-config-dir=/c'], 'dynamic-config-dir'), '/c');
