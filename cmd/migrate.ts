@@ -13,7 +13,7 @@ interface Args extends RecoveryArgs {
 
 export function builder(y: Argv<GlobalArgs>): Argv<Args> {
   return recoveryOptions(y)
-    .positional('ref', { type: 'string', describe: 'the config to migrate to (as for export); default: the one the kubelet runs at its next start (refused when its command line has no --dynamic-config-dir: nothing to migrate)' })
+    .positional('ref', { type: 'string', describe: 'the config to migrate to (as for export); default: the one the kubelet runs at its next start (nothing to do, exit 0, when its command line has no --dynamic-config-dir)' })
     .option('key', { type: 'string', requiresArg: true, describe: 'the payload file of a checkpoint with several' })
     .option('kubeadm-config', { type: 'string', requiresArg: true, describe: "a copy of kubeadm's kubelet-config ConfigMap: list the fields where the export differs from what `kubeadm upgrade node` would write" })
     .option('force', { type: 'boolean', default: false, describe: 'replace a --config file that differs; migrate to a config that fails validation; write although a kubelet using the store runs' })

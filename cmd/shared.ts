@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import type { Argv } from 'yargs';
 import { RefusedError, UsageError } from '../lib/errors.js';
 import type { MetaPlan, RecoveryContext, RecoveryResult } from '../lib/recovery/index.js';
-import type { MigratePlan } from '../lib/migrate/plan.js';
+import type { MigratePlan, NothingToMigrate } from '../lib/migrate/plan.js';
 import type { MigrateManifest, MigrateResult } from '../lib/migrate/apply.js';
 
 type MigrateBackup = { manifest: MigrateManifest; path: string };
@@ -289,12 +289,17 @@ export async function runMetaCommand(args: RecoveryArgs, words: string[], plan: 
 }
 
 /** plan → (dry run | confirm) → apply for migrate and the undo of a migration. */
-export async function runMigrateCommand(args: RecoveryArgs, words: string[], plan: (ctx: RecoveryContext) => Promise<MigratePlan>): Promise<void> {
+export async function runMigrateCommand(args: RecoveryArgs, words: string[], plan: (ctx: RecoveryContext) => Promise<MigratePlan | NothingToMigrate>): Promise<void> {
   const mode = modeOf(args);
   const streams = processStreams(args);
   const s = session(args, streams);
   const ctx = await recoveryContext(args, s, commandLineOf(words, args));
   const p = await plan(ctx);
+  if (p.kind === 'nothing') {
+    const { renderMigrate } = await import('../lib/output/migrate.js');
+    output({ ...p.result, dryRun: mode === 'dry-run' }, renderMigrate, args, streams, 'MigrateResult');
+    return setExit(0);
+  }
   const m = await import('../lib/migrate/apply.js');
   await runFilePlan(args, streams, mode, m.previewMigrate(p), p.refusals, () => m.applyMigrate(ctx, p));
 }

@@ -50,6 +50,8 @@ export interface MigrateResult {
   /** undo: the backup restored. */
   restored?: string;
   wouldRefuse?: string[];
+  /** Nothing to migrate, and why (the kubelet never reads the store): no change, exit 0. */
+  nothing?: string;
 }
 
 /** What a migrate backup records of each file. */

@@ -3,6 +3,7 @@
 // carry them (reference/migration.md §8 steps 1–3). A plan holds every file's exact new
 // bytes; making it reads the node and writes nothing. The store is not touched.
 
+import type { MigrateResult } from './apply.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -158,17 +159,27 @@ function proveArgv(root: string, before: readonly string[], changes: FileChange[
   ));
 }
 
+/** A migrate with nothing to do: the result to print (exit 0), no plan. */
+export interface NothingToMigrate {
+  kind: 'nothing';
+  result: MigrateResult;
+}
+
 /**
  * Without --dynamic-config-dir the kubelet never opens the store and an assignment does nothing
  * on the node (reference/migration.md §7): no checkpoint is what it runs, so none is migrated
- * unless named.
+ * unless named. Nothing to do, exit 0, as on a second run after a migration: a fleet runs
+ * migrate again and again, and a node already migrated is no failure.
  */
-function notUsingDkc(where: string): RefusedError {
-  return new RefusedError(
-    `the kubelet does not use Dynamic Kubelet Configuration: its command line (from the ${where}) has no --dynamic-config-dir, so it never reads the store and runs its local config; there is nothing to migrate`,
-    'to make a checkpoint the --config file anyway, name it: kubelet-ckpt migrate assigned | lkg | UID/RV',
-    'MIGRATE_NO_DKC',
-  );
+function notUsingDkc(where: string, configPath: string | null): NothingToMigrate {
+  return {
+    kind: 'nothing',
+    result: {
+      apiVersion: 'kubelet-ckpt/v1', kind: 'MigrateResult', command: 'migrate', dryRun: false, changes: [], backup: null, warnings: [],
+      nextSteps: [], configPath, source: null, kubeadm: null,
+      nothing: `the kubelet does not use Dynamic Kubelet Configuration: its command line (from the ${where}) has no --dynamic-config-dir, so it never reads the store and runs ${configPath ? `its --config file ${configPath}` : 'its defaults and flags'} (to make a checkpoint the --config file anyway, name it: migrate assigned | lkg | UID/RV)`,
+    },
+  };
 }
 
 /** The Node's name as the kubelet registers it (nodeutil.GetHostname: trimmed, lower-cased). */
@@ -200,7 +211,7 @@ function interlocks(ctx: RecoveryContext, o: Overrides, refusals: CkptError[], w
 }
 
 /** Plan the migration. Throws the export's refusals (exit 4) and usage errors; other refusals go in the plan. */
-export async function planMigrate(ctx: RecoveryContext, req: MigrateRequest): Promise<MigratePlan> {
+export async function planMigrate(ctx: RecoveryContext, req: MigrateRequest): Promise<MigratePlan | NothingToMigrate> {
   const s = ctx.session;
   const root = ctx.root;
   const warnings: string[] = [];
@@ -212,7 +223,7 @@ export async function planMigrate(ctx: RecoveryContext, req: MigrateRequest): Pr
   const configPath = given ? path.posix.resolve('/', given) : DEFAULT_CONFIG_PATH;
   const addConfig = given ? null : DEFAULT_CONFIG_PATH;
   const hasDir = flagValue(cl.argv, 'dynamic-config-dir') !== null;
-  if (!hasDir && !req.ref) throw notUsingDkc(cl.source);
+  if (!hasDir && !req.ref) return notUsingDkc(cl.source, given ? configPath : null);
   if (!hasDir) warnings.push("the kubelet's unit and env files have no --dynamic-config-dir: only the --config file is written");
   const edited = editFiles(root, cl.argv, hasDir ? addConfig : null);
   refusals.push(...edited.problems);

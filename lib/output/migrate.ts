@@ -24,7 +24,8 @@ export function renderMigrate(r: MigrateResult, ctx: TextContext): string {
   const { p } = ctx;
   const lines: string[] = [];
   const verb = r.command === 'undo' ? `Restore backup ${r.restored}` : 'Migrate';
-  if (!r.changes.length) lines.push(r.command === 'undo' ? `nothing to do: the files already hold backup ${r.restored}` : 'nothing to do: the files already hold the migration');
+  if (r.nothing) lines.push(`nothing to do: ${r.nothing}`);
+  else if (!r.changes.length) lines.push(r.command === 'undo' ? `nothing to do: the files already hold backup ${r.restored}` : 'nothing to do: the files already hold the migration');
   else lines.push(r.dryRun ? `${verb} would write ${r.changes.length} file(s) (dry run: nothing was changed):` : `${verb}: wrote ${r.changes.length} file(s):`);
   for (const c of r.changes) {
     lines.push('', p.bold(`${c.path} (${c.role}${c.before === null ? ', new file' : c.after === null ? ', removed' : ''})`));

@@ -4,7 +4,8 @@
 import t from 'tap';
 import fs from 'node:fs';
 import path from 'node:path';
-import { asNobody, copyFixture, isRoot, json, runCli, tempDir } from '../helpers.js';
+import { asNobody, copyFixture, isRoot, json, repoRoot, runCli, tempDir } from '../helpers.js';
+import { validate } from '../json-schema.js';
 import { kubeletBin, startKubelet } from '../lib/recovery/fixtures/index.js';
 import { decodeKubeletConfig } from '../../lib/config/decode.js';
 
@@ -134,8 +135,8 @@ for (const l of LAYOUTS) {
 
     // The flag is gone: the kubelet no longer reads the store, so there is nothing to migrate.
     const again = runCli(['--root', root, 'migrate', '--dry-run', ...(l.needsForce ? ['--force'] : [])]);
-    t.equal(again.code, 4);
-    t.match(again.stderr, /the kubelet does not use Dynamic Kubelet Configuration: .* there is nothing to migrate/);
+    t.equal(again.code, 0, 'a second run is no failure');
+    t.match(again.stdout, /^nothing to do: the kubelet does not use Dynamic Kubelet Configuration: .*has no --dynamic-config-dir/);
 
     const u = runCli(['--root', root, 'undo', '--yes']);
     t.equal(u.code, 0, u.stderr);
@@ -319,11 +320,17 @@ t.test('no --dynamic-config-dir on the command line: the kubelet runs its local 
 
   for (const args of [['--dry-run'], ['--yes', '--force']]) {
     const r = runCli([...D, 'migrate', ...args, '-o', 'json']);
-    t.equal(r.code, 4, args.join(' '));
-    t.equal(r.stdout, '');
-    t.match(JSON.parse(r.stderr), { error: { code: 'MIGRATE_NO_DKC', exitCode: 4, message: /^the kubelet does not use Dynamic Kubelet Configuration: its command line \(from the systemd unit\) has no --dynamic-config-dir, so it never reads the store and runs its local config; there is nothing to migrate$/ } });
+    t.equal(r.code, 0, `${args.join(' ')}: nothing to do is no failure`);
+    t.same(validate(JSON.parse(r.stdout), JSON.parse(fs.readFileSync(path.join(repoRoot, 'schema/MigrateResult.json'), 'utf8'))), []);
+    t.match(JSON.parse(r.stdout), {
+      kind: 'MigrateResult', dryRun: args[0] === '--dry-run', changes: [], backup: null, source: null, configPath: local,
+      nothing: `the kubelet does not use Dynamic Kubelet Configuration: its command line (from the systemd unit) has no --dynamic-config-dir, so it never reads the store and runs its --config file ${local} (to make a checkpoint the --config file anyway, name it: migrate assigned | lkg | UID/RV)`,
+    });
   }
-  t.same(tree(root), before, 'refused: nothing written');
+  const text = runCli([...D, 'migrate', '--yes']);
+  t.equal(text.code, 0);
+  t.match(text.stdout, /^nothing to do: the kubelet does not use Dynamic Kubelet Configuration/);
+  t.same(tree(root), before, 'nothing written');
 
   const exp = runCli([...D, 'export', '-o', 'json']);
   t.equal(exp.code, 0, exp.stderr);
