@@ -72,12 +72,13 @@ export function buildStatus(s: Session, problems: Finding[]): StatusReport {
     trial: a.state === 'source' ? trialOf(s.snap) : null,
     nextBoot,
     checkpoints: allCheckpoints(s.snap).length,
-    checkpointsUnreadable: s.snap.checkpointsDir.kind === 'unreadable' ? (s.snap.checkpointsDir.error ?? 'unknown error') : null,
     problems,
     meta: { assigned: summary(a, ae.mtimeMs, aExists), lastKnownGood: summary(l, le.mtimeMs, le.kind !== 'missing' && le.kind !== 'unreadable') },
     localConfig: s.local.path,
     kubeletCommandLine: s.discovery.commandLine?.source ?? null,
     upgradeHint: upgradeHint(s.kubeletArgv, nextBoot.source),
+    // Last: DESIGN's order of the fields above is what scripts and tests read.
+    checkpointsUnreadable: s.snap.checkpointsDir.kind === 'unreadable' ? (s.snap.checkpointsDir.error ?? 'unknown error') : null,
   };
 }
 
