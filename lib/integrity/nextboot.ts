@@ -132,14 +132,17 @@ function metaReadError(snap: Snapshot, name: MetaName, d: Extract<MetaDecode, { 
   return snap.meta[name].entry.kind === 'dir' ? `read ${abs}: is a directory` : `open ${abs}: no such file or directory`;
 }
 
+/** What is known of the local config the kubelet would run: validated, not checked, or none. */
+function localWords(local: LocalConfig): string {
+  const st = local.startup;
+  if (st && !st.unchecked.length) return local.path === null ? 'the kubelet runs without a --config file, and its defaults and flags validate' : `local config ${local.path} and the flags validate`;
+  if (local.path !== null) return local.judgement ? `local config ${local.path}` : `local config ${local.path} was not checked`;
+  return st?.unchecked.includes(LOCAL_CONFIG_UNKNOWN) ? 'its local config was not checked (no kubelet command line found)' : 'the kubelet runs without a --config file (defaults and flags)';
+}
+
 function localOutcome(local: LocalConfig, why: string, statusError: string | null, extra: Partial<NextBoot>): NextBoot {
   const j = local.judgement;
-  const st = local.startup;
-  const checked = st && !st.unchecked.length
-    ? (local.path === null ? 'the kubelet runs without a --config file, and its defaults and flags validate' : `local config ${local.path} and the flags validate`)
-    : local.path === null
-      ? st?.unchecked.includes(LOCAL_CONFIG_UNKNOWN) ? 'its local config was not checked (no kubelet command line found)' : 'the kubelet runs without a --config file (defaults and flags)'
-      : j ? `local config ${local.path}` : `local config ${local.path} was not checked`;
+  const checked = localWords(local);
   const bad = j !== null && j.stage !== 'ok';
   return {
     source: 'local',

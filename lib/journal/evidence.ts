@@ -5,9 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { resolveInRoot } from '../store/rooted.js';
-import type { StoreView } from './correlate.js';
+import { CRASH_LOOP_WINDOW_MS, type StoreView } from './correlate.js';
 import type { EventKind, JournalEvent, JournalResult } from './events.js';
-import { CRASH_LOOP_WINDOW_MS } from './correlate.js';
 import { readJournal } from './index.js';
 import { eventText, shortRef } from './render.js';
 import { printable } from '../output/sanitize.js';

@@ -12,9 +12,7 @@ import type { Entry } from '../store/snapshot.js';
 import { ChangedError, hintFor, isOurTemp } from './atomic.js';
 import { appendAudit, backupId, currentActor, ensureBackupsDir, openBackups, type Manifest } from './backup.js';
 import { guarded } from './guard.js';
-import { kubeletsUsing, runningError } from './kubelet.js';
-import { restartNeeds, type Overrides, type RecoveryContext } from './plan.js';
-import { holderRefusal } from './lock.js';
+import { removalInterlocks, type Overrides, type RecoveryContext } from './plan.js';
 import { refusalText, removalStart, type PruneChange, type RecoveryResult } from './result.js';
 import type { StepHook } from './steps.js';
 
@@ -104,24 +102,14 @@ export function planClean(ctx: RecoveryContext, req: Overrides): CleanPlan {
     else warnings.push(`not removed: ${e.rel} ${r.why}; inspect it and remove it by hand`);
   }
   const refusals: CkptError[] = [];
-  const k = kubeletsUsing(snap.dynamicConfigDir, ctx.procRoot);
-  warnings.push(...k.unsure);
   // A running kubelet may be in the middle of the very write whose temp file this is.
-  if (k.using.length && !req.force && !req.restartKubelet) refusals.push(runningError(k.using, snap.storeDir));
-  refuseLikeTheRealRun(ctx, req, refusals);
+  removalInterlocks(ctx, req, refusals, warnings);
   return { kind: 'clean', commandLine: ctx.commandLine, store: snap.storeDir, dynamicConfigDir: snap.dynamicConfigDir, items, warnings, refusals, overrides: req };
 }
 
 function changeOf(i: Leftover): PruneChange {
   const what = i.kind === 'dir' ? `a directory of ${i.files.length} file${i.files.length === 1 ? '' : 's'}, ${i.bytes} bytes` : `${i.bytes} bytes`;
   return { path: i.path, before: i.path, after: null, kind: 'leftover', files: i.files, bytes: i.bytes, note: `${what}, left by ${i.by === 'kubelet' ? 'the kubelet' : 'kubelet-ckpt'}` };
-}
-
-/** What the real run checks before it moves anything (the lock, --restart-kubelet's needs), so that a --dry-run exits with its code. */
-function refuseLikeTheRealRun(ctx: RecoveryContext, req: Overrides, refusals: CkptError[]): void {
-  restartNeeds(ctx, req);
-  const locked = holderRefusal(ctx.session.snap.dynamicConfigDir);
-  if (locked) refusals.push(locked);
 }
 
 export function previewClean(plan: CleanPlan): RecoveryResult {
@@ -262,10 +250,9 @@ export function planUnclean(ctx: RecoveryContext, backup: { id: string; path: st
     }
     moves.push(m);
   }
-  const k = kubeletsUsing(snap.dynamicConfigDir, ctx.procRoot);
-  if (k.using.length && !req.force && !req.restartKubelet) refusals.push(runningError(k.using, snap.storeDir));
-  refuseLikeTheRealRun(ctx, req, refusals);
-  return { kind: 'unclean', commandLine: ctx.commandLine, store: snap.storeDir, dynamicConfigDir: snap.dynamicConfigDir, backup, moves, warnings: [...k.unsure, ...warnings], refusals, overrides: req };
+  const unsure: string[] = [];
+  removalInterlocks(ctx, req, refusals, unsure);
+  return { kind: 'unclean', commandLine: ctx.commandLine, store: snap.storeDir, dynamicConfigDir: snap.dynamicConfigDir, backup, moves, warnings: [...unsure, ...warnings], refusals, overrides: req };
 }
 
 /** Whether a store-relative entry can be put back: its place is free, taken, or why its directory cannot be opened. */

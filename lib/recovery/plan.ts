@@ -16,9 +16,9 @@ import { META_NAMES, type ConfigMapSource, type MetaName } from '../store/types.
 import { trialOf } from '../integrity/nextboot.js';
 import { verifyStore } from '../integrity/verify.js';
 import { readState, type FileState } from './atomic.js';
-import { hashOf, loadBackup, stateDirOf } from './backup.js';
+import { hashOf, loadBackup } from './backup.js';
 import { findSystemctl, hostPathOf, kubeletsUsing, reachableServers, runningError, type StoreKubelet } from './kubelet.js';
-import { lockHolder, lockedError } from './lock.js';
+import { holderRefusal } from './lock.js';
 import type { Simulate, StepHook } from './steps.js';
 
 /** Everything planning and applying need besides the request. */
@@ -157,8 +157,8 @@ async function environment(ctx: RecoveryContext, o: Overrides, opts: { api: bool
     else if (o.force && !o.restartKubelet) warnings.push(`a kubelet using this store is running (pid ${k.using.map((x) => x.pid).join(', ')}); writing anyway (--force): it re-reads meta/assigned every 10 s`);
   }
   restartNeeds(ctx, o);
-  const holder = lockHolder(stateDirOf(snap.dynamicConfigDir));
-  if (holder && holder.pid !== process.pid) refusals.push(lockedError(path.join(stateDirOf(snap.dynamicConfigDir), 'lock'), holder));
+  const locked = holderRefusal(snap.dynamicConfigDir);
+  if (locked) refusals.push(locked);
   if (opts.api) warnings.push(...(await apiWarnings(ctx, k.using)));
   return { warnings, refusals, kubelets: k.using };
 }
@@ -171,6 +171,22 @@ export function restartNeeds(ctx: RecoveryContext, o: Overrides): void {
   if (!o.restartKubelet) return;
   if (ctx.root !== '/') throw new UsageError('--restart-kubelet cannot be used with --root: the kubelet of a mounted disk is not running here');
   findSystemctl(ctx.envPath);
+}
+
+/**
+ * The interlocks of prune, clean and undo of a clean, checked while planning (a dry run exits
+ * as the real run would): a kubelet using the store (refused unless --force or
+ * --restart-kubelet; `unsure` gets what could not be told), --restart-kubelet's needs, and the
+ * store's lock held by another kubelet-ckpt.
+ */
+export function removalInterlocks(ctx: RecoveryContext, o: Overrides, refusals: CkptError[], unsure: string[]): void {
+  const snap = ctx.session.snap;
+  const k = kubeletsUsing(snap.dynamicConfigDir, ctx.procRoot);
+  unsure.push(...k.unsure);
+  if (k.using.length && !o.force && !o.restartKubelet) refusals.push(runningError(k.using, snap.storeDir));
+  restartNeeds(ctx, o);
+  const locked = holderRefusal(snap.dynamicConfigDir);
+  if (locked) refusals.push(locked);
 }
 
 /** The kubeconfig: --kubeconfig, else the running kubelet's, else the one in its unit. */

@@ -14,11 +14,9 @@ import { SafeDir, kindWords, unsafeNameReason, using } from '../store/safepath.j
 import type { Snapshot } from '../store/snapshot.js';
 import { META_NAMES, type MetaName } from '../store/types.js';
 import { ChangedError, hintFor, isOurTemp, sameState, type FileState } from './atomic.js';
-import { appendAudit, currentActor, ensureBackupsDir, stateDirOf } from './backup.js';
-import { kubeletsUsing, runningError } from './kubelet.js';
+import { appendAudit, currentActor, ensureBackupsDir } from './backup.js';
 import { guarded } from './guard.js';
-import { lockHolder, lockedError } from './lock.js';
-import { contentOf, readMetaStates, restartNeeds, type Overrides, type RecoveryContext } from './plan.js';
+import { contentOf, readMetaStates, removalInterlocks, type Overrides, type RecoveryContext } from './plan.js';
 import { refusalText, removalStart, type PruneChange, type RecoveryResult } from './result.js';
 import type { StepHook } from './steps.js';
 
@@ -113,12 +111,7 @@ export async function planPrune(ctx: RecoveryContext, req: PruneRequest): Promis
     }
   }
   const refusals: CkptError[] = [];
-  const k = kubeletsUsing(snap.dynamicConfigDir, ctx.procRoot);
-  warnings.push(...k.unsure);
-  if (k.using.length && !req.force && !req.restartKubelet) refusals.push(runningError(k.using, snap.storeDir));
-  restartNeeds(ctx, req);
-  const holder = lockHolder(stateDirOf(snap.dynamicConfigDir));
-  if (holder && holder.pid !== process.pid) refusals.push(lockedError(path.join(stateDirOf(snap.dynamicConfigDir), 'lock'), holder));
+  removalInterlocks(ctx, req, refusals, warnings);
   return { kind: 'prune', commandLine: ctx.commandLine, store: snap.storeDir, dynamicConfigDir: snap.dynamicConfigDir, states, referenced: [...referenced].sort(), items, warnings, refusals, overrides: req };
 }
 
