@@ -27,12 +27,7 @@ function startsDoc(s: string, k: number): boolean {
 
 /** The next line at or after `from` (a line start) that starts a document, or the end of the text. */
 function nextDocLine(s: string, from: number): number {
-  for (let k = from; k < s.length; ) {
-    if (startsDoc(s, k)) return k;
-    const nl = s.indexOf('\n', k);
-    if (nl === -1) break;
-    k = nl + 1;
-  }
+  for (let k = from; k < s.length; k = lineAfter(s, k)) if (startsDoc(s, k)) return k;
   return s.length;
 }
 
@@ -163,8 +158,7 @@ function notJsonRun(s: string, from: number): { lines: number; end: number } {
     while (c < s.length && WS.has(s.charCodeAt(c)) && s.charCodeAt(c) !== NL) c++;
     if (c >= s.length || s.charCodeAt(c) === NL || isOpen(s.charCodeAt(c))) break;
     lines++;
-    const nl = s.indexOf('\n', c);
-    k = nl === -1 ? s.length : nl + 1;
+    k = lineAfter(s, c);
   }
   return { lines, end: k };
 }

@@ -43,7 +43,8 @@ export const CAPS: Caps = { text: 256 * MiB, archive: 1024 * MiB };
 const size = (n: number) => (n >= MiB ? `${Math.round(n / MiB)} MiB` : `${n} bytes`);
 
 class Gatherer {
-  readonly out: Gathered = { docs: [], warnings: [], files: 0 };
+  /** What was read; the warnings are `log`'s (gatherReports adds them). */
+  readonly out: Omit<Gathered, 'warnings'> = { docs: [], files: 0 };
   readonly log = new WarningLog();
   /** The file named or walked (or `-`) being read, archive members included. */
   source = '';

@@ -9,7 +9,7 @@
 import { parseKubeletFlags } from '../config/flags.js';
 import { gateEnabled, knownGates, newGateState, setFromMap } from '../config/gates.js';
 import type { KubeletVersion } from '../config/version.js';
-import { flagValue, normalFlagName } from '../store/proc.js';
+import { flagAsWritten, flagValue } from '../store/proc.js';
 import type { Judgement } from './judge.js';
 import { judgeLocalConfig } from './pipeline.js';
 
@@ -54,7 +54,7 @@ function flagGates(argv: readonly string[], version: KubeletVersion): Record<str
 }
 
 function present(argv: readonly string[], name: string): boolean {
-  return argv.slice(1).some((a) => /^--[^=]/.test(a) && normalFlagName(a.slice(2).split('=')[0]!) === name);
+  return flagAsWritten(argv, name) !== null;
 }
 
 /** The flag checks (before --config is read); null when they pass. */

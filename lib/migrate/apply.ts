@@ -15,7 +15,7 @@ import { guarded } from '../recovery/guard.js';
 import { findSystemctl, type RestartReport } from '../recovery/kubelet.js';
 import type { Overrides, RecoveryContext } from '../recovery/plan.js';
 import { openDirBelow, readFileCapped, using, type SafeDir } from '../store/safepath.js';
-import { nodePathOf } from './nodepath.js';
+import { nodePathOf } from '../store/rooted.js';
 import { diffFiles } from './diffs.js';
 import type { FlagEdit } from './flagedit.js';
 import { readNodeFile, type NodeFile } from './nodefiles.js';

@@ -20,7 +20,7 @@ import { metaSources, resolveRef, type Resolved } from '../store/refs.js';
 import { refBytes } from '../store/show.js';
 import type { ConfigMapSource } from '../store/types.js';
 import { commentKey, emitYaml } from './yaml-emit.js';
-import { nodePathOf } from './nodepath.js';
+import { nodePathOf } from '../store/rooted.js';
 import { writeOut, type OutOutcome } from './out.js';
 import { isWithin, realExisting } from '../store/safepath.js';
 

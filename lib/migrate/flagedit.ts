@@ -8,6 +8,8 @@
 // lines are handled; what cannot be edited safely is reported with its line, and the
 // caller re-parses the result to prove the kubelet's command line changed only as intended.
 
+import { isComment } from '../store/systemd.js';
+
 export type FlagFileKind = 'unit' | 'env';
 
 export interface FlagEdit {
@@ -49,8 +51,6 @@ interface Region {
   skip: [number, number][];
 }
 
-/** A `#` or `;` comment line, which systemd skips wherever it is, also inside a continuation. */
-const isUnitComment = (physical: string): boolean => /^\s*[#;]/.test(physical);
 
 /** Logical lines that can hold flags: [start, end) offsets of their values. */
 function regions(text: string, kind: FlagFileKind): Region[] {
@@ -70,7 +70,7 @@ function regions(text: string, kind: FlagFileKind): Region[] {
       const physical = text.slice(end, stop).replace(/\r$/, '');
       const from = end;
       end = nl < 0 ? text.length : nl + 1;
-      if (kind === 'unit' && isUnitComment(physical)) {
+      if (kind === 'unit' && isComment(physical)) {
         if (from === pos) break; // a comment of its own
         skip.push([from, end]);
         if (nl < 0) break;
@@ -258,7 +258,7 @@ function tidyLines(before: string[], after: string[], kind: FlagFileKind): strin
     }
     if (/\\\s*\r?$/.test(line)) continue;
     let j = out.length - 1;
-    while (kind === 'unit' && j >= 0 && isUnitComment(out[j]!)) j--;
+    while (kind === 'unit' && j >= 0 && isComment(out[j]!)) j--;
     if (j >= 0 && /\\\r?$/.test(out[j]!)) {
       out[j] = out[j]!.replace(/[ \t]*\\(\r?)$/, '$1');
       continue;

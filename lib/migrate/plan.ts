@@ -20,8 +20,7 @@ import { shellWord } from '../integrity/next-steps.js';
 import { accessibleFile } from '../onpath.js';
 import { rootedRead } from '../store/rooted.js';
 import { kubeletsUsing, runningError } from '../recovery/kubelet.js';
-import { lockHolder, lockedError } from '../recovery/lock.js';
-import { stateDirOf } from '../recovery/backup.js';
+import { holderRefusal } from '../recovery/lock.js';
 import type { Overrides, RecoveryContext } from '../recovery/plan.js';
 
 export const DEFAULT_CONFIG_PATH = '/var/lib/kubelet/config.yaml';
@@ -206,8 +205,8 @@ function interlocks(ctx: RecoveryContext, o: Overrides, refusals: CkptError[], w
   const k = kubeletsUsing(snap.dynamicConfigDir, ctx.procRoot);
   warnings.push(...k.unsure);
   if (k.using.length && !o.force && !o.restartKubelet) refusals.push(runningError(k.using, snap.storeDir));
-  const holder = lockHolder(stateDirOf(snap.dynamicConfigDir));
-  if (holder && holder.pid !== process.pid) refusals.push(lockedError(path.join(stateDirOf(snap.dynamicConfigDir), 'lock'), holder));
+  const locked = holderRefusal(snap.dynamicConfigDir);
+  if (locked) refusals.push(locked);
 }
 
 /** Plan the migration. Throws the export's refusals (exit 4) and usage errors; other refusals go in the plan. */

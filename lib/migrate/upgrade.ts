@@ -16,11 +16,11 @@ import { compareValues, type Change } from '../diff/semantic.js';
 import type { Value } from '../diff/value.js';
 import { predictNextBoot, type BootSource } from '../integrity/nextboot.js';
 import type { Session } from '../session.js';
-import { flagValue } from '../store/proc.js';
+import { flagAsWritten, flagValue } from '../store/proc.js';
 import { refBytes } from '../store/show.js';
 import { resolveRef } from '../store/refs.js';
 import { DKC_GATE, kubeletReadsStore } from './export.js';
-import { nodePathOf } from './nodepath.js';
+import { nodePathOf } from '../store/rooted.js';
 import { migratedArgv } from './plan.js';
 
 export interface UpgradeTarget {
@@ -77,7 +77,7 @@ function flagGate(s: Session): boolean | undefined {
 /** --dynamic-config-dir as the command line spells it (pflag names an unknown flag as given), or null. */
 function dirFlagAsWritten(argv: readonly string[]): string | null {
   if (flagValue(['kubelet', ...argv], 'dynamic-config-dir') === null) return null;
-  return argv.find((a) => /^--dynamic[-_]config[-_]dir(=|$)/.test(a))?.split('=')[0] ?? '--dynamic-config-dir';
+  return flagAsWritten(['kubelet', ...argv], 'dynamic-config-dir') ?? '--dynamic-config-dir';
 }
 
 /** The kubelet's own words when X.Y would not start with this command line and local file. */
@@ -169,7 +169,8 @@ export function upgradeCheck(s: Session, opts: { to: string; root: string }): Up
   const notes: string[] = [];
   const now = runningNow(s, opts.root);
   const exit = startupExit(s, to);
-  const withoutFlag = exit && /unknown flag: --dynamic[-_]config[-_]dir/.test(exit) ? flagDropped(s, to, opts.root, now) : null;
+  // startupExit's first answer: the flag itself is what a 1.24+ kubelet stops on.
+  const withoutFlag = exit && to.minor >= 24 && dirFlagAsWritten(s.kubeletArgv) !== null ? flagDropped(s, to, opts.root, now) : null;
   let after: UpgradeCheck['after'];
   if (exit) {
     after = { starts: false, exitMessage: exit, source: 'none', ref: null, path: null, config: null, reason: `the ${toText} kubelet exits at start-up (exit status 1) with this command line and local config` };

@@ -129,6 +129,16 @@ export function normalFlagName(name: string): string {
   return name.replace(/_/g, '-');
 }
 
+/** How the command line spells the `--name` flag (`--dynamic_config_dir`), `_` ≡ `-`: the first one, without its value; null when absent. */
+export function flagAsWritten(argv: readonly string[], name: string): string | null {
+  const want = normalFlagName(name);
+  for (let i = 1; i < argv.length; i++) {
+    const m = /^--([^=]+)/.exec(argv[i]!);
+    if (m && normalFlagName(m[1]!) === want) return `--${m[1]}`;
+  }
+  return null;
+}
+
 /** The value of a `--name=value` / `--name value` / `-name value` flag, `_` ≡ `-`; the last one wins (pflag). */
 export function flagValue(argv: readonly string[], name: string): string | null {
   const want = normalFlagName(name);

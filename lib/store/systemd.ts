@@ -15,7 +15,8 @@ const UNIT_DIRS = ['/etc/systemd/system', '/run/systemd/system', '/usr/local/lib
 const UNIT = 'kubelet.service';
 
 /** A `#` or `;` comment line (leading blanks allowed). */
-const isComment = (line: string): boolean => /^\s*[#;]/.test(line);
+/** A unit file's comment line (systemd.syntax(7)): `#` or `;` first, also inside a continuation. */
+export const isComment = (line: string): boolean => /^\s*[#;]/.test(line);
 
 /**
  * Logical lines: comments dropped, backslash continuations joined. In a unit file a comment

@@ -5,7 +5,8 @@ import { UsageError } from '../../errors.js';
 import { ansiblePlaybook } from './ansible.js';
 import { daemonSetManifest, jobManifest, sonobuoyPlugin } from './kube.js';
 import { npdConfig } from './npd.js';
-import { GO_DURATION, goDurationNs, type ManifestOptions } from './options.js';
+import { GO_DURATION, type ManifestOptions } from './options.js';
+import { DurationError, parseGoDuration } from '../../config/duration.js';
 
 export const MANIFEST_KINDS = ['npd', 'job', 'daemonset', 'sonobuoy', 'ansible'] as const;
 export type ManifestKind = (typeof MANIFEST_KINDS)[number];
@@ -22,11 +23,22 @@ export interface AllManifestOptions extends ManifestOptions {
   reportsDir: string;
 }
 
+/** time.ParseDuration's value in nanoseconds; null where Go refuses it (past int64). */
+function goDurationOrNull(v: string): bigint | null {
+  try {
+    return parseGoDuration(v);
+  } catch (e) {
+    if (e instanceof DurationError) return null;
+    throw e;
+  }
+}
+
 function checkOptions(o: AllManifestOptions): void {
   for (const [name, v] of [['--interval', o.interval], ['--timeout', o.timeout]] as const) {
-    if (!GO_DURATION.test(v)) throw new UsageError(`${name} ${JSON.stringify(v)} is not a Go duration`, 'write it as NPD does: 30s, 1m, 1m30s');
+    const ns = GO_DURATION.test(v) ? goDurationOrNull(v) : null;
+    if (ns === null) throw new UsageError(`${name} ${JSON.stringify(v)} is not a Go duration`, 'write it as NPD does: 30s, 1m, 1m30s');
     // NPD refuses an interval of 0 or less; a timeout of 0 or less kills every run of every rule.
-    if (goDurationNs(v) <= 0) throw new UsageError(`${name} ${JSON.stringify(v)} must be more than 0`, 'write it as NPD does: 30s, 1m, 1m30s', 'INVALID_VALUE');
+    if (ns <= 0n) throw new UsageError(`${name} ${JSON.stringify(v)} must be more than 0`, 'write it as NPD does: 30s, 1m, 1m30s', 'INVALID_VALUE');
   }
   if (!o.bundle.startsWith('/')) throw new UsageError(`--bundle ${JSON.stringify(o.bundle)} must be an absolute path`, 'the engines resolve relative paths against their own working directory');
   if (!o.hostRoot.startsWith('/')) throw new UsageError(`--host-root ${JSON.stringify(o.hostRoot)} must be an absolute path`);

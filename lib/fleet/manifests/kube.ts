@@ -3,7 +3,7 @@
 // plugin that writes its result and a `done` file, then waits) do. The text starts with a
 // short guide, as YAML comments, to gather the reports into `report merge`.
 
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../../builtins.js';
 import { jsYaml } from '../../config/js-yaml.js';
 import type { ManifestOptions } from './options.js';
 
@@ -87,7 +87,7 @@ const HASH_LEN = 10;
 export function jobName(node: string): string {
   const folded = node.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '');
   if (folded === node && JOB_PREFIX.length + folded.length <= 63) return JOB_PREFIX + folded;
-  const hash = createHash('sha256').update(node).digest('hex').slice(0, HASH_LEN);
+  const hash = sha256Hex(node).slice(0, HASH_LEN);
   const room = 63 - JOB_PREFIX.length - HASH_LEN - 1;
   const head = folded.slice(0, room).replace(/-+$/, '');
   return `${JOB_PREFIX}${head ? `${head}-` : ''}${hash}`;
