@@ -3,9 +3,10 @@
 // loaded only then). Errors of either become a message and an exit code in one place.
 
 import { fastArgs } from './support/fastargs.js';
+import { FAST_COMMANDS } from './support/fast-commands.js';
 
 async function run(argv: string[]): Promise<void> {
-  const fast = await fastArgs(argv);
+  const fast = await fastArgs(argv, FAST_COMMANDS);
   if (fast) return fast.run();
   const { runCli } = await import('./support/cli.js');
   return runCli(argv);

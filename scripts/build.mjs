@@ -240,8 +240,8 @@ const builtinsOnce = {
 // `await import()`) then also loads its Node built-ins lazily, where ESM output would
 // hoist every `import 'node:zlib'` to start-up. import.meta.url is given its CJS value;
 // dynamic import() becomes a lazy require (the program runs in a vm.Script, below).
-const result = await build({
-  entryPoints: ['cmd/main.ts'],
+const bundle = (entry) => build({
+  entryPoints: [entry],
   outfile: 'dist/kubelet-ckpt.cjs',
   write: false,
   bundle: true,
@@ -263,6 +263,8 @@ const result = await build({
   define: { 'import.meta.url': '__ckptMeta.url', KUBELET_CKPT_VERSION: JSON.stringify(JSON.parse(fs.readFileSync('package.json', 'utf8')).version) },
   banner: { js: "var __ckptMeta = { get url() { return require('node:url').pathToFileURL(__filename).href; } };" },
 });
+const result = await bundle('cmd/main.ts');
+const statusResult = await bundle('cmd/status-main.ts');
 /**
  * Pure ASCII, so that V8 makes one-byte strings of it by copying, not decoding (a single
  * non-ASCII character, as esbuild leaves in regex literals, turns the whole megabyte into a
@@ -271,7 +273,9 @@ const result = await build({
  * unit (a surrogate pair, in a /u regex, the same code point).
  */
 const asciiOnly = (js) => js.replace(/[^\0-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-const program = `(function (exports, require, module, __filename, __dirname) {${asciiOnly(result.outputFiles[0].text)}\n})`;
+const wrap = (r) => `(function (exports, require, module, __filename, __dirname) {${asciiOnly(r.outputFiles[0].text)}\n})`;
+const program = wrap(result);
+const statusProgram = wrap(statusResult);
 
 /**
  * Start-up is dominated by V8 compiling the program (and each function on its first
@@ -288,7 +292,10 @@ fs.mkdirSync('build', { recursive: true });
 const programFile = path.resolve('build/program.cjs');
 const cacheFile = path.resolve('build/program.cache');
 const journalCacheFile = path.resolve('build/program-journal.cache');
+const statusProgramFile = path.resolve('build/program-status.cjs');
+const statusCacheFile = path.resolve('build/program-status.cache');
 fs.writeFileSync(programFile, program);
+fs.writeFileSync(statusProgramFile, statusProgram);
 const dist = path.resolve('dist/kubelet-ckpt.cjs');
 // `status` as people and scripts run it: text on a healthy store, JSON on one that fell back;
 // `journal` on a syslog and a klog-only file, text and JSON. (Every other command works
@@ -301,15 +308,16 @@ const journalTraining = [
   ['--dir', 'fixtures/stores/healthy', 'journal', '--file', 'fixtures/journals/structured-1.22.short.log', '--utc', '--year', '2021'],
   ['--dir', 'fixtures/stores/healthy', 'journal', '--file', 'fixtures/journals/legacy-1.13.klog.log', '--utc', '--year', '2019', '-o', 'json'],
 ];
-function train(out, runs) {
-  execFileSync(process.execPath, ['scripts/train-cache.cjs', programFile, out, dist, ...runs.flatMap((a) => ['--', ...a])], { stdio: ['ignore', 'ignore', 'inherit'] });
+function train(out, runs, from = programFile) {
+  execFileSync(process.execPath, ['scripts/train-cache.cjs', from, out, dist, ...runs.flatMap((a) => ['--', ...a])], { stdio: ['ignore', 'ignore', 'inherit'] });
   // A cache V8 would reject (a flag a run left changed, another Node) only costs start-up time;
   // fail the build instead, so that it is noticed.
-  const probe = `const s = new (require('node:vm').Script)(require('node:fs').readFileSync(${JSON.stringify(programFile)}, 'latin1'), { filename: 'probe', cachedData: require('node:fs').readFileSync(${JSON.stringify(out)}) }); process.exitCode = s.cachedDataRejected ? 1 : 0;`;
+  const probe = `const s = new (require('node:vm').Script)(require('node:fs').readFileSync(${JSON.stringify(from)}, 'latin1'), { filename: 'probe', cachedData: require('node:fs').readFileSync(${JSON.stringify(out)}) }); process.exitCode = s.cachedDataRejected ? 1 : 0;`;
   if (spawnSync(process.execPath, ['-e', probe]).status !== 0) throw new Error(`build: V8 rejects the code cache ${out}`);
 }
 train(cacheFile, statusTraining);
 train(journalCacheFile, [...statusTraining, ...journalTraining]);
+train(statusCacheFile, statusTraining, statusProgramFile);
 /**
  * The program and the cache ride at the end of the file inside two function bodies, each one
  * block comment: V8 skips a comment far faster than it scans a megabyte string literal, and
@@ -342,7 +350,10 @@ fs.chmodSync('dist/kubelet-ckpt.cjs', 0o755);
 /**
  * dist/kubelet-ckpt: a Node single-executable application (SEA) for a node with no Node: a
  * copy of this node binary with a blob injected (postject) that holds a small main script
- * and, as assets, the program and the two trained code caches. The binary is this very
+ * and, as assets, the program and its two trained code caches, and the status program
+ * (cmd/status-main.ts: a third of the size) with its own. V8 deserialises a code cache in time
+ * that grows with every function of its program, used or not (~6 ms for the whole program,
+ * ~4 for the status one, measured in the SEA), so `status` starts from the smaller one. The binary is this very
  * Node, so its V8 accepts the cache. SEA's own `useCodeCache` covers only what compiling
  * the main script compiles eagerly (the loader, here), and `useSnapshot` was slower for
  * `status` on Node 20 (the deserialised functions come back without their bytecode), so the
@@ -360,17 +371,22 @@ function buildSea() {
   const sea = require('node:sea');
   globalThis.__kubeletCkptWorkerEval = '(' + start + ')(require)';
   // The program is pure ASCII (asciiOnly above): a latin1 copy, no UTF-8 decoding.
-  // The journal's cache for a command line that names it (a guess that only ever costs time).
-  const cache = sea.getRawAsset(process.argv.includes('journal') ? 'cache-journal' : 'cache');
-  const script = new (require('node:vm').Script)(Buffer.from(sea.getRawAsset('program')).latin1Slice(), { filename: process.execPath, cachedData: Buffer.from(cache) });
-  const mod = { exports: {} };
-  script.runInThisContext()(mod.exports, require, mod, process.execPath, require('node:path').dirname(process.execPath));
+  const run = (program, cache) => {
+    const script = new (require('node:vm').Script)(Buffer.from(sea.getRawAsset(program)).latin1Slice(), { filename: process.execPath, cachedData: Buffer.from(sea.getRawAsset(cache)) });
+    const mod = { exports: {} };
+    script.runInThisContext()(mod.exports, require, mod, process.execPath, require('node:path').dirname(process.execPath));
+  };
+  // The whole program, with the journal's cache for a command line that names it (a guess that only ever costs time).
+  globalThis.__kubeletCkptWhole = () => run('program', process.argv.includes('journal') ? 'cache-journal' : 'cache');
+  // A command line that names status starts in the status program, which hands anything else over.
+  if (!process.env.KUBELET_CKPT_ROLE && process.argv.includes('status')) run('status', 'cache-status');
+  else globalThis.__kubeletCkptWhole();
 }`;
   const main = path.resolve('build/sea-main.cjs');
   fs.writeFileSync(main, `'use strict';\n// kubelet-ckpt single executable (${process.version}): the program and its V8 code cache are assets.\n${start}\nstart(require);\n`);
   const config = path.resolve('build/sea-config.json');
   const blob = path.resolve('build/sea.blob');
-  fs.writeFileSync(config, JSON.stringify({ main, output: blob, disableExperimentalSEAWarning: true, useCodeCache: false, useSnapshot: false, assets: { program: programFile, cache: cacheFile, 'cache-journal': journalCacheFile } }, null, 2));
+  fs.writeFileSync(config, JSON.stringify({ main, output: blob, disableExperimentalSEAWarning: true, useCodeCache: false, useSnapshot: false, assets: { program: programFile, cache: cacheFile, 'cache-journal': journalCacheFile, status: statusProgramFile, 'cache-status': statusCacheFile } }, null, 2));
   const made = spawnSync(process.execPath, ['--experimental-sea-config', config], { encoding: 'utf8' });
   if (made.status !== 0) throw new Error(`build: node --experimental-sea-config failed (${made.status}): ${made.stderr}${made.stdout}`);
   const out = path.resolve('dist/kubelet-ckpt');

@@ -15,7 +15,7 @@ interface OptionSpec {
 }
 type OptionTable = Readonly<Record<string, OptionSpec>>;
 
-interface FastCommand {
+export interface FastCommand {
   /** yargs' command string: `verify [refs..]`; the fast path runs it with no positionals. */
   readonly command: string;
   readonly OPTIONS: OptionTable;
@@ -24,14 +24,9 @@ interface FastCommand {
   handler(args: never): Promise<void>;
 }
 
-/** The commands the fast path runs, each loaded only when named (not the others' modules). */
-const FAST: Readonly<Record<string, () => Promise<FastCommand>>> = {
-  status: () => import('../status.js'),
-  ls: () => import('../ls.js'),
-  verify: () => import('../verify.js'),
-  journal: () => import('../journal.js'),
-  tui: () => import('../tui.js'),
-};
+/** Commands by name, each loaded only when named (not the others' modules). */
+export type FastTable = Readonly<Record<string, () => Promise<FastCommand>>>;
+
 
 /** The first word that is neither an option nor a global option's value: the command, maybe. */
 function commandName(argv: readonly string[]): string | null {
@@ -117,16 +112,16 @@ function parseFor(argv: readonly string[], commandWord: string, cmd: FastCommand
 }
 
 /** The command a plain command line names and the arguments yargs would build, or null. */
-export async function fastParse(argv: readonly string[]): Promise<{ cmd: FastCommand; args: Record<string, unknown> } | null> {
+export async function fastParse(argv: readonly string[], table: FastTable): Promise<{ cmd: FastCommand; args: Record<string, unknown> } | null> {
   const name = commandName(argv);
-  if (name === null || !Object.hasOwn(FAST, name)) return null;
-  const cmd = await FAST[name]!();
+  if (name === null || !Object.hasOwn(table, name)) return null;
+  const cmd = await table[name]!();
   const args = parseFor(argv, name, cmd);
   return args && { cmd, args };
 }
 
 /** The command to run without yargs, or null when the full parser must read this command line. */
-export async function fastArgs(argv: readonly string[]): Promise<{ run(): Promise<void> } | null> {
-  const p = await fastParse(argv);
+export async function fastArgs(argv: readonly string[], table: FastTable): Promise<{ run(): Promise<void> } | null> {
+  const p = await fastParse(argv, table);
   return p && { run: () => p.cmd.handler(p.args as never) };
 }

@@ -3,6 +3,7 @@
 // are caught by a middleware just before the handler would run.
 import t from 'tap';
 import { fastParse } from '../../cmd/support/fastargs.js';
+import { FAST_COMMANDS } from '../../cmd/support/fast-commands.js';
 import { buildCli } from '../../cmd/support/cli.js';
 
 class Caught extends Error {
@@ -71,7 +72,7 @@ const SLOW: string[][] = [
 /** Each command line takes the fast path, with exactly the arguments yargs builds. */
 async function sameAsYargs(t: Tap.Test, lines: readonly string[][]): Promise<void> {
   for (const argv of lines) {
-    const fast = await fastParse(argv);
+    const fast = await fastParse(argv, FAST_COMMANDS);
     t.ok(fast, `fast: ${JSON.stringify(argv)}`);
     t.strictSame(fast?.args, await yargsArgs(argv), JSON.stringify(argv));
   }
@@ -79,7 +80,7 @@ async function sameAsYargs(t: Tap.Test, lines: readonly string[][]): Promise<voi
 
 /** Each command line is left to yargs. */
 async function leftToYargs(t: Tap.Test, lines: readonly string[][]): Promise<void> {
-  for (const argv of lines) t.equal(await fastParse(argv), null, JSON.stringify(argv));
+  for (const argv of lines) t.equal(await fastParse(argv, FAST_COMMANDS), null, JSON.stringify(argv));
 }
 
 t.test('status: the fast path builds the arguments yargs builds', (t) => sameAsYargs(t, FAST));

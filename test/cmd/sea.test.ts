@@ -70,6 +70,11 @@ if (!linuxX64) {
   const cases: [string, string[]][] = [
     ['status', ['--dir', healthy, 'status', '--no-journal', '-o', 'json']],
     ['status (text, fell back)', ['--dir', fellBack, 'status', '--no-journal']],
+    // A command line naming status starts in the status program; what it cannot run it hands over.
+    ['status --help (handed to the whole program)', ['status', '--help']],
+    ['status on no store (its error, from the status program)', ['--dir', path.join(home, 'absent'), 'status', '--no-journal', '-o', 'json']],
+    ['status, a typo after it (handed over, usage error)', ['--dir', healthy, 'status', '--no-jornal']],
+    ['the word status as a ref of show', ['--dir', demo, 'show', 'status']],
     ['ls', ['--dir', demo, 'ls', '-o', 'json']],
     ['verify', ['--dir', demo, 'verify', '-o', 'json']],
     ['verify (findings)', ['--dir', path.join(repoRoot, 'fixtures/stores/corrupt'), 'verify']],

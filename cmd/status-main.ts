@@ -1,0 +1,26 @@
+// The single executable's second entry point: a program of `status` alone (the model it reads,
+// its printer, its errors), a third of the whole program's size. V8 loads a program's code cache
+// in time that grows with every function the program holds, used or not, so the command people
+// run first on a broken node starts from this one. Any other command line, `status --help`
+// included, hands over to the whole program (cmd/main.ts), which the loader runs on request.
+
+import { fastArgs } from './support/fastargs.js';
+
+declare global {
+  /** Set by the single executable's loader: runs the whole program on process.argv. */
+  // eslint-disable-next-line no-var
+  var __kubeletCkptWhole: (() => void) | undefined;
+}
+
+export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
+  const fast = await fastArgs(argv, { status: () => import('./status.js') });
+  if (!fast) return globalThis.__kubeletCkptWhole!();
+  try {
+    await fast.run();
+  } catch (err) {
+    const { reportError } = await import('./support/report-error.js');
+    process.exitCode = reportError(err, argv, argv.includes('-v') || argv.includes('--verbose'));
+  }
+}
+
+void main();
