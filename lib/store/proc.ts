@@ -27,45 +27,43 @@ function readArgv(procRoot: string, pid: string): string[] | null {
   }
 }
 
-/** What a comm file that names a kubelet holds, blanks around it aside (the kernel adds a newline). */
-const KUBELET_COMM = Buffer.from('kubelet');
-/** One buffer for every comm read: a name is at most 15 bytes and its newline. */
-const commBuf = Buffer.alloc(64);
-
 /** The ASCII blanks String.prototype.trim removes (a comm file holds nothing else of its set). */
-const isBlank = (b: number): boolean => b === 0x20 || (b >= 0x09 && b <= 0x0d);
+const BLANKS = /^[\t\n\v\f\r ]+|[\t\n\v\f\r ]+$/g;
+
+/** /proc/PID/stat's flags bit for a kernel thread (include/linux/sched.h): no executable, never a kubelet. */
+const PF_KTHREAD = 0x00200000;
 
 /**
- * The comm file says `kubelet`. Read with open/read/close into one small buffer and compared
- * as bytes: this runs for every process on the node (hundreds of kernel threads among them)
- * on every `status`, where readFileSync would add an fstat, a second read and a string each.
+ * What /proc/PID/stat says of a process: its name (the comm, blanks around it aside) and
+ * whether it is a kernel thread. One read per process, in one call into Node (readFileSync
+ * with 'utf8' is a single native call); this runs for every process on the node on every
+ * `status`, and a large node has hundreds of kernel threads, which need nothing more.
  */
-function commIsKubelet(procRoot: string, pid: string): boolean {
-  let fd: number;
+function statOf(procRoot: string, pid: string): { comm: string; kernel: boolean } | null {
+  let s: string;
   try {
-    fd = fs.openSync(`${procRoot}/${pid}/comm`, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    s = fs.readFileSync(`${procRoot}/${pid}/stat`, 'utf8');
   } catch {
-    return false;
+    return null;
   }
-  try {
-    let end = fs.readSync(fd, commBuf, 0, commBuf.length, null);
-    if (end === commBuf.length) return false; // far longer than any process name
-    let start = 0;
-    while (start < end && isBlank(commBuf[start]!)) start++;
-    while (end > start && isBlank(commBuf[end - 1]!)) end--;
-    return commBuf.compare(KUBELET_COMM, 0, KUBELET_COMM.length, start, end) === 0;
-  } catch {
-    return false;
-  } finally {
-    fs.closeSync(fd);
-  }
+  // `pid (comm) state ppid pgrp session tty_nr tpgid flags ...`: the comm may hold anything,
+  // ')' and blanks included, so the fields are counted from its last ')'.
+  const open = s.indexOf('(');
+  const close = s.lastIndexOf(')');
+  // A name is at most 15 bytes (TASK_COMM_LEN); anything far longer is not a process's stat.
+  if (open < 0 || close < open || close - open > 64) return null;
+  const fields = s.slice(close + 2).split(' ', 7);
+  const flags = Number(fields[6]);
+  return { comm: s.slice(open + 1, close).replace(BLANKS, ''), kernel: Number.isInteger(flags) && (flags & PF_KTHREAD) !== 0 };
 }
 
 /** The process name is `kubelet`, or (renamed process) its executable is. */
 function isKubelet(procRoot: string, pid: string): boolean {
-  if (commIsKubelet(procRoot, pid)) return true;
-  // Most exe links cannot be read (kernel threads; other users' processes without
-  // CAP_SYS_PTRACE): existsSync says so without the thrown error readlink would build.
+  const st = statOf(procRoot, pid);
+  if (!st || st.kernel) return false;
+  if (st.comm === 'kubelet') return true;
+  // Most exe links cannot be read (other users' processes without CAP_SYS_PTRACE):
+  // existsSync says so without the thrown error readlink would build.
   const exe = `${procRoot}/${pid}/exe`;
   if (!fs.existsSync(exe)) return false;
   try {

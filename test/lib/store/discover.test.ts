@@ -7,6 +7,11 @@ import { resolveInRoot } from '../../../lib/store/rooted.js';
 import { flagValue, listKubeletProcesses } from '../../../lib/store/proc.js';
 import { writeTree } from '../../helpers.js';
 
+/** A kernel thread's flag in /proc/PID/stat. */
+const PF_KTHREAD = 0x00200000;
+/** /proc/PID/stat as the kernel writes it, for a process named `comm` (a comm file's newline dropped). */
+const procStat = (comm: string, flags = 0x00400100): string => `1 (${comm.replace(/\n$/, '')}) S 1 1 1 0 -1 ${flags} 120 0 0 0 5 3 0 0 20 0 1 0 100 1000000 200 18446744073709551615\n`;
+
 const KUBEADM_DROPIN = '[Service]\nEnvironment="KUBELET_KUBECONFIG_ARGS=--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf --kubeconfig=/etc/kubernetes/kubelet.conf"\nEnvironment="KUBELET_CONFIG_ARGS=--config=/var/lib/kubelet/config.yaml"\nEnvironmentFile=-/var/lib/kubelet/kubeadm-flags.env\nEnvironmentFile=-/etc/default/kubelet\nExecStart=\nExecStart=/usr/bin/kubelet $KUBELET_KUBECONFIG_ARGS $KUBELET_CONFIG_ARGS $KUBELET_KUBEADM_ARGS $KUBELET_EXTRA_ARGS\n';
 
 t.test('word splitting and env files', async (t) => {
@@ -88,7 +93,7 @@ t.test('--root: env files without a unit; the default dir; nothing found', async
 });
 
 t.test('a running kubelet: /proc cmdline with a relative --dynamic-config-dir', async (t) => {
-  const proc = t.testdir({ '4242': { comm: 'kubelet\n', cmdline: 'kubelet\0--dynamic-config-dir=dc\0--config=/etc/k.yaml\0' }, '77': { comm: 'bash\n', cmdline: 'bash\0' }, self: {} });
+  const proc = t.testdir({ '4242': { stat: procStat('kubelet\n'), cmdline: 'kubelet\0--dynamic-config-dir=dc\0--config=/etc/k.yaml\0' }, '77': { stat: procStat('bash\n'), cmdline: 'bash\0' }, self: {} });
   fs.symlinkSync('/srv/node', path.join(proc, '4242', 'cwd'));
   const d = discover({ procRoot: proc });
   t.equal(d.dir, '/srv/node/dc');
@@ -99,9 +104,9 @@ t.test('a running kubelet: /proc cmdline with a relative --dynamic-config-dir', 
 t.test('a running kubelet under another name: its exe is kubelet; unreadable exe links are skipped', async (t) => {
   const proc = t.testdir({
     bin: { kubelet: '', bash: '' },
-    '31': { comm: 'k8s-node\n', cmdline: 'k8s-node\0--dynamic-config-dir=/var/dc\0' },
-    '32': { comm: 'bash\n', cmdline: 'bash\0--dynamic-config-dir=/nope\0' },
-    '33': { comm: 'kworker/0:1\n', cmdline: '' },
+    '31': { stat: procStat('k8s-node\n'), cmdline: 'k8s-node\0--dynamic-config-dir=/var/dc\0' },
+    '32': { stat: procStat('bash\n'), cmdline: 'bash\0--dynamic-config-dir=/nope\0' },
+    '33': { stat: procStat('kworker/0:1\n'), cmdline: '' },
   });
   fs.symlinkSync(path.join(proc, 'bin/kubelet'), path.join(proc, '31', 'exe'));
   fs.symlinkSync(path.join(proc, 'bin/bash'), path.join(proc, '32', 'exe'));
@@ -114,8 +119,8 @@ t.test('a running kubelet under another name: its exe is kubelet; unreadable exe
 t.test('--dir: only a kubelet running on that store supplies flags and --config', async (t) => {
   const base = t.testdir({
     proc: {
-      '100': { comm: 'kubelet\n', cmdline: 'kubelet\0--dynamic-config-dir=/other/dc\0--config=/etc/other.yaml\0--max-pods=10\0' },
-      '200': { comm: 'kubelet\n', cmdline: 'kubelet\0--dynamic-config-dir=DC\0--config=/etc/mine.yaml\0' },
+      '100': { stat: procStat('kubelet\n'), cmdline: 'kubelet\0--dynamic-config-dir=/other/dc\0--config=/etc/other.yaml\0--max-pods=10\0' },
+      '200': { stat: procStat('kubelet\n'), cmdline: 'kubelet\0--dynamic-config-dir=DC\0--config=/etc/mine.yaml\0' },
     },
     dc: { store: { meta: {} } },
   });
@@ -131,19 +136,23 @@ t.test('--dir: only a kubelet running on that store supplies flags and --config'
   t.match(other.steps.join('\n'), /no kubelet command line found names this store.*flags and its --config file are not applied/);
 });
 
-t.test('the comm name: read as bytes, blanks around it ignored, anything else is not a kubelet', async (t) => {
+t.test('the comm name (from /proc/PID/stat): blanks around it ignored, anything else, or a kernel thread, is not a kubelet', async (t) => {
   const kubeletArgs = (name: string) => `${name}\0--dynamic-config-dir=/var/dc\0`;
   const proc = t.testdir({
-    '40': { comm: 'kubelet\n', cmdline: kubeletArgs('kubelet') },
-    '41': { comm: 'kubelet', cmdline: kubeletArgs('kubelet') },
-    '42': { comm: ' kubelet \r\n', cmdline: kubeletArgs('kubelet') },
-    '43': { comm: 'kubelet-1.22\n', cmdline: kubeletArgs('kubelet-1.22') },
-    '44': { comm: 'kubele\n', cmdline: kubeletArgs('kubele') },
-    '45': { comm: '\n', cmdline: kubeletArgs('x') },
-    '46': { comm: `kubelet${' '.repeat(70)}\n`, cmdline: kubeletArgs('kubelet') },
-    '47': { comm: { nested: 'a directory, not a file' }, cmdline: kubeletArgs('kubelet') },
+    '40': { stat: procStat('kubelet\n'), cmdline: kubeletArgs('kubelet') },
+    '41': { stat: procStat('kubelet'), cmdline: kubeletArgs('kubelet') },
+    '42': { stat: procStat(' kubelet \r\n'), cmdline: kubeletArgs('kubelet') },
+    '43': { stat: procStat('kubelet-1.22\n'), cmdline: kubeletArgs('kubelet-1.22') },
+    '44': { stat: procStat('kubele\n'), cmdline: kubeletArgs('kubele') },
+    '45': { stat: procStat('\n'), cmdline: kubeletArgs('x') },
+    '46': { stat: procStat(`kubelet${' '.repeat(70)}\n`), cmdline: kubeletArgs('kubelet') },
+    '47': { stat: { nested: 'a directory, not a file' }, cmdline: kubeletArgs('kubelet') },
     '48': { cmdline: kubeletArgs('kubelet') },
-    '49': { comm: 'KUBELET\n', cmdline: kubeletArgs('KUBELET') },
+    '49': { stat: procStat('KUBELET\n'), cmdline: kubeletArgs('KUBELET') },
+    '50': { stat: procStat('kubelet', PF_KTHREAD), cmdline: kubeletArgs('kubelet') },
+    '51': { stat: procStat('kube) S 1 (let'), cmdline: kubeletArgs('kubelet') },
+    '52': { stat: '52 (kubelet', cmdline: kubeletArgs('kubelet') },
+    '53': { stat: procStat('kubelet').replace('kubelet', 'kubelet) S 1 1 1 0 -1 4194560 1 2 3'), cmdline: kubeletArgs('kubelet') },
   });
   // 46 is longer than any process name can be: not read as a kubelet even if its blanks were trimmed.
   t.same(listKubeletProcesses(proc).map((p) => p.pid), [40, 41, 42]);
