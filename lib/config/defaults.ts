@@ -139,7 +139,7 @@ function needsDefault(rule: DefaultRule, v: unknown): boolean {
   switch (rule.when) {
     case 'absent': return v === undefined || v === null;
     case 'zero': return isZero(rule.path, v);
-    case 'absent-or-negative': return v === undefined || v === null || (typeof v === 'number' && v < 0);
+    case 'absent-or-negative': return v === undefined || v === null || ((typeof v === 'number' || typeof v === 'bigint') && v < 0);
   }
 }
 

@@ -4,7 +4,7 @@
 
 import { formatGoDuration, parseGoDuration } from './duration.js';
 import type { FlagKind } from './flags-and-gates.data.js';
-import { goQuote, parseGoBool, parseGoInt, parseGoUint } from './gostrconv.js';
+import { goIntValue, goQuote, parseGoBool, parseGoInt, parseGoUint } from './gostrconv.js';
 import { parseQuantity } from './quantity.js';
 import { isQualifiedName, isValidLabelValue, TAINT_EFFECTS, type Taint } from './taints.js';
 
@@ -178,11 +178,11 @@ export function parseFlagValue(kind: FlagKind, raw: string): unknown {
     switch (kind) {
       case 'bool': return parseGoBool(raw);
       case 'int32': return Number(parseGoInt(raw, 0, 32));
-      case 'int64': return Number(parseGoInt(raw, 0, 64));
+      case 'int64': return goIntValue(parseGoInt(raw, 0, 64));
       case 'uint': return Number(parseGoUint(raw, 10, 31));
       case 'string': return raw;
       case 'duration': return formatGoDuration(parseGoDuration(raw));
-      case 'duration-ns': return Number(parseGoDuration(raw));
+      case 'duration-ns': return goIntValue(parseGoDuration(raw));
       case 'quantity': parseQuantity(raw); return raw;
       case 'list': return readCsvRecord(raw);
       case 'map': return parsePairs(raw, '=', 'string');

@@ -166,6 +166,17 @@ export function parseGoInt(s: string, base: number, bits: number): bigint {
   return neg ? -un : un;
 }
 
+/**
+ * A Go integer as the typed config holds it: a JS number while that is exact, else the
+ * bigint itself (an int64 past 2^53: `maxOpenFiles: 9007199254740993`, `podPidsLimit:
+ * 9223372036854775807`). Rounding it would make an export write a different value, or one
+ * past int64 that the kubelet cannot decode at all.
+ */
+export function goIntValue(v: bigint): number | bigint {
+  return v >= -MAX_SAFE && v <= MAX_SAFE ? Number(v) : v;
+}
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
 /** strconv.Atoi (64-bit platform). */
 export function goAtoi(s: string): number {
   try {

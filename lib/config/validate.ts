@@ -63,7 +63,13 @@ class Reader {
   constructor(private readonly c: ConfigObject) {}
   num(path: string): number {
     const v = getAt(this.c, path);
-    return typeof v === 'number' ? v : 0;
+    // An int64 past 2^53 is held as a bigint (gostrconv goIntValue); the rules only compare it.
+    return typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : 0;
+  }
+  /** A number as Go's %d prints it: exact, an int64 past 2^53 included. */
+  digits(path: string): string {
+    const v = getAt(this.c, path);
+    return typeof v === 'number' || typeof v === 'bigint' ? String(v) : '0';
   }
   str(path: string): string {
     const v = getAt(this.c, path);
@@ -111,7 +117,7 @@ function basicRules({ r, push, gates }: RuleCtx): void {
     p(['systemCgroups', 'cgroupRoot'], 'system-cgroups-needs-root', 'systemCgroups (--system-cgroups) was specified and cgroupRoot (--cgroup-root) was not specified');
   }
   const nonNegative = (field: string, flag: string) => {
-    if (r.num(field) < 0) p(field, 'non-negative', `${field} (--${flag}) ${r.num(field)} must not be a negative number`);
+    if (r.num(field) < 0) p(field, 'non-negative', `${field} (--${flag}) ${r.digits(field)} must not be a negative number`);
   };
   nonNegative('eventBurst', 'event-burst');
   nonNegative('eventRecordQPS', 'event-qps');

@@ -4,7 +4,8 @@
 
 import type { JNode } from '../config/jnode.js';
 
-export type Value = null | boolean | number | string | Value[] | { [key: string]: Value };
+/** An integer literal past 2^53 is a bigint, so that two configs that differ there do not compare equal. */
+export type Value = null | boolean | number | bigint | string | Value[] | { [key: string]: Value };
 export type ValueObject = { [key: string]: Value };
 
 export function isObject(v: Value | undefined): v is ValueObject {
@@ -39,7 +40,8 @@ export function compareCodePoints(a: string, b: string): number {
 
 /**
  * The JSON tree a parser produced, as plain values: repeated keys keep the last value (as the
- * kubelet's lenient decode does) and numbers become JS numbers (`1e3`, `1000` and `1000.0` are equal).
+ * kubelet's lenient decode does) and numbers become JS numbers (`1e3`, `1000` and `1000.0` are
+ * equal), but for an integer written past 2^53, kept exact as a bigint (an int64 field).
  */
 export function fromJNode(root: JNode): Value {
   const out: { v: Value } = { v: null };
@@ -53,9 +55,11 @@ export function fromJNode(root: JNode): Value {
       case 'bool':
         put(n.v);
         break;
-      case 'num':
-        put(Number(n.s));
+      case 'num': {
+        const x = Number(n.s);
+        put(Number.isSafeInteger(x) || !Number.isInteger(x) || !/^-?[0-9]+$/.test(n.s) ? x : BigInt(n.s));
         break;
+      }
       case 'str':
         put(n.v);
         break;

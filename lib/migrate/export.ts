@@ -20,6 +20,7 @@ import { metaSources, resolveRef, type Resolved } from '../store/refs.js';
 import { refBytes } from '../store/show.js';
 import type { ConfigMapSource } from '../store/types.js';
 import { commentKey, emitYaml } from './yaml-emit.js';
+import { jsonText } from '../output/print.js';
 import { nodePathOf } from '../store/rooted.js';
 import { writeOut, type OutOutcome } from './out.js';
 import { isWithin, realExisting } from '../store/safepath.js';
@@ -198,7 +199,7 @@ function flagNotes(o: LoadOutcome): FlagNote[] {
 }
 
 function show(v: unknown): string {
-  return typeof v === 'string' ? v : JSON.stringify(v);
+  return typeof v === 'string' ? v : jsonText(v);
 }
 
 /** A comment above each field (or gate) a flag on this node overrides. */

@@ -3,7 +3,7 @@
 import type { ExportResult } from '../migrate/export.js';
 import type { MigrateResult } from '../migrate/apply.js';
 import type { UpgradeCheck } from '../migrate/upgrade.js';
-import type { TextContext } from './print.js';
+import { jsonText, type TextContext } from './print.js';
 
 /** Without --out the file itself is the output; with --out, one line saying where it went. */
 export function renderExport(r: ExportResult & { outcome?: string }, ctx: TextContext): string {
@@ -36,7 +36,7 @@ export function renderMigrate(r: MigrateResult, ctx: TextContext): string {
   if (r.kubelet) lines.push(`kubelet: stopped ${r.kubelet.stopped ? 'yes' : 'no'}, started ${r.kubelet.started ? 'yes' : 'no'}, systemctl is-active: ${r.kubelet.active ?? 'unknown'}`);
   if (r.kubeadm?.differences?.length) {
     lines.push('', `kubeadm: fields where the export differs from ${r.kubeadm.file}:`);
-    for (const d of r.kubeadm.differences) lines.push(`  ${d.path}: ${d.op} ${d.op !== 'added' ? JSON.stringify(d.from) : ''}${d.op === 'changed' ? ' -> ' : ''}${d.op !== 'removed' ? JSON.stringify(d.to) : ''}`);
+    for (const d of r.kubeadm.differences) lines.push(`  ${d.path}: ${d.op} ${d.op !== 'added' ? jsonText(d.from) : ''}${d.op === 'changed' ? ' -> ' : ''}${d.op !== 'removed' ? jsonText(d.to) : ''}`);
   }
   if (r.wouldRefuse?.length) {
     lines.push('', p.red('The real run would refuse:'));
@@ -50,7 +50,7 @@ export function renderMigrate(r: MigrateResult, ctx: TextContext): string {
 }
 
 function showValue(v: unknown): string {
-  return v === null || v === undefined ? '' : JSON.stringify(v);
+  return v === null || v === undefined ? '' : jsonText(v);
 }
 
 /** upgrade-check: starts or exits (in the kubelet's words), which config, the field changes. */

@@ -19,19 +19,36 @@ export interface TextContext {
 
 export type TextRenderer<T> = (result: T, ctx: TextContext) => string;
 
-/** Drop fields that are for text mode only (`bytes`) and turn Buffers into nothing. */
+/**
+ * A bigint (an int64 past 2^53 in a config: lib/config/gostrconv.ts goIntValue) goes through
+ * JSON.stringify, which refuses bigints, as a marker string, then is written as its digits.
+ * The marker holds a random part, so no string of a payload can pass for one.
+ */
+const BIG = `kckpt-int-${Math.random().toString(36).slice(2, 12)}-`;
+const BIG_IN_JSON = new RegExp(`"${BIG}(-?[0-9]+)"`, 'g');
+const BIG_IN_YAML = new RegExp(`(['"]?)${BIG}(-?[0-9]+)\\1`, 'g');
+
+/** Drop fields that are for text mode only (`bytes`), turn Buffers into nothing, mark bigints. */
 function jsonReplacer(_key: string, value: unknown): unknown {
+  if (typeof value === 'bigint') return `${BIG}${value}`;
   if (value && typeof value === 'object' && (value as { type?: string }).type === 'Buffer' && Array.isArray((value as { data?: unknown }).data)) return undefined;
   return value;
 }
 
+/** JSON.stringify that writes a bigint as the number it is. */
+export function jsonText(value: unknown, indent?: number): string {
+  const text = JSON.stringify(value, jsonReplacer, indent);
+  return text !== undefined && text.includes(BIG) ? text.replace(BIG_IN_JSON, '$1') : text;
+}
+
 export function toJson(result: unknown, compact = false): string {
-  return `${JSON.stringify(result, jsonReplacer, compact ? undefined : 2)}\n`;
+  return `${jsonText(result, compact ? undefined : 2)}\n`;
 }
 
 export function toYaml(result: unknown): string {
   const plainData = JSON.parse(JSON.stringify(result, jsonReplacer)) as unknown;
-  return jsYaml().dump(plainData, { noRefs: true, lineWidth: -1, sortKeys: false });
+  const text = jsYaml().dump(plainData, { noRefs: true, lineWidth: -1, sortKeys: false });
+  return text.includes(BIG) ? text.replace(BIG_IN_YAML, '$2') : text;
 }
 
 /** Fields holding text of several lines (a payload, a meta file's bytes before and after a change, migrate's diffs and refusals). */

@@ -1,7 +1,7 @@
 // Text rendering of `show`: JSON payloads re-indented, YAML as written, binary refused.
 
 import type { ShowReport } from '../store/show.js';
-import type { TextContext } from './print.js';
+import { jsonText, type TextContext } from './print.js';
 import type { FieldValue } from '../diff/field.js';
 
 export function renderShow(r: ShowReport, _ctx: TextContext): string {
@@ -25,7 +25,7 @@ export function renderShowList(r: { items: ShowReport[] }, ctx: TextContext): st
 /** One value as a script wants it: a string bare, anything else as JSON; nothing when unset. */
 export function fieldText(v: FieldValue): string {
   if (!v.set) return '';
-  return typeof v.value === 'string' ? v.value : JSON.stringify(v.value);
+  return typeof v.value === 'string' ? v.value : jsonText(v.value);
 }
 
 export function renderField(v: FieldValue, ctx: TextContext): string {

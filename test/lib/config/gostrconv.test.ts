@@ -1,5 +1,5 @@
 import t from 'tap';
-import { goAtoi, goQuote, goQuoteChar, parseGoBool, parseGoInt, parseGoUint } from '../../../lib/config/gostrconv.js';
+import { goAtoi, goIntValue, goQuote, goQuoteChar, parseGoBool, parseGoInt, parseGoUint } from '../../../lib/config/gostrconv.js';
 import { isQuantity, parseQuantity } from '../../../lib/config/quantity.js';
 
 t.test('goQuote is strconv.Quote', async (t) => {
@@ -42,4 +42,13 @@ t.test('quantities', async (t) => {
     t.equal(isQuantity(s), ok, s);
     if (ok) t.equal(parseQuantity(s).zero, zero, `${s} zero`);
   }
+});
+
+t.test('goIntValue: a number while exact, else the bigint', async (t) => {
+  t.equal(goIntValue(0n), 0);
+  t.equal(goIntValue(9007199254740991n), 9007199254740991);
+  t.equal(goIntValue(-9007199254740991n), -9007199254740991);
+  t.equal(goIntValue(9007199254740992n), 9007199254740992n);
+  t.equal(goIntValue(-9223372036854775808n), -9223372036854775808n);
+  t.equal(goIntValue(parseGoInt('9223372036854775807', 10, 64)), 9223372036854775807n);
 });
