@@ -78,6 +78,21 @@ const SHORT = /^(\S{1,12}) {1,2}(\d{1,2}) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))? /
 const ISO = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:?\d\d)? /;
 // short-full: `Tue 2021-08-24 13:16:04 KST `.
 const FULL = /^[A-Za-z]{3} (\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))? (\S+) /;
+/** A numeric zone as strftime's %Z prints one for a zone with no abbreviation (tzdata): -03, +0530, +05:30. */
+const NUMERIC_ZONE = /^([+-])(\d\d)(?::?(\d\d))?$/;
+
+/**
+ * The time of a `short-full` line from its zone word: UTC (and its names) and a numeric
+ * offset say the instant; any other abbreviation (CEST, KST, IST: ambiguous between zones)
+ * is read in this machine's zone, as journalctl wrote it on the node (the man page says so).
+ */
+function fullZoneTime(local: LocalTime, zone: string): LineTime {
+  if (/^(UTC|GMT|Z|UCT)$/.test(zone)) return { exact: utcMs(local) };
+  const n = NUMERIC_ZONE.exec(zone);
+  if (!n || +n[2]! > 23 || +(n[3] ?? 0) > 59) return { local };
+  const offsetMin = (n[1] === '-' ? -1 : 1) * (+n[2]! * 60 + +(n[3] ?? 0));
+  return { exact: utcMs(local) - offsetMin * 60_000 };
+}
 // short-unix: `1629778564.368361 `.
 const UNIX = /^(\d{9,11})\.(\d{1,6}) /;
 // `host ident[pid]: ` or, with --no-hostname, `ident[pid]: `. A host has no `[`, `]` or `:`.
@@ -101,7 +116,7 @@ export function parsePrefix(line: string): Prefixed | null {
     rest = line.slice(m[0].length);
   } else if (!digit && line.charCodeAt(3) === 32 && line.charCodeAt(8) === 45 && (m = FULL.exec(line))) {
     const local: LocalTime = { year: +m[1]!, month: +m[2]!, day: +m[3]!, hour: +m[4]!, minute: +m[5]!, second: +m[6]!, micros: micros(m[7]) };
-    time = /^(UTC|GMT|Z|UCT)$/.test(m[8]!) ? { exact: utcMs(local) } : { local };
+    time = fullZoneTime(local, m[8]!);
     if (m[7] === undefined) wholeSecond = { hour: local.hour, minute: local.minute, second: local.second };
     rest = line.slice(m[0].length);
   } else if (digit && (m = UNIX.exec(line))) {

@@ -13,6 +13,11 @@ t.test('prefixes of each journalctl text mode', async (t) => {
     ['short-iso Z', `2021-08-24T13:16:04.5Z host kubelet[278409]: ${MSG}`, { exact: Date.UTC(2021, 7, 24, 13, 16, 4, 500) }],
     ['short-full UTC', `Tue 2021-08-24 13:16:04 UTC host kubelet[278409]: ${MSG}`, { exact: Date.UTC(2021, 7, 24, 13, 16, 4) }],
     ['short-full zone', `Tue 2021-08-24 13:16:04 KST host kubelet[278409]: ${MSG}`, { local: { year: 2021, month: 8, day: 24 } }],
+    // A zone with no abbreviation: strftime's %Z prints its offset (TZ=America/Sao_Paulo: -03).
+    ['short-full -03', `Tue 2021-08-24 13:16:04 -03 host kubelet[278409]: ${MSG}`, { exact: Date.UTC(2021, 7, 24, 16, 16, 4) }],
+    ['short-full +0530', `Tue 2021-08-24 13:16:04.5 +0530 host kubelet[278409]: ${MSG}`, { exact: Date.UTC(2021, 7, 24, 7, 46, 4, 500) }],
+    ['short-full +05:45', `Tue 2021-08-24 13:16:04 +05:45 host kubelet[278409]: ${MSG}`, { exact: Date.UTC(2021, 7, 24, 7, 31, 4) }],
+    ['short-full +99 (no zone)', `Tue 2021-08-24 13:16:04 +99 host kubelet[278409]: ${MSG}`, { local: { year: 2021, hour: 13 } }],
     ['short-unix', `1629778564.368361 host kubelet[278409]: ${MSG}`, { exact: 1629778564368 }],
     ['syslog day padding', `Aug  4 13:16:04 host kubelet[278409]: ${MSG}`, { local: { day: 4 } }],
   ];
