@@ -17,6 +17,8 @@ export interface ShortKlogLine extends Omit<LocalTime, 'year'> {
   monthEnd: number;
   /** Where the text after `ident[pid]: ` starts. */
   messageStart: number;
+  /** The ident is `kubelet`. */
+  kubeletIdent: boolean;
   /** The klog header's file (controller.go …) is `[fileStart, fileEnd)`. */
   fileStart: number;
   fileEnd: number;
@@ -25,7 +27,7 @@ export interface ShortKlogLine extends Omit<LocalTime, 'year'> {
 }
 
 export function shortKlogLine(): ShortKlogLine {
-  return { pid: 0, monthStart: 0, monthEnd: 0, messageStart: 0, month: 0, day: 0, hour: 0, minute: 0, second: 0, micros: 0, fileStart: 0, fileEnd: 0, bodyStart: 0 };
+  return { pid: 0, monthStart: 0, monthEnd: 0, messageStart: 0, kubeletIdent: false, month: 0, day: 0, hour: 0, minute: 0, second: 0, micros: 0, fileStart: 0, fileEnd: 0, bodyStart: 0 };
 }
 
 const SP = 32;
@@ -114,16 +116,20 @@ export function readShortPrefix(b: Uint8Array, start: number, end: number, out: 
   if (pid === 1 || isSystemd(b, identStart, identEnd)) return false;
   out.pid = pid;
   out.messageStart = i;
+  out.kubeletIdent = sameBytes(b, identStart, identEnd, KUBELET);
   return true;
 }
 
 const SYSTEMD = [115, 121, 115, 116, 101, 109, 100]; // "systemd"
+const KUBELET = [107, 117, 98, 101, 108, 101, 116]; // "kubelet"
 
-function isSystemd(b: Uint8Array, start: number, end: number): boolean {
-  if (end - start !== SYSTEMD.length) return false;
-  for (let k = 0; k < SYSTEMD.length; k++) if (b[start + k] !== SYSTEMD[k]) return false;
+function sameBytes(b: Uint8Array, start: number, end: number, word: readonly number[]): boolean {
+  if (end - start !== word.length) return false;
+  for (let k = 0; k < word.length; k++) if (b[start + k] !== word[k]) return false;
   return true;
 }
+
+const isSystemd = (b: Uint8Array, start: number, end: number): boolean => sameBytes(b, start, end, SYSTEMD);
 
 const severity = (c: number): boolean => c === 73 || c === 87 || c === 69 || c === 70; // I W E F
 

@@ -21,6 +21,16 @@ export interface LineRecord {
 /** Caps on what one event absorbs from continuation lines. */
 export const CONTINUATION_MAX_LINES = 64;
 export const CONTINUATION_MAX_CHARS = 16 * 1024;
+/**
+ * Lines of other processes passed over inside one continuation: in a syslog file other
+ * daemons' lines land between a kubelet message's lines, which go on after them.
+ */
+export const CONTINUATION_MAX_FOREIGN = 16;
+/** Text of a line the scanner wants (the markers, and any mention of the kubelet): such a line ends a continuation. */
+const MARKER_TEXT = /fig co|ynamic|ystemd|kubelet/;
+const MARKER_BYTES = ['fig co', 'ynamic', 'ystemd', 'kubelet'].map((m) => Buffer.from(m));
+/** continuationText's answer for another process's line that is passed over. */
+const PASSED_OVER = Symbol('passed over');
 
 interface Parsed {
   cls: Classified | null;
@@ -40,6 +50,8 @@ interface Continuation {
   prefixed: boolean;
   lines: number;
   chars: number;
+  /** Other processes' lines passed over since the last line taken. */
+  foreign: number;
 }
 
 export class LineParser {
@@ -48,7 +60,7 @@ export class LineParser {
   private readonly learnedMonths = new Map<string, number>();
   private lastMonth = 0;
   private cont: Continuation | null = null;
-  private readonly contState: Continuation = { record: { event: null as unknown as JournalEvent, time: null }, pid: null, prefixed: false, lines: 0, chars: 0 };
+  private readonly contState: Continuation = { record: { event: null as unknown as JournalEvent, time: null }, pid: null, prefixed: false, lines: 0, chars: 0, foreign: 0 };
   /** The byte parsers' findings, reused. */
   private readonly fast = shortKlogLine();
   private readonly bodies = new BodyCache();
@@ -124,10 +136,7 @@ export class LineParser {
     if (!c) return false;
     const f = this.fast;
     if (readShortPrefix(buf, start, end, f)) {
-      if (f.pid !== c.pid) {
-        this.cont = null;
-        return false;
-      }
+      if (f.pid !== c.pid) return this.foreignLine(c, f.kubeletIdent || hasMarkerBytes(buf, f.messageStart, end));
       if (readKlogHeader(buf, f.messageStart, end, f)) {
         this.cont = null;
         this.fastRead = true;
@@ -179,6 +188,7 @@ export class LineParser {
     c.prefixed = prefixed;
     c.lines = 0;
     c.chars = 0;
+    c.foreign = 0;
     this.cont = c;
     return Follow.Continuation;
   }
@@ -202,14 +212,27 @@ export class LineParser {
     const c = this.cont;
     if (!c) return false;
     const more = this.continuationText(clean(raw), c);
+    if (more === PASSED_OVER) return this.foreignLine(c, false);
     if (more === null || c.lines >= CONTINUATION_MAX_LINES || c.chars + more.length > CONTINUATION_MAX_CHARS) {
       this.cont = null;
       return false;
     }
     c.record.event.message += '\n' + more;
+    c.foreign = 0;
     c.lines++;
     c.chars += more.length + 1;
     return true;
+  }
+
+  /**
+   * Another process's line inside a continuation (syslog files interleave daemons): passed
+   * over, up to CONTINUATION_MAX_FOREIGN in a row, unless `wanted` (a kubelet's line, or one
+   * holding a marker), which ends the message and is scanned as usual.
+   */
+  private foreignLine(c: Continuation, wanted: boolean): boolean {
+    if (!wanted && c.prefixed && ++c.foreign <= CONTINUATION_MAX_FOREIGN) return true;
+    this.cont = null;
+    return false;
   }
 
   /** A line too long to decode that held a marker. */
@@ -278,7 +301,7 @@ export class LineParser {
   }
 
   /** The text a continuation line adds, or null when the line is something else. */
-  private continuationText(text: string, c: Continuation): string | null {
+  private continuationText(text: string, c: Continuation): string | typeof PASSED_OVER | null {
     const json = jsonText(text);
     if (json !== null) {
       const e = parseJsonEntry(json);
@@ -287,7 +310,12 @@ export class LineParser {
     }
     const p = parsePrefix(text);
     if (p) {
-      if (p.pid !== c.pid || isSystemdIdent(p.ident, p.pid)) return null;
+      if (isSystemdIdent(p.ident, p.pid)) return null;
+      if (p.pid !== c.pid) {
+        // Another daemon's line in a syslog file: passed over, unless it is one the scanner
+        // wants (a kubelet's, systemd's, a config-controller line), which ends the message.
+        return p.ident !== 'kubelet' && !MARKER_TEXT.test(text) ? PASSED_OVER : null;
+      }
       return bodyContinuation(p.message);
     }
     if (c.prefixed) return /^\s/.test(text) ? text.trim() : null;
@@ -361,4 +389,10 @@ export function decodingSink(parser: LineParser): LineSink {
     continuation: (buf, start, end) => parser.continuationBytes(buf, start, end),
     overlong: () => parser.overlong(),
   };
+}
+
+/** Does `buf[start, end)` hold one of MARKER_BYTES? */
+function hasMarkerBytes(buf: Buffer, start: number, end: number): boolean {
+  const v = buf.subarray(start, end);
+  return MARKER_BYTES.some((m) => v.indexOf(m) >= 0);
 }

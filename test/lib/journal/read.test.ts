@@ -243,3 +243,28 @@ t.test('a long journal: the newest 20000 events listed, every one summarised', a
   t.equal(r.processes.length, 10_000, 'the newest 10000 processes are listed (14000 ran)');
   t.ok(progress.length > 1);
 });
+
+t.test('syslog file: other daemons\' lines between a message\'s lines are passed over, within a bound', async (t) => {
+  const head = "May 22 08:00:01 node-1 kubelet[500]: E0522 08:00:01.000000     500 controller.go:151] kubelet config controller: failed to load config, see Kubelet log for details, error: failed to decode: Object 'Kind' is missing in '{";
+  const other = (i: number) => `May 22 08:00:01 node-1 containerd[900]: time="x" level=info msg="hello ${i}"`;
+  const tail = ['May 22 08:00:01 node-1 kubelet[500]:   "a": 1', "May 22 08:00:01 node-1 kubelet[500]: }'"];
+  const whole = "kubelet config controller: failed to load config, see Kubelet log for details, error: failed to decode: Object 'Kind' is missing in '{\n  \"a\": 1\n}'";
+  const dir = t.testdir({});
+  const run = async (lines: string[]) => {
+    const f = path.join(dir, `j${Math.random().toString(36).slice(2)}.log`);
+    fs.writeFileSync(f, `${lines.join('\n')}\n`);
+    return (await readJournal({ file: f, utc: true, year: 2021 })).events;
+  };
+  t.equal((await run([head, other(1), tail[0]!, other(2), other(3), tail[1]!]))[0]?.message, whole, 'interleaved lines of containerd');
+  const many = Array.from({ length: 17 }, (_, i) => other(i));
+  t.equal((await run([head, ...many, ...tail]))[0]?.message, head.slice(head.indexOf('kubelet config')), 'past 16 foreign lines in a row the message ends');
+  // A line the scanner wants ends the message and is read as itself: systemd's, a new kubelet's.
+  const restart = await run([head, 'May 22 08:00:02 node-1 systemd[1]: kubelet.service: Main process exited, code=exited, status=255/EXCEPTION', ...tail]);
+  t.same(restart.map((e) => e.kind), ['load-failed', 'kubelet-exited']);
+  t.equal(restart[0]?.message, head.slice(head.indexOf('kubelet config')));
+  const next = await run([head, 'May 22 08:00:03 node-1 kubelet[600]: I0522 08:00:03.000000     600 controller.go:101] kubelet config controller: starting controller', ...tail]);
+  t.same(next.map((e) => [e.kind, e.pid]), [['load-failed', 500], ['controller-start', 600]]);
+  // Another process that talks about the config controller is not swallowed.
+  const chatty = await run([head, 'May 22 08:00:02 node-1 myscript[700]: kubelet config controller: starting controller', ...tail]);
+  t.equal(chatty[0]?.message, head.slice(head.indexOf('kubelet config')));
+});
