@@ -42,8 +42,8 @@ function trialText(r: StatusReport, p: TextContext['p']): string {
   return r.trial.inTrial ? p.yellow(`in trial until ${shortTime(r.trial.endsAt)}`) : `trial ended ${shortTime(r.trial.endsAt)}`;
 }
 
-/** What promotion to last-known-good waits for, in words that agree with the trial line. */
-function promotionText(r: StatusReport): string | null {
+/** What promotion to last-known-good waits for, in words that agree with the trial line (status, the TUI's Meta tab). */
+export function promotionText(r: StatusReport): string | null {
   if (!r.nextBoot.promotesToLastKnownGood || r.nextBoot.source !== 'assigned') return null;
   if (r.trial?.inTrial) return `becomes last-known-good once its 10-minute trial is over (${shortTime(r.trial.endsAt)})`;
   return 'its trial is over: a running kubelet makes it last-known-good';

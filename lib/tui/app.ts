@@ -10,10 +10,11 @@ import type { Widgets } from 'blessed';
 import { asCkptError } from '../errors.js';
 import type { Session } from '../session.js';
 import { confirmDialog, line, menuDialog, messageDialog, renderDialog, type Dialog, type Line } from './dialog.js';
-import { KEYS, bindingsFor, helpLines, lookup, normaliseKey, type Binding } from './keys.js';
+import { KEYS, bindingsFor, helpLines, lookup, normaliseKey, typedText, type Binding } from './keys.js';
 import { Model, TABS, type JournalSource } from './model.js';
 import { plan, resultLines, type RecoveryEnv, type Request } from './recovery.js';
 import { resolveTerm, type TermEntry } from './terminfo.js';
+import { StoreWatch } from './watch.js';
 import { fit, painter, printable, untag, type Painter } from './text.js';
 import { MIN_COLS, MIN_ROWS, footerLine, searchFooter, headerLines, listLines, listWidth, paintLines, tabBar, tabContent, tooSmallLines } from './views.js';
 
@@ -109,7 +110,7 @@ class Ui {
   private cache: { key: string; lines: string[] } | null = null;
   private contentHeight = 1;
   private sweep: NodeJS.Timeout | null = null;
-  private watchers: fs.FSWatcher[] = [];
+  private storeWatch: StoreWatch | null = null;
   private ignoreWatchUntil = 0;
   private done!: (code: number) => void;
   private firstScreen = false;
@@ -147,7 +148,7 @@ class Ui {
 
   private finish(code: number): void {
     if (this.sweep) clearTimeout(this.sweep);
-    for (const w of this.watchers) w.close();
+    this.storeWatch?.close();
     try {
       this.screen.destroy();
     } catch {
@@ -182,24 +183,15 @@ class Ui {
     this.sweep = setTimeout(tick, 0);
   }
 
-  /** Notice changes on disk (the kubelet writes meta files, deletes old checkpoints). */
+  /** Notice changes on disk (the kubelet writes meta files, adds and deletes checkpoints). */
   private watch(): void {
-    for (const w of this.watchers) w.close();
-    this.watchers = [];
-    const store = this.m.session.snap.storeDir;
-    for (const dir of [path.join(store, 'meta'), path.join(store, 'checkpoints')]) {
-      try {
-        const w = fs.watch(dir, { persistent: false }, () => {
-          if (Date.now() < this.ignoreWatchUntil || this.m.stale) return;
-          this.m.stale = true;
-          this.render();
-        });
-        w.on('error', () => undefined);
-        this.watchers.push(w);
-      } catch {
-        /* not watchable: R still re-reads */
-      }
-    }
+    this.storeWatch?.close();
+    this.storeWatch = new StoreWatch(this.m.session.snap.storeDir, () => {
+      if (Date.now() < this.ignoreWatchUntil || this.m.stale) return;
+      this.m.stale = true;
+      this.render();
+    });
+    this.storeWatch.start();
   }
 
   private reload(journal: boolean): void {
@@ -254,7 +246,7 @@ class Ui {
     // The tab first: drawing it may find the selection gone from disk, which the header shows.
     const lines = this.contentLines(cw);
     const now = new Date();
-    const header = headerLines(this.m, cols, p, now);
+    const header = headerLines(this.m, cols, p, now, rows);
     if (this.notice) header[0] = p.paint(fit(printable(this.notice), cols), 'bold');
     const top = header.length;
     const bodyH = rows - top - 1;
@@ -313,7 +305,8 @@ class Ui {
     const m = this.m;
     const sel = m.selected();
     const tab = TABS[m.tab]!;
-    const key = [tab, sel?.id ?? '', m.raw, m.unified, m.storeTimeline, m.mark ?? '', cw, m.generation, tab === 'Timeline' ? m.journalVersion : 0, tab === 'Findings' && sel && !m.verified.has(sel.id) ? m.verifyVersion : 0, tab === 'Findings' && m.storeChecked, tab === 'Findings' ? m.sweepError ?? '' : ''].join('|');
+    // m.stale: once a change on disk is noticed, the tab looks again for what was removed.
+    const key = [tab, sel?.id ?? '', m.raw, m.unified, m.storeTimeline, m.mark ?? '', cw, m.generation, m.stale, tab === 'Timeline' ? m.journalVersion : 0, tab === 'Findings' && sel && !m.verified.has(sel.id) ? m.verifyVersion : 0, tab === 'Findings' && m.storeChecked, tab === 'Findings' ? m.sweepError ?? '' : ''].join('|');
     if (this.cache?.key === key) return this.cache.lines;
     let lines: string[];
     try {
@@ -450,12 +443,14 @@ class Ui {
 
   private searchKey(k: string): void {
     const b = lookup(this.bindings, k, 'search');
+    const typed = typedText(k);
     if (b?.action === 'accept') this.searchPrompt = null;
     else if (b?.action === 'cancel') {
       this.searchPrompt = null;
       this.m.search = '';
-    } else if (b?.action === 'erase' || k.length === 1) {
-      this.searchPrompt = b?.action === 'erase' ? this.searchPrompt!.slice(0, -1) : this.searchPrompt + k;
+    } else if (b?.action === 'erase' || typed !== null) {
+      const text = this.searchPrompt ?? '';
+      this.searchPrompt = b?.action === 'erase' ? text.slice(0, -1) : text + typed;
       this.m.search = this.searchPrompt;
       // Incremental: from the top of the tab to the first line holding what is typed so far.
       this.m.scroll = 0;
@@ -473,8 +468,10 @@ class Ui {
     } else if (b?.action === 'erase') {
       this.prompt = this.prompt!.slice(0, -1);
       this.m.setFilter(this.prompt);
-    } else if (k.length === 1) {
-      this.prompt += k;
+    } else {
+      const typed = typedText(k);
+      if (typed === null) return;
+      this.prompt += typed;
       this.m.setFilter(this.prompt!);
     }
   }

@@ -130,6 +130,16 @@ export function normaliseKey(ch: string | undefined, key: RawKey | undefined): s
   return full ?? null;
 }
 
+/**
+ * The character a key types into the filter or the search prompt, or null for a key that types
+ * nothing. normaliseKey names the space bar `space` (like the other named keys), so it is mapped
+ * back here: without it, `is:error -rv:1` could not be typed.
+ */
+export function typedText(k: string): string | null {
+  if (k === 'space') return ' ';
+  return k.length === 1 ? k : null;
+}
+
 /** The footer: the footer labels of the table, in table order, as many as fit in `cols` columns. */
 export function footerItems(bindings: readonly Binding[], cols: number): { key: string; label: string }[] {
   const out: { key: string; label: string }[] = [];

@@ -297,6 +297,12 @@ export class Model {
     return i === undefined ? null : (this.rows[i] as CheckpointRow);
   }
 
+  /** The checkpoint row with this `UID/RV` id, if the last read listed it. */
+  checkpointRow(id: string): CheckpointRow | null {
+    const r = this.rows.find((x) => x.kind === 'checkpoint' && x.id === id);
+    return r && r.kind === 'checkpoint' ? r : null;
+  }
+
   /** The checkpoint before the selection in its UID's order, or null. */
   previousOf(row: CheckpointRow): CheckpointRow | null {
     const i = this.rows.indexOf(row);

@@ -12,7 +12,7 @@ import { decodeDocument } from '../diff/decode.js';
 import { diffRefs } from '../diff/pair.js';
 import { renderDiff, renderUnified } from '../output/diff.js';
 import { palette } from '../output/streams.js';
-import { nextBootTarget, nextBootVerdict } from '../output/status.js';
+import { nextBootTarget, nextBootVerdict, promotionText } from '../output/status.js';
 import { humanBytes } from '../output/time.js';
 import { eventText, shortRef } from '../journal/render.js';
 import { isFailure, type JournalEvent } from '../journal/events.js';
@@ -25,8 +25,26 @@ import { clip, fit, printable, width as textWidth, wrap, wrapWords, type Painter
 /** Smallest screen the layout works in; below it a message says so. */
 export const MIN_COLS = 60;
 export const MIN_ROWS = 15;
-/** The header is the store line, the next boot (wrapped, up to NEXT_BOOT_ROWS lines), trial and problems. */
-export const NEXT_BOOT_ROWS = 3;
+/**
+ * Rows the checkpoint list keeps however long the next-boot reason is: the header grows with the
+ * reason (it is the answer), but on a short terminal the list must still be usable.
+ */
+export const MIN_LIST_ROWS = 6;
+/** Ends the reason when the list's rows leave no room for the rest of it. */
+const CUT_HINT = ' (5 Meta: in full)';
+
+/** How many rows the next boot may take: all the screen but the list's minimum, the footer and the two other header lines. */
+export function nextBootRoom(rows: number): number {
+  return Math.max(1, rows - 1 - 2 - MIN_LIST_ROWS);
+}
+
+/** The next-boot line(s): the reason wrapped whole, or, past `room` rows, cut with a pointer to the Meta tab that shows it all. */
+function nextBootRows(text: string, cols: number, room: number): string[] {
+  const wrapped = wrapWords(text, cols, '  ');
+  if (wrapped.length <= room) return wrapped;
+  const rest = wrapped.slice(room - 1).map((w, i) => (i ? w.trim() : w)).join(' ');
+  return [...wrapped.slice(0, room - 1), clip(rest, cols - CUT_HINT.length) + CUT_HINT];
+}
 
 export function listWidth(cols: number): number {
   return Math.max(24, Math.min(44, Math.floor(cols * 0.36)));
@@ -64,7 +82,8 @@ function minutesLeft(endsAt: string, now: Date): string {
 
 // ---- header ------------------------------------------------------------------------------------
 
-export function headerLines(m: Model, cols: number, p: Painter, now: Date): string[] {
+/** The header for a `cols` x `rows` screen: store line, next boot (as many rows as its reason needs, see nextBootRoom), trial and problems. */
+export function headerLines(m: Model, cols: number, p: Painter, now: Date, rows = Infinity): string[] {
   const st = m.status;
   const flags: { text: string; styles: Style[] }[] = [];
   if (m.readOnly) flags.push({ text: 'READ-ONLY', styles: ['bold'] });
@@ -83,9 +102,7 @@ export function headerLines(m: Model, cols: number, p: Painter, now: Date): stri
   const verdict = v.text;
   const vStyle: Style[] = [v.tone === 'good' ? 'green' : v.tone === 'bad' ? 'red' : 'yellow', 'bold'];
   const l2head = `Next boot: ${target ? `${printable(target)} ` : ''}`;
-  // The reason wraps (up to NEXT_BOOT_ROWS lines) rather than being cut: it is the answer.
-  let wrapped = wrapWords(`${l2head}${verdict} - ${printable(nb.reason)}`, cols, '  ');
-  if (wrapped.length > NEXT_BOOT_ROWS) wrapped = [...wrapped.slice(0, NEXT_BOOT_ROWS - 1), clip(`${wrapped[NEXT_BOOT_ROWS - 1]} ${wrapped.slice(NEXT_BOOT_ROWS).map((w) => w.trim()).join(' ')}`, cols)];
+  const wrapped = nextBootRows(`${l2head}${verdict} - ${printable(nb.reason)}`, cols, nextBootRoom(rows));
   const l2 = wrapped.map((w, i) => {
     if (i > 0 || !w.startsWith(l2head + verdict)) return p.paint(fit(w, cols));
     return p.paint(l2head) + p.paint(verdict, ...vStyle) + p.paint(fit(w.slice(l2head.length + verdict.length), Math.max(0, cols - textWidth(l2head) - verdict.length)));
@@ -225,10 +242,15 @@ function errorLines(err: unknown, what: string): Out[] {
   return lines;
 }
 
-/** The selection is not there any more (the kubelet deletes old checkpoints): say so, not an error. */
+/** What a checkpoint gone from disk since the store was read shows instead (the kubelet deletes old checkpoints): not an error. */
+function removedLines(r: CheckpointRow, what = ''): Out[] {
+  return [o(`${what}${shortId(r.uid, r.rv)} was removed from disk after the store was read (the kubelet deletes checkpoints it no longer needs); R reads the store again`, 'yellow')];
+}
+
+/** The selection is not there any more: say so, not an error. */
 function gone(m: Model, r: CheckpointRow): Out[] | null {
   if (m.selectedCheckpoint() && m.onDisk(r)) return null;
-  return [o(`${shortId(r.uid, r.rv)} was removed from disk after the store was read (the kubelet deletes checkpoints it no longer needs); R reads the store again`, 'yellow')];
+  return removedLines(r);
 }
 
 function hexDump(b: Buffer, cols: number, max = 64 * 1024): Out[] {
@@ -293,9 +315,10 @@ function colourDiffLine(l: string): Out {
 }
 
 export function diffTab(m: Model, r: CheckpointRow, cols: number): Out[] {
-  const base = m.mark && m.mark !== r.id ? m.mark : m.previousOf(r)?.id ?? null;
-  const how = m.mark && m.mark !== r.id ? 'against the marked checkpoint' : 'against the previous resourceVersion';
-  if (!base) {
+  const marked = m.mark && m.mark !== r.id ? m.checkpointRow(m.mark) : null;
+  const baseRow = marked ?? m.previousOf(r);
+  const how = marked ? 'against the marked checkpoint' : 'against the previous resourceVersion';
+  if (!baseRow) {
     return [
       o(`${shortId(r.uid, r.rv)} is the first resourceVersion of its UID: there is nothing before it.`),
       o(m.mark === r.id ? 'It is the marked checkpoint; select another one to compare it with this.' : 'Mark another checkpoint with m (or this one, then select another) to compare them.', 'dim'),
@@ -304,11 +327,13 @@ export function diffTab(m: Model, r: CheckpointRow, cols: number): Out[] {
   const s = m.session;
   const missing = gone(m, r);
   if (missing) return missing;
+  // Else diff would blame the base for lacking the very file it names.
+  if (!m.onDisk(baseRow)) return removedLines(baseRow, marked ? 'the marked checkpoint ' : 'the previous resourceVersion ');
   let report;
   try {
-    report = diffRefs({ snap: s.snap, reader: s.reader, localConfig: s.local.path }, base, r.id, { version: s.version, context: 3 });
+    report = diffRefs({ snap: s.snap, reader: s.reader, localConfig: s.local.path }, baseRow.id, r.id, { version: s.version, context: 3 });
   } catch (err) {
-    return errorLines(err, `cannot compare ${base} with ${r.id}`);
+    return errorLines(err, `cannot compare ${baseRow.id} with ${r.id}`);
   }
   const head = [o(`${m.unified ? 'unified' : 'semantic'} diff ${how} (t: ${m.unified ? 'semantic' : 'unified'})`, 'dim')];
   const plain = palette(false);
@@ -410,7 +435,9 @@ export function metaTab(m: Model, cols: number): Out[] {
   out.push(o(`Next boot: ${target ? `${printable(target)}, ` : ''}${nextBootVerdict(nb).text}`, 'bold'));
   out.push(o(`  ${printable(nb.reason)}`));
   if (nb.statusError) out.push(o(`  Node.Status.Config.Error: ${JSON.stringify(nb.statusError)}`, 'yellow'));
-  if (nb.promotesToLastKnownGood && nb.source === 'assigned') out.push(o('  becomes last-known-good once its 10-minute trial is over', 'dim'));
+  // status's words: a trial that ended hours ago is not "once its trial is over".
+  const promotion = promotionText(st);
+  if (promotion) out.push(o(`  ${promotion}`, 'dim'));
   for (const name of META_NAMES) {
     const meta = s.snap.meta[name];
     const e = meta.entry;

@@ -348,7 +348,8 @@ t.test('the store changes underneath: a deleted checkpoint, then an unreadable s
   await x.waitFor(`${UID}/41230`);
   fs.rmSync(path.join(dcd, `store/checkpoints/${UID}/41230`), { recursive: true });
   x.send('j', 'k');
-  let s = await x.waitFor('changed on disk: R reloads');
+  // The watcher may notice the removal before the keys are read: wait for both.
+  let s = await x.waitFor((sc) => sc.includes('changed on disk: R reloads') && paneWords(sc).includes('5808539f/41230 was removed'));
   t.match(paneWords(s), /5808539f\/41230 was removed from disk after the store was read/);
   x.send('R');
   s = await x.waitFor((sc) => !sc.includes('41230') && sc.includes('41877'));
@@ -493,6 +494,106 @@ t.test('a large store: Findings opened while the store is still being read fills
   // Whether or not the key came before the store was read, the part ends up filled in.
   const s = await x.waitFor((sc) => /Store-wide \(meta files, store layout, next boot\): (none|\d)/.test(paneWords(sc)));
   t.notMatch(paneWords(s), /checking…/);
+  x.send('q');
+  await x.waitFor('[exit 0]');
+});
+
+t.test('a space is typed: combined filter terms, and search text with a space', { skip }, async (t) => {
+  const x = term(t).start(['--root', copyFixture('demo'), 'tui']);
+  await x.waitFor('Next boot: assigned');
+  x.send('/');
+  await x.waitFor(/^\/_ /m);
+  x.type('uid:5808 -rv:41230');
+  let s = await x.waitFor(/^\/uid:5808 -rv:41230_ +2 matches/m);
+  x.send('Enter');
+  s = await x.waitFor(/^\[\/uid:5808 -rv:41230: 2\] \? help/m);
+  const list = s.split('\n').slice(4, -2).map((l) => l.slice(0, 28)).join('\n');
+  t.notMatch(list, /41230|705ab4f5/, 'both terms apply');
+  t.match(list, /41877/);
+  x.send('Escape', 'Enter', '/');
+  await x.waitFor(/^\/_ +type to search this tab/m);
+  x.type('healthzPort: 10248');
+  s = await x.waitFor(/^\/healthzPort: 10248_ +1 line {2}Enter keep, Esc drop/m);
+  x.send('Enter');
+  // The footer keeps a third of the width for it: cut there.
+  await x.waitFor(/^\[search healthzPort: 1024…/m);
+  x.send('q');
+  await x.waitFor('[exit 0]');
+});
+
+t.test('the next-boot reason is shown whole at 80x24: the header grows', { skip }, async (t) => {
+  const { x } = await fellBack(t);
+  const s = await x.waitFor(/Problems: 1 error/);
+  const lines = s.split('\n');
+  const trial = lines.findIndex((l) => l.startsWith('Trial: '));
+  t.ok(trial > 4, `the header takes ${trial + 1} rows`);
+  const reason = lines.slice(1, trial).join(' ').replace(/\s+/g, ' ');
+  t.match(reason, new RegExp(`; the kubelet falls back to last-known-good ${FB}/119980$`));
+  t.notMatch(reason, /…/);
+  t.match(lines[trial + 1], /^946d785e kube-system\/node-c…│ 1 Payload/, 'the list and the tabs follow the header');
+  x.resize(60, 15);
+  await x.waitFor((sc) => sc.split('\n')[14]?.startsWith('? help') ?? false);
+  t.equal(x.capture().split('\n').filter((l) => /^[^│]*\b(119980|120200)\b[^│]*│/.test(l)).length, 2, 'at 60x15 the list still shows both checkpoints');
+  x.send('q');
+  await x.waitFor('[exit 0]');
+});
+
+t.test('Meta tab after the trial: the words of status', { skip }, async (t) => {
+  const dcd = copyFixture('stores/in-trial');
+  const then = new Date(Date.now() - 3 * 3600_000);
+  fs.utimesSync(path.join(dcd, 'store/meta/assigned'), then, then);
+  t.match(runCli(['--dir', dcd, 'status', '--no-journal']).stdout, /its trial is over: a running kubelet makes it last-known-good/);
+  const x = term(t).start(['--dir', dcd, 'tui']);
+  await x.waitFor('Trial: over');
+  x.send('5');
+  const s = await x.waitFor('meta/assigned');
+  t.match(paneWords(s), /its trial is over: a running kubelet makes it last-known-good/);
+  t.notMatch(paneWords(s), /once its 10-minute trial is over/);
+  x.send('q');
+  await x.waitFor('[exit 0]');
+});
+
+t.test('a checkpoint added or removed under a UID is noticed; a removed mark says so in the Diff tab', { skip }, async (t) => {
+  const root = copyFixture('demo');
+  const cps = path.join(root, 'var/lib/kubelet/dynamic-config/store/checkpoints');
+  const x = term(t).start(['--root', root, 'tui', '--no-journal']);
+  await x.waitFor(/Problems: none/);
+  fs.cpSync(path.join(cps, UID, '42315'), path.join(cps, UID, '42400'), { recursive: true });
+  await x.waitFor('changed on disk: R reloads');
+  t.pass('a resourceVersion directory added under a UID');
+  x.send('R');
+  await x.waitFor((sc) => sc.includes('42400') && !sc.includes('changed on disk'));
+  // Changes within 400 ms of a reload are taken for the TUI's own: wait that out before each.
+  const quiet = () => new Promise((r) => setTimeout(r, 600));
+  await quiet();
+  fs.rmSync(path.join(cps, UID, '42400'), { recursive: true });
+  await x.waitFor('changed on disk: R reloads');
+  t.pass('a resourceVersion directory removed from under a UID');
+  x.send('R');
+  await x.waitFor((sc) => !sc.includes('42400') && !sc.includes('changed on disk'));
+  await quiet();
+  // A UID directory made later, then a resourceVersion under it.
+  const later = 'c0ffee00-0000-4000-8000-000000000001';
+  fs.mkdirSync(path.join(cps, later));
+  await x.waitFor('changed on disk: R reloads');
+  x.send('R');
+  await x.waitFor((sc) => !sc.includes('changed on disk'));
+  await quiet();
+  fs.cpSync(path.join(cps, UID, '42315'), path.join(cps, later, '7'), { recursive: true });
+  await x.waitFor('changed on disk: R reloads');
+  t.pass('a resourceVersion directory added under a UID made later');
+  x.send('R');
+  await x.waitFor((sc) => sc.includes('c0ffee00') && !sc.includes('changed on disk'));
+  // Mark 41230, select 42315, remove the marked checkpoint: noticed, and the Diff tab says why.
+  x.send('g');
+  await x.waitFor(`${UID}/41230`);
+  x.send('m', 'j', 'j', '2');
+  await x.waitFor('against the marked checkpoint');
+  await quiet();
+  fs.rmSync(path.join(cps, UID, '41230'), { recursive: true });
+  const s = await x.waitFor((sc) => sc.includes('changed on disk: R reloads') && paneWords(sc).includes('the marked checkpoint 5808539f/41230 was removed from disk after the store was read'));
+  t.notMatch(paneWords(s), /has no file/);
+  t.match(paneWords(s), /R reads the store again/);
   x.send('q');
   await x.waitFor('[exit 0]');
 });

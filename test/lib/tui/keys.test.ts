@@ -1,7 +1,7 @@
 import t from 'tap';
 import fs from 'node:fs';
 import path from 'node:path';
-import { KEYS, bindingsFor, footerItems, helpLines, lookup, manKeys, normaliseKey } from '../../../lib/tui/keys.js';
+import { KEYS, bindingsFor, footerItems, helpLines, lookup, manKeys, normaliseKey, typedText } from '../../../lib/tui/keys.js';
 import { repoRoot } from '../../helpers.js';
 
 t.test('the table: one binding per key and scope; the dangerous ones are exactly the recovery actions', async (t) => {
@@ -53,6 +53,15 @@ t.test('normaliseKey', async (t) => {
     ['1', { full: '1' }, '1'],
   ];
   for (const [ch, key, want] of table) t.equal(normaliseKey(ch, key), want, JSON.stringify([ch, key]));
+});
+
+t.test('typedText: the space bar types a space in the filter and the search; named keys type nothing', async (t) => {
+  t.equal(normaliseKey(' ', { name: 'space', full: 'space' }), 'space', 'blessed names it');
+  t.equal(typedText(normaliseKey(' ', { name: 'space', full: 'space' })!), ' ');
+  t.equal(typedText('a'), 'a');
+  t.equal(typedText('-'), '-');
+  for (const k of ['enter', 'escape', 'backspace', 'tab', 'S-tab', 'up', 'C-c']) t.equal(typedText(k), null, k);
+  t.equal(lookup(KEYS, 'space', 'list'), null, 'the space bar is bound to nothing elsewhere');
 });
 
 t.test('footer: built from the table, fits the width, quit and help first', async (t) => {

@@ -8,8 +8,9 @@ import { verifySession } from '../../../lib/integrity/run.js';
 import { countBySeverity } from '../../../lib/integrity/findings.js';
 import { EnvError } from '../../../lib/errors.js';
 import { Model, TABS, type JournalSource } from '../../../lib/tui/model.js';
-import { NEXT_BOOT_ROWS, headerLines, listLines, tabBar, tabContent, paintLines, footerLine, tooSmallLines } from '../../../lib/tui/views.js';
+import { MIN_LIST_ROWS, MIN_ROWS, headerLines, listLines, tabBar, tabContent, paintLines, footerLine, tooSmallLines } from '../../../lib/tui/views.js';
 import { bindingsFor } from '../../../lib/tui/keys.js';
+import { promotionText } from '../../../lib/output/status.js';
 import { painter, untag } from '../../../lib/tui/text.js';
 import { addCheckpoints, copyFixture, repoRoot } from '../../helpers.js';
 
@@ -85,7 +86,7 @@ t.test('header, list and footer fit 80 columns', async (t) => {
   const wide = headerLines(m, 200, p, new Date()).map(untag);
   t.equal(wide.length, 3, 'one line for the next boot when it fits');
   const narrow = headerLines(m, 60, p, new Date()).map(untag);
-  t.ok(narrow.length <= 2 + NEXT_BOOT_ROWS, 'at most NEXT_BOOT_ROWS lines of next boot');
+  t.match(flat(narrow.slice(1, -1)), /loads and validates +$/, 'at 60 columns the reason is whole too');
   const list = listLines(m, 28, 10, p).map(untag);
   t.same(list.slice(0, 6).map((l) => l.slice(0, 11).trimEnd()), ['5808539f ku', '      41230', '  L   41877', ' A B  42315', '705ab4f5', '      1326']);
   t.equal(untag(footerLine(bindingsFor(false), m, 80, p, null)).trimEnd(), '? help  q quit  Tab tabs  / filter  m mark  b rollback  r reset  u undo  p prune');
@@ -254,4 +255,59 @@ t.test('the store-wide checks read a large store a slice per step, and find what
   stopped.reload(false);
   t.equal(stopped.sweepError, null, 'reading the store again starts the sweep over');
   t.match(flat(tab(stopped, 'Findings')), /checking…/);
+});
+
+t.test('the next-boot reason is never cut while the list keeps its rows; the header grows with it', async (t) => {
+  const m = model(copyFixture('stores/fell-back'));
+  const reason = m.status.nextBoot.reason;
+  t.match(reason, /the kubelet falls back to last-known-good 946d785e-998a-11e7-a8dd-42010a800006\/119980$/);
+  for (const [cols, rows] of [[80, 24], [60, 24], [200, 50]] as const) {
+    const h = headerLines(m, cols, p, new Date(), rows).map(untag);
+    const next = flat(h.slice(1, -1));
+    t.ok(next.includes(flat([reason])), `${cols}x${rows}: the whole reason`);
+    t.notMatch(next, /…/, `${cols}x${rows}: nothing cut`);
+    t.ok(h.every((l) => l.length === cols), `${cols}x${rows}: every line fits`);
+  }
+  t.ok(headerLines(m, 80, p, new Date(), 24).length > 4, 'at 80 columns the reason takes more than three lines, and the header grows');
+  // The smallest screen: the list keeps MIN_LIST_ROWS rows; what does not fit says where it is whole.
+  const small = headerLines(m, 60, p, new Date(), MIN_ROWS).map(untag);
+  t.ok(MIN_ROWS - 1 - small.length >= MIN_LIST_ROWS, `60x${MIN_ROWS}: ${small.length} header rows leave the list ${MIN_LIST_ROWS}`);
+  const tiny = headerLines(m, 60, p, new Date(), 12).map(untag);
+  t.equal(tiny.length, 5, 'a header of 5 rows when 12 rows leave the next boot only 3');
+  t.match(tiny[3], /… \(5 Meta: in full\)$/, 'cut only with a pointer to the Meta tab');
+  t.equal(tiny[3]!.length, 60);
+});
+
+t.test('Meta tab: promotion to last-known-good in the words of status, in and after the trial', async (t) => {
+  const dir = copyFixture('stores/in-trial');
+  const assigned = path.join(dir, 'store/meta/assigned');
+  const inTrial = model(dir);
+  t.ok(inTrial.status.trial?.inTrial, 'written just now: in trial');
+  t.match(flat(tab(inTrial, 'Meta', 200)), /becomes last-known-good once its 10-minute trial is over \(\d{4}-/);
+  // Written three hours ago: the trial is long over.
+  const then = new Date(Date.now() - 3 * 3600_000);
+  fs.utimesSync(assigned, then, then);
+  const over = model(dir);
+  t.equal(over.status.trial?.inTrial, false);
+  const meta = flat(tab(over, 'Meta', 200));
+  t.match(meta, /its trial is over: a running kubelet makes it last-known-good/);
+  t.notMatch(meta, /once its 10-minute trial is over/);
+  t.ok(meta.includes(promotionText(over.status)!), 'the same text as status');
+});
+
+t.test('Diff tab: the marked checkpoint removed from disk says so, not "has no file"', async (t) => {
+  const m = model(demo());
+  m.move(-2);
+  t.equal(m.selected()?.id, `${UID}/41230`);
+  m.toggleMark();
+  m.move(2);
+  fs.rmSync(path.join(m.session.snap.storeDir, `checkpoints/${UID}/41230`), { recursive: true });
+  const diff = flat(tab(m, 'Diff'));
+  t.match(diff, /the marked checkpoint 5808539f\/41230 was removed from disk after the store was read .*R reads the store again/);
+  t.notMatch(diff, /has no file/);
+  t.ok(m.stale, 'the header says the store changed');
+  // The previous resourceVersion gone: the same words.
+  m.mark = null;
+  fs.rmSync(path.join(m.session.snap.storeDir, `checkpoints/${UID}/41877`), { recursive: true });
+  t.match(flat(tab(m, 'Diff')), /the previous resourceVersion 5808539f\/41877 was removed from disk after the store was read/);
 });
