@@ -140,13 +140,15 @@ class Ui {
       this.screen.on('keypress', (ch: string | undefined, key: Widgets.Events.IKeyEventArg | undefined) => this.onKey(ch, key));
       this.screen.on('resize', () => this.render());
       for (const sig of ['SIGTERM', 'SIGHUP'] as const) process.once(sig, () => this.finish(0));
-      this.watch();
       this.render();
+      // After the first screen: a store of 1,000 UIDs is 1,000 directory watchers to set up.
+      setImmediate(() => this.watch());
       this.startSweep();
     });
   }
 
   private finish(code: number): void {
+    this.finished = true;
     if (this.sweep) clearTimeout(this.sweep);
     this.storeWatch?.close();
     try {
@@ -184,7 +186,11 @@ class Ui {
   }
 
   /** Notice changes on disk (the kubelet writes meta files, adds and deletes checkpoints). */
+  /** finish() ran: nothing more is started (the first watch waits for the first screen). */
+  private finished = false;
+
   private watch(): void {
+    if (this.finished) return;
     this.storeWatch?.close();
     this.storeWatch = new StoreWatch(this.m.session.snap.storeDir, () => {
       if (Date.now() < this.ignoreWatchUntil || this.m.stale) return;
