@@ -42,7 +42,8 @@ export function nextSteps(prefix: string, i: StepInputs): NextStep[] {
     add('diff lkg', 'the assigned config fails: what changed from last-known-good to it');
     add('rollback --dry-run', 'what making last-known-good the assigned config again would write');
   }
-  if (has('LKG_UNUSABLE')) add('reset last-known-good --dry-run', 'last-known-good would not load: what clearing it would write');
+  // When the kubelet will not start, reset all (above) clears last-known-good as well.
+  if (has('LKG_UNUSABLE') && nb?.willStart !== false) add('reset last-known-good --dry-run', 'last-known-good would not load: what clearing it would write');
   if (i.crashLoop) add('journal', 'the kubelet is crash-looping: its restarts and what it logged');
   if (i.from !== 'verify' && (nb?.willStart === null || i.findings.some((f) => f.severity === 'error'))) add('verify', 'every problem in detail');
   if (has('TMP_LEFTOVER')) add('clean', "remove the leftovers of interrupted writes (a dry run first; backed up, undoable)");

@@ -2,7 +2,7 @@
 // a pool of worker threads (made in cmd/) may judge them before verify runs (run.ts).
 // Verify itself stays synchronous and pure: it looks the verdicts up.
 
-import { metaSources, payloadKey } from '../store/refs.js';
+import { payloadKey, type MetaSources } from '../store/refs.js';
 import { PAYLOAD_CAP, type Checkpoint, type Snapshot, type PayloadReader } from '../store/snapshot.js';
 import type { ConfigJudge, Judgement } from './judge.js';
 
@@ -38,9 +38,9 @@ export interface ReadPayload {
 }
 
 /** The payload of one checkpoint as verify will judge it, or null when verify will not judge one. */
-export function payloadTask(snap: Snapshot, reader: PayloadReader, sources: ReturnType<typeof metaSources>, cp: Checkpoint): ReadPayload | null {
+export function payloadTask(snap: Snapshot, reader: PayloadReader, sources: MetaSources, cp: Checkpoint): ReadPayload | null {
   if (cp.entry.kind !== 'dir') return null;
-  const source = sources.get(cp.uid)?.source ?? null;
+  const source = sources.of(cp)?.source ?? null;
   // The name the payload almost always has, read while the checkpoint is listed.
   const likely = source?.kubeletConfigKey || 'kubelet';
   const early = reader.listAndRead?.(cp, likely) ?? null;

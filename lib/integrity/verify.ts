@@ -4,10 +4,10 @@
 
 import { isUtf8 } from 'node:buffer';
 import { decodeMetaState, type MetaDecode } from '../store/meta.js';
-import { payloadKey } from '../store/refs.js';
+import { MetaSources, payloadKey, type MetaSource } from '../store/refs.js';
 import { unsafeNameReason } from '../store/safepath.js';
 import { PAYLOAD_CAP, type Checkpoint, type Entry, type PayloadReader, type Snapshot } from '../store/snapshot.js';
-import { META_NAMES, type ConfigMapSource, type MetaName } from '../store/types.js';
+import { META_NAMES, type MetaName } from '../store/types.js';
 import { bySeverity, type Finding, type Severity } from './findings.js';
 import { checkCheckpointHash } from './hash.js';
 import type { ConfigJudge, Judgement } from './judge.js';
@@ -235,7 +235,7 @@ export function judgementFindings(j: Judgement, path: string, ref: string): Find
 interface PayloadContext {
   snap: Snapshot;
   opts: VerifyOptions;
-  sources: Map<string, { name: MetaName; source: ConfigMapSource }>;
+  sources: MetaSources;
 }
 
 function hashFindings(cp: Checkpoint, name: string, ref: string, ctx: PayloadContext): Finding[] {
@@ -263,7 +263,7 @@ function hashFindings(cp: Checkpoint, name: string, ref: string, ctx: PayloadCon
 function payloadFindings(cp: Checkpoint, ref: string, ctx: PayloadContext): { findings: Finding[]; judgement: Judgement | null } {
   const out: Finding[] = [];
   if (cp.entry.kind !== 'dir') return { findings: out, judgement: null };
-  const meta = ctx.sources.get(cp.uid);
+  const meta = ctx.sources.of(cp);
   const read = new Map<string, Buffer>();
   for (const file of cp.files) {
     if (file.size > PAYLOAD_CAP) continue;
@@ -292,26 +292,31 @@ function payloadFindings(cp: Checkpoint, ref: string, ctx: PayloadContext): { fi
 export function verifyStore(snap: Snapshot, opts: VerifyOptions): VerifyReport {
   const decoded = { assigned: decodeMetaState(snap.meta.assigned), 'last-known-good': decodeMetaState(snap.meta['last-known-good']) };
   const findings: Finding[] = [];
-  const sources = new Map<string, { name: MetaName; source: ConfigMapSource }>();
+  const named: MetaSource[] = [];
   for (const n of ['last-known-good', 'assigned'] as const) {
     const d = decoded[n];
     findings.push(...metaFindings(snap, n, d), ...referencedFindings(snap, n, d));
-    if (d.state === 'source' && d.source.uid && !d.unsafe.length) sources.set(d.source.uid, { name: n, source: d.source });
+    if (d.state === 'source' && d.source.uid && !d.unsafe.length) named.push({ name: n, source: d.source });
   }
+  const sources = new MetaSources(named);
   findings.push(...structureFindings(snap), ...stateFindings(snap), ...permissionFindings(snap, opts.only));
   const ctx: PayloadContext = { snap, opts, sources };
   const lkg = decoded['last-known-good'];
   const lkgRef = lkg.state === 'source' ? `${lkg.source.uid}/${lkg.source.resourceVersion}` : null;
+  const lkgKey = lkg.state === 'source' ? lkg.source.kubeletConfigKey : null;
   for (const u of snap.uids) {
     for (const cp of u.checkpoints) {
       const ref = `${cp.uid}/${cp.rv}`;
       if (opts.only && !opts.only.has(ref)) continue;
       findings.push(...checkpointEntryFindings(cp, ref));
-      if (opts.payloads === 'referenced' && sources.get(cp.uid)?.source.resourceVersion !== cp.rv && lkgRef !== ref) continue;
+      if (opts.payloads === 'referenced' && !sources.names(cp) && lkgRef !== ref) continue;
       const p = payloadFindings(cp, ref, ctx);
       findings.push(...p.findings);
       if (ref === lkgRef && p.judgement && p.judgement.stage !== 'ok') {
         findings.push(f('error', 'LKG_UNUSABLE', `last-known-good ${ref} would not ${p.judgement.stage === 'load-error' ? 'load' : 'validate'}: if the assigned config fails, the kubelet will not start`, `${cp.rel}`, 'last-known-good'));
+      } else if (ref === lkgRef && lkgKey && cp.entry.kind === 'dir' && !cp.files.some((x) => x.name === lkgKey)) {
+        // The kubelet cannot read the file its meta file names: a load error (PAYLOAD_KEY_MISSING says which).
+        findings.push(f('error', 'LKG_UNUSABLE', `last-known-good ${ref} would not load (it has no file "${lkgKey}"): if the assigned config fails, the kubelet will not start`, `${cp.rel}`, 'last-known-good'));
       }
     }
   }

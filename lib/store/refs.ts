@@ -51,13 +51,52 @@ export function unlistableError(reason: string): EnvError {
 }
 
 /** Sources recorded by the meta files, keyed by UID. */
-export function metaSources(snap: Snapshot): Map<string, { name: MetaName; source: ConfigMapSource }> {
-  const out = new Map<string, { name: MetaName; source: ConfigMapSource }>();
+export interface MetaSource {
+  name: MetaName;
+  source: ConfigMapSource;
+}
+
+/**
+ * The meta files' sources, found for a checkpoint or a UID. Assigned and last-known-good often
+ * name two resourceVersions of one ConfigMap, and each may name its own kubeletConfigKey: a
+ * checkpoint's payload is the file its own meta file names, so `of` matches UID and RV first.
+ */
+export class MetaSources {
+  private readonly byUid = new Map<string, MetaSource[]>();
+
+  constructor(entries: readonly MetaSource[]) {
+    // Assigned first: for a checkpoint no meta file names, its key is the one looked at.
+    for (const e of [...entries].sort((a, b) => (a.name === b.name ? 0 : a.name === 'assigned' ? -1 : 1))) {
+      const list = this.byUid.get(e.source.uid) ?? [];
+      list.push(e);
+      this.byUid.set(e.source.uid, list);
+    }
+  }
+
+  /** The meta file that names this very checkpoint, else one that names its UID (assigned's first). */
+  of(cp: { uid: string; rv: string }): MetaSource | undefined {
+    const list = this.byUid.get(cp.uid);
+    return list?.find((e) => e.source.resourceVersion === cp.rv) ?? list?.[0];
+  }
+
+  /** A meta file names this checkpoint (UID and resourceVersion). */
+  names(cp: { uid: string; rv: string }): boolean {
+    return this.byUid.get(cp.uid)?.some((e) => e.source.resourceVersion === cp.rv) ?? false;
+  }
+
+  /** A meta file that names this UID (assigned's first). */
+  get(uid: string): MetaSource | undefined {
+    return this.byUid.get(uid)?.[0];
+  }
+}
+
+export function metaSources(snap: Snapshot): MetaSources {
+  const out: MetaSource[] = [];
   for (const name of ['last-known-good', 'assigned'] as const) {
     const d = decodeMetaState(snap.meta[name]);
-    if (d.state === 'source' && d.source.uid) out.set(d.source.uid, { name, source: d.source });
+    if (d.state === 'source' && d.source.uid) out.push({ name, source: d.source });
   }
-  return out;
+  return new MetaSources(out);
 }
 
 /** The payload file: --key, else the meta file's key for this UID, else `kubelet`, else the only file. */
@@ -109,7 +148,7 @@ function checkpointOf(snap: Snapshot, ref: string, uid: string, rv: string | nul
       );
     }
   }
-  const source = metaSources(snap).get(cp!.uid)?.source ?? null;
+  const source = metaSources(snap).of(cp!)?.source ?? null;
   return { kind: 'checkpoint', ref, via: null, checkpoint: cp!, key: payloadKey(cp!, source, opts.key), source };
 }
 

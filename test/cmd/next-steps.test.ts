@@ -47,7 +47,7 @@ t.test('status and verify: will not start → reset all --dry-run; leftovers →
   t.match(s.stdout, `\nNext steps:\n  kubelet-ckpt --dir ${dir} reset all --dry-run\n      the kubelet will not start: what resetting both meta files to the local config would write\n  kubelet-ckpt --dir ${dir} verify\n      every problem in detail\n  kubelet-ckpt --dir ${dir} clean\n`);
   const v = runCli(['--dir', dir, 'verify']);
   t.equal(v.code, 1);
-  t.match(v.stdout, `FAILED: 3 errors, 2 warnings, 0 info\n\nNext steps:\n  kubelet-ckpt --dir ${dir} reset all --dry-run\n`);
+  t.match(v.stdout, `FAILED: 4 errors, 2 warnings, 0 info\n\nNext steps:\n  kubelet-ckpt --dir ${dir} reset all --dry-run\n`);
   t.notMatch(v.stdout, / verify\n/, 'verify does not suggest itself');
   const ok = runCli(['--dir', path.join(STORES, 'healthy'), 'verify']);
   t.equal(ok.stdout, 'ok: no problems found\n');
