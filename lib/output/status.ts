@@ -85,7 +85,11 @@ export function renderStatus(r: StatusReport, ctx: TextContext): string {
   // An unreadable checkpoints/ is never "0 checkpoints": how many there are is not known.
   lines.push(row('Checkpoints', r.checkpointsUnreadable !== null ? `${p.red('unreadable')} (${r.checkpointsUnreadable})` : String(r.checkpoints)));
   const c = countBySeverity(r.problems);
-  const prob = c.error + c.warning === 0 ? p.green('none') : [c.error ? p.red(`${c.error} error${c.error > 1 ? 's' : ''}`) : '', c.warning ? p.yellow(`${c.warning} warning${c.warning > 1 ? 's' : ''}`) : ''].filter(Boolean).join(', ') + ' (see `kubelet-ckpt verify`)';
+  // Status judges only the payloads the meta files name: "none" must not read as verify's verdict on the others.
+  const named = new Set([r.assigned, r.lastKnownGood].flatMap((x) => (x ? [`${x.uid}/${x.resourceVersion}`] : []))).size;
+  const unjudged = r.checkpointsUnreadable === null && r.checkpoints > named;
+  const none = unjudged ? `${p.green('none')} in the checkpoints the meta files name (\`kubelet-ckpt verify\` checks all ${r.checkpoints})` : p.green('none');
+  const prob = c.error + c.warning === 0 ? none : [c.error ? p.red(`${c.error} error${c.error > 1 ? 's' : ''}`) : '', c.warning ? p.yellow(`${c.warning} warning${c.warning > 1 ? 's' : ''}`) : ''].filter(Boolean).join(', ') + ' (see `kubelet-ckpt verify`)';
   const scope = p.dim('  (assigned and last-known-good payloads; `verify` checks every checkpoint)');
   lines.push(row('Problems', prob));
   if (ctx.verbose) lines.push(scope);
