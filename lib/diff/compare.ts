@@ -3,7 +3,7 @@
 
 import { applyDefaults } from '../config/defaults.js';
 import { parseKubeletVersion, DEFAULT_VERSION, type KubeletVersion } from '../config/version.js';
-import { isKubeletConfig, sameKubeletValue, type Decoded } from './decode.js';
+import { isKubeletConfig, KUBELET_COMPARE, type Decoded } from './decode.js';
 import { compareValues, type Change } from './semantic.js';
 import { hasKey, isObject, type Value, type ValueObject } from './value.js';
 
@@ -94,7 +94,7 @@ export function compareDocs(a: Doc, b: Doc, sameBytes: boolean, opts: Pick<DiffO
       }
     } else notes.push('--defaults ignored: not both sides are a KubeletConfiguration');
   }
-  const changes = compareValues(x, y, kubelet ? { sameValue: sameKubeletValue } : {}).map((c) => ({
+  const changes = compareValues(x, y, kubelet ? KUBELET_COMPARE : {}).map((c) => ({
     ...c,
     defaulted: {
       from: x !== rawA && c.from !== null && valueAt(rawA, c.keys) === undefined,

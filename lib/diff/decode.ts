@@ -48,6 +48,18 @@ export function isKubeletConfig(doc: ValueObject): boolean {
 }
 
 /**
+ * A struct field of KubeletConfiguration (a member of the document or of a struct-typed field)
+ * set to null decodes as if absent (encoding/json leaves the field as it is; a pointer stays
+ * nil). A null map entry or list item is not: it decodes to the element's zero value.
+ */
+export function kubeletNullIsAbsent(keys: readonly string[]): boolean {
+  return keys.length === 1 || lookupField(keys.slice(0, -1).join('.'))?.kind === 'struct';
+}
+
+/** How two KubeletConfigurations compare: as the kubelet would read them. */
+export const KUBELET_COMPARE = { sameValue: sameKubeletValue, nullIsAbsent: kubeletNullIsAbsent } as const;
+
+/**
  * Field-aware equality for the semantic diff: a metav1.Duration is equal however it is
  * spelled (`60s` and `1m0s` are the same to the kubelet). Everything else compares as written.
  */

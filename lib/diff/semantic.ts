@@ -26,6 +26,8 @@ export interface CompareOptions {
    * (e.g. a duration written `1m0s` and `60s`). Called only when the values differ structurally.
    */
   sameValue?: (keys: readonly string[], a: Value, b: Value) => boolean;
+  /** A member whose value is null counts as absent at this field (a Go struct field: null decodes to what absence does). */
+  nullIsAbsent?: (keys: readonly string[]) => boolean;
 }
 
 /** A path as a chain back to the root, so descending costs O(1) however deep the document is. */
@@ -61,6 +63,8 @@ export function compareValues(a: Value, b: Value, opts: CompareOptions = {}): Ke
       for (let i = all.length - 1; i >= 0; i--) {
         const k = all[i]!;
         const child = { key: k, up: at };
+        const only = !hasKey(y, k) ? x[k]! : !hasKey(x, k) ? y[k]! : undefined;
+        if (only === null && opts.nullIsAbsent?.(keysOf(child))) continue;
         if (!hasKey(y, k)) stack.push({ at: child, op: 'removed', v: x[k]! });
         else if (!hasKey(x, k)) stack.push({ at: child, op: 'added', v: y[k]! });
         else stack.push({ at: child, a: x[k]!, b: y[k]! });

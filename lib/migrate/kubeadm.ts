@@ -10,7 +10,7 @@ import { EnvError, UsageError, fsReason } from '../errors.js';
 import { applyDefaults } from '../config/defaults.js';
 import { decodeKubeletConfig } from '../config/decode.js';
 import type { KubeletVersion } from '../config/version.js';
-import { sameKubeletValue } from '../diff/decode.js';
+import { KUBELET_COMPARE } from '../diff/decode.js';
 import { compareValues, type Change } from '../diff/semantic.js';
 import type { Value } from '../diff/value.js';
 import type { ExportResult } from './export.js';
@@ -51,7 +51,7 @@ export function kubeadmCheck(exp: ExportResult, file: string | null, configPath:
   if (!d.ok) throw new UsageError(`--kubeadm-config ${file}: not a KubeletConfiguration: ${d.error}`, null, 'BAD_KUBEADM_CONFIG');
   const theirs = applyDefaults(d.config, version) as unknown as Value;
   const ours = applyDefaults(exp.config, version) as unknown as Value;
-  const differences = compareValues(theirs, ours, { sameValue: sameKubeletValue }).map(({ path, op, from, to }) => ({ path, op, from, to }));
+  const differences = compareValues(theirs, ours, KUBELET_COMPARE).map(({ path, op, from, to }) => ({ path, op, from, to }));
   const n = differences.length;
   return {
     warning: n ? `${warning}; ${n} field${n > 1 ? 's' : ''} differ from the ConfigMap: ${differences.map((c) => c.path).join(', ')}` : `${warning}; the ConfigMap ${file} holds the same settings`,

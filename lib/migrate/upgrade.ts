@@ -11,7 +11,7 @@ import { UsageError } from '../errors.js';
 import { loadCheckpointConfig } from '../config/load.js';
 import { deepClone, type ConfigObject } from '../config/objpath.js';
 import { parseKubeletFlags } from '../config/flags.js';
-import { sameKubeletValue } from '../diff/decode.js';
+import { KUBELET_COMPARE } from '../diff/decode.js';
 import { compareValues, type Change } from '../diff/semantic.js';
 import type { Value } from '../diff/value.js';
 import { predictNextBoot, type BootSource } from '../integrity/nextboot.js';
@@ -149,7 +149,7 @@ function withoutGate(c: ConfigObject): Value {
 
 function diffConfigs(a: ConfigObject | null, b: ConfigObject | null): Change[] {
   if (!a || !b) return [];
-  return compareValues(withoutGate(a), withoutGate(b), { sameValue: sameKubeletValue }).map(({ path, op, from, to }) => ({ path, op, from, to }));
+  return compareValues(withoutGate(a), withoutGate(b), KUBELET_COMPARE).map(({ path, op, from, to }) => ({ path, op, from, to }));
 }
 
 /** The same node with --dynamic-config-dir and the gate dropped from its command line. */

@@ -90,11 +90,16 @@ export class MetaSources {
   }
 }
 
+/**
+ * The meta files' sources, less any naming an unsafe path (a key like `../120/kubelet`): such
+ * a key is refused where that meta file is the ref (`show lkg`: exit 4), and must not become
+ * the key of some other checkpoint of the UID, which is then read by its own `kubelet` file.
+ */
 export function metaSources(snap: Snapshot): MetaSources {
   const out: MetaSource[] = [];
   for (const name of ['last-known-good', 'assigned'] as const) {
     const d = decodeMetaState(snap.meta[name]);
-    if (d.state === 'source' && d.source.uid) out.push({ name, source: d.source });
+    if (d.state === 'source' && d.source.uid && !d.unsafe.length) out.push({ name, source: d.source });
   }
   return new MetaSources(out);
 }
