@@ -69,12 +69,28 @@ export function extractField(bytes: Buffer, ref: string, path: string): FieldVal
   const steps = parseFieldPath(path);
   const d = decodeDocument(bytes);
   if (!d.ok) throw new UsageError(`${ref} cannot be decoded, so it has no fields: ${d.error}`, `see kubelet-ckpt verify ${ref}`, 'UNDECODABLE');
-  const field = formatPath(steps.map((s) => ('key' in s ? s.key : String(s.index)))).replace(/\["(\d+)"\]/g, '[$1]');
+  const field = formatSteps(steps);
   let v: Value = d.value;
-  for (const s of steps) {
+  for (let i = 0; i < steps.length; i++) {
+    const s = steps[i]!;
+    // A step that cannot apply to what is there is a mistake in the path, not an unset field.
+    if (v !== null && wrongStep(s, v)) throw new UsageError(`--field ${field}: ${i === 0 ? 'the document' : formatSteps(steps.slice(0, i))} in ${ref} is ${wrongStep(s, v)}`, 'write fields as diff prints them: maxPods, evictionHard["memory.available"], clusterDNS[0]', 'BAD_FIELD');
     if ('key' in s && isObject(v) && hasKey(v, s.key)) v = v[s.key]!;
     else if ('index' in s && Array.isArray(v) && s.index < v.length) v = v[s.index]!;
     else return { ref, field, set: false, value: null };
   }
   return { ref, field, set: true, value: v };
+}
+
+/** Why step `s` cannot read `v` (a key of a list, an index of a map, anything of a scalar), or null. */
+function wrongStep(s: Step, v: Value): string | null {
+  if ('key' in s && Array.isArray(v)) return `a list: index it, as [0]`;
+  if ('index' in s && isObject(v)) return `a map: quote a key, as ["${s.index}"]`;
+  if (!isObject(v) && !Array.isArray(v)) return `a ${typeof v === 'string' ? 'string' : typeof v === 'boolean' ? 'boolean' : 'number'}, which has no fields`;
+  return null;
+}
+
+/** A path as diff prints it: keys as identifiers or quoted, indexes as [N]. */
+function formatSteps(steps: readonly Step[]): string {
+  return steps.map((s, i) => ('index' in s ? `[${s.index}]` : i === 0 ? formatPath([s.key]) : formatPath(['x', s.key]).slice(1))).join('');
 }

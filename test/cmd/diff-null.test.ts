@@ -41,3 +41,22 @@ t.test('an unsafe key in one meta file does not block the UID\'s other checkpoin
   t.equal(runCli(['--dir', dcd, 'diff', `${UID}/119990`, `${UID}/119980`, '-q']).code, 1, 'they differ in maxPods, and both are read');
   t.equal(runCli(['--dir', dcd, 'show', 'lkg']).code, 4, 'the meta file itself is still refused');
 });
+
+t.test('show --field: a path that cannot apply is a usage error, and the path is printed as diff does', async (t) => {
+  const dcd = copyFixture('stores/healthy');
+  const cases: [string, RegExp][] = [
+    ['clusterDNS.0', /clusterDNS\["0"\]: clusterDNS in assigned is a list: index it, as \[0\]/],
+    ['maxPods[0]', /maxPods in assigned is a number, which has no fields/],
+    ['evictionHard[0]', /evictionHard in assigned is a map: quote a key, as \["0"\]/],
+    ['', /an empty path/],
+  ];
+  for (const [field, msg] of cases) {
+    const r = runCli(['--dir', dcd, 'show', 'assigned', '--field', field]);
+    t.equal(r.code, 2, field);
+    t.match(r.stderr, msg, field);
+  }
+  t.equal(runCli(['--dir', dcd, 'show', 'assigned', '--field', 'clusterDNS[0]']).stdout, '10.96.0.10\n');
+  const unset = runCli(['--dir', dcd, 'show', 'assigned', '--field', 'nosuch["a.b"][2]']);
+  t.equal(unset.code, 1);
+  t.match(unset.stdout, /^# nosuch\["a\.b"\]\[2\] is not set in assigned/);
+});
