@@ -9,6 +9,7 @@ import { EnvError, fsReason } from '../errors.js';
 import { documents, type Piece } from './jsonstream.js';
 import { looksLikeTar, readTar } from './tar.js';
 import { WarningLog } from './warnings.js';
+import { readOpened } from '../store/safepath.js';
 
 export interface FoundDoc {
   /** `reports/a.json`, `results.tar.gz:plugins/x/results/node/report.json`, `-:3` … */
@@ -249,10 +250,9 @@ function readFileCapped(p: string, cap: (head: Buffer) => number): Capped {
     fs.readSync(fd, head, 0, 2, 0);
     const max = cap(head);
     if (st.size > max) return { bytes: null, cap: max };
-    const buf = Buffer.allocUnsafe(st.size);
-    let off = 0;
-    for (let n = 1; off < st.size && n > 0; off += n) n = fs.readSync(fd, buf, off, st.size - off, off);
-    return { bytes: buf.subarray(0, off), cap: max };
+    // The positioned read above left the offset at 0: safepath's reader takes it from there.
+    const r = readOpened(fd, st, p, max);
+    return { bytes: r.truncated ? null : r.bytes, cap: max };
   } finally {
     fs.closeSync(fd);
   }
