@@ -100,27 +100,31 @@ interface Edited {
   /** --config was put in place of a --dynamic-config-dir. */
   placed: boolean;
   problems: CkptError[];
+  /** The kubelet's argv as the edited files give it. */
+  argv: string[];
 }
 
-/** Edit every flag file, --config (if any) in place of the `at`-th --dynamic-config-dir of file `file`. */
-function editAll(files: FlagFile[], addConfig: string | null, target: { file: number; at: number }): Edited {
-  const out: Edited = { changes: [], placed: false, problems: [] };
+/**
+ * Edit every flag file, --config (if any) in place of the `at`-th --dynamic-config-dir of file
+ * `file`. The diffs are left empty: only the edit editFiles keeps gets them (withDiffs).
+ */
+function editAll(files: FlagFile[], addConfig: string | null, target: { file: number; at: number }, argvOf: (changes: FileChange[]) => string[]): Edited {
+  const out: Edited = { changes: [], placed: false, problems: [], argv: [] };
   files.forEach(({ file, kind }, i) => {
     const text = textOf(file.state);
     const e = editFlagText(text, kind, { addConfig: i === target.file ? addConfig : null, configAt: target.at });
     for (const p of e.problems) out.problems.push(new RefusedError(`${file.nodePath} line ${p.line}: ${p.action}`, 'edit that line by hand (remove --dynamic-config-dir and the DynamicKubeletConfig gate), then re-run', 'FLAGS_UNPARSEABLE'));
     out.placed ||= e.placedConfig;
     if (e.text === text) return;
-    const after = Buffer.from(e.text);
-    out.changes.push({ file, after, edits: e.edits, diff: diffFiles(file.nodePath, file.state, after) });
+    out.changes.push({ file, after: Buffer.from(e.text), edits: e.edits, diff: '' });
   });
+  out.argv = argvOf(out.changes);
   return out;
 }
 
-/** The kubelet's argv as the edited files give it. */
-function argvThrough(root: string, changes: FileChange[]): string[] {
-  const overlay = new Map(changes.map((c) => [c.file.nodePath, c.after.toString('utf8')]));
-  return commandLineFromFiles(root, (r, p) => (overlay.has(p) ? overlay.get(p)! : rootedRead(r, p)))?.argv ?? [];
+function withDiffs(e: Edited): Edited {
+  for (const c of e.changes) c.diff = diffFiles(c.file.nodePath, c.file.state, c.after);
+  return e;
 }
 
 /**
@@ -129,25 +133,31 @@ function argvThrough(root: string, changes: FileChange[]): string[] {
  * and new ExecStart= override the unit's), so each is tried, in order, until the edited files
  * give the intended command line; none doing so is refused by proveArgv.
  */
-function editFiles(root: string, before: readonly string[], addConfig: string | null): Edited {
-  const files = flagFiles(root).map((f) => ({ file: readNodeFile(root, f.nodePath, f.kind), kind: f.kind }));
-  if (!addConfig) return editAll(files, null, { file: -1, at: 0 });
+function editFiles(root: string, before: readonly string[], addConfig: string | null, files: readonly { nodePath: string; kind: FlagFileKind }[]): Edited {
+  const read = files.map((f) => ({ file: readNodeFile(root, f.nodePath, f.kind), kind: f.kind }));
+  // The command line through the edits, the flag files as read here (not read again per candidate).
+  const known = new Map(read.flatMap(({ file }) => (file.state.kind === 'file' ? [[file.nodePath, textOf(file.state)] as const] : [])));
+  const argvOf = (changes: FileChange[]) => {
+    const overlay = new Map([...known, ...changes.map((c) => [c.file.nodePath, c.after.toString('utf8')] as const)]);
+    return commandLineFromFiles(root, (r, p) => overlay.get(p) ?? rootedRead(r, p))?.argv ?? [];
+  };
+  const none = () => withDiffs(editAll(read, null, { file: -1, at: 0 }, argvOf));
+  if (!addConfig) return none();
   const want = migratedArgv(before, addConfig);
   let first: Edited | null = null;
-  for (let file = 0; file < files.length; file++) {
+  for (let file = 0; file < read.length; file++) {
     for (let at = 0; ; at++) {
-      const e = editAll(files, addConfig, { file, at });
+      const e = editAll(read, addConfig, { file, at }, argvOf);
       if (!e.placed) break;
       first ??= e;
-      if (e.problems.length || sameArgv(argvThrough(root, e.changes), want)) return e;
+      if (e.problems.length || sameArgv(e.argv, want)) return withDiffs(e);
     }
   }
-  return first ?? editAll(files, null, { file: -1, at: 0 });
+  return first ? withDiffs(first) : none();
 }
 
-/** Re-read the command line through the edited files: it must be the old one minus the flag and the gate. */
-function proveArgv(root: string, before: readonly string[], changes: FileChange[], addConfig: string | null, refusals: CkptError[]): void {
-  const after = argvThrough(root, changes);
+/** The command line through the edited files (`after`) must be the old one minus the flag and the gate. */
+function proveArgv(before: readonly string[], after: readonly string[], changes: FileChange[], addConfig: string | null, refusals: CkptError[]): void {
   const want = migratedArgv(before, addConfig);
   if (sameArgv(after, want)) return;
   const where = changes.map((c) => `${c.file.nodePath} (lines ${c.edits.map((e) => e.line).join(', ')})`).join('; ');
@@ -224,9 +234,10 @@ export async function planMigrate(ctx: RecoveryContext, req: MigrateRequest): Pr
   const hasDir = flagValue(cl.argv, 'dynamic-config-dir') !== null;
   if (!hasDir && !req.ref) return notUsingDkc(cl.source, given ? configPath : null);
   if (!hasDir) warnings.push("the kubelet's unit and env files have no --dynamic-config-dir: only the --config file is written");
-  const edited = editFiles(root, cl.argv, hasDir ? addConfig : null);
+  const flagged = flagFiles(root);
+  const edited = editFiles(root, cl.argv, hasDir ? addConfig : null, flagged);
   refusals.push(...edited.problems);
-  if (!refusals.length) proveArgv(root, cl.argv, edited.changes, hasDir ? addConfig : null, refusals);
+  if (!refusals.length) proveArgv(cl.argv, edited.argv, edited.changes, hasDir ? addConfig : null, refusals);
   // The export is judged and annotated with the flags the kubelet will have after the migration.
   const argv = migratedArgv(cl.argv, hasDir ? addConfig : null);
   const exp = buildExport({ ...s, kubeletArgv: argv, judgeOptions: { ...s.judgeOptions, argv } }, { ref: req.ref, key: req.key ?? null, effective: false, force: req.force, root, readsStore: hasDir, installAt: configPath });
@@ -243,7 +254,7 @@ export async function planMigrate(ctx: RecoveryContext, req: MigrateRequest): Pr
     changes.unshift({ file: config, after, edits: [], diff });
   }
   interlocks(ctx, req, refusals, warnings);
-  const isKubeadm = flagFiles(root).some((f) => /kubeadm/.test(path.basename(f.nodePath)));
+  const isKubeadm = flagged.some((f) => /kubeadm/.test(path.basename(f.nodePath)));
   const kubeadm = isKubeadm || req.kubeadmConfig ? kubeadmCheck(exp, req.kubeadmConfig ?? null, configPath, s.judgeOptions.version) : null;
   if (kubeadm) warnings.push(kubeadm.warning);
   const kubeconfig = ctx.kubeconfig ? path.resolve(ctx.kubeconfig) : null;
