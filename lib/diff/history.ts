@@ -92,16 +92,12 @@ export function diffHistory(src: DiffSource, uidRef: string, opts: DiffOptions =
   const assigned = metaRV('assigned');
   const lkg = metaRV('last-known-good');
   const steps: HistoryStep[] = [];
-  let unreadable = false;
   const unread: UnreadVersion[] = [];
   // Only two payloads are held at a time, so a long history stays within a few MiB.
   let prev: StepInput | null = null;
   for (const cp of checkpoints) {
     const cur = loadStep(src, uid, cp.rv, key);
-    if (cur.side.error) {
-      unreadable = true;
-      unread.push({ resourceVersion: cp.rv, error: cur.side.error, code: cur.code ?? 'UNREADABLE' });
-    }
+    if (cur.side.error) unread.push({ resourceVersion: cp.rv, error: cur.side.error, code: cur.code ?? 'UNREADABLE' });
     if (prev) {
       const sameBytes = !!prev.bytes && !!cur.bytes && prev.bytes.equals(cur.bytes);
       const cmp = compareDocs(
@@ -128,7 +124,7 @@ export function diffHistory(src: DiffSource, uidRef: string, opts: DiffOptions =
     versions: checkpoints.map((c) => ({ resourceVersion: c.rv, assigned: c.rv === assigned, lastKnownGood: c.rv === lkg })),
     steps,
     equal: steps.every((s) => s.equal),
-    unreadable,
+    unreadable: unread.length > 0,
     unread,
     defaults: !!opts.defaults,
   };
