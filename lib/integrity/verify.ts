@@ -4,7 +4,7 @@
 
 import { isUtf8 } from 'node:buffer';
 import { decodeMetaState, type MetaDecode } from '../store/meta.js';
-import { MetaSources, payloadKey, type MetaSource } from '../store/refs.js';
+import { metaSourcesOf, payloadKey, type MetaSources } from '../store/refs.js';
 import { unsafeNameReason } from '../store/safepath.js';
 import { PAYLOAD_CAP, type Checkpoint, type Entry, type PayloadReader, type Snapshot } from '../store/snapshot.js';
 import { META_NAMES, type MetaName } from '../store/types.js';
@@ -292,13 +292,8 @@ function payloadFindings(cp: Checkpoint, ref: string, ctx: PayloadContext): { fi
 export function verifyStore(snap: Snapshot, opts: VerifyOptions): VerifyReport {
   const decoded = { assigned: decodeMetaState(snap.meta.assigned), 'last-known-good': decodeMetaState(snap.meta['last-known-good']) };
   const findings: Finding[] = [];
-  const named: MetaSource[] = [];
-  for (const n of ['last-known-good', 'assigned'] as const) {
-    const d = decoded[n];
-    findings.push(...metaFindings(snap, n, d), ...referencedFindings(snap, n, d));
-    if (d.state === 'source' && d.source.uid && !d.unsafe.length) named.push({ name: n, source: d.source });
-  }
-  const sources = new MetaSources(named);
+  for (const n of ['last-known-good', 'assigned'] as const) findings.push(...metaFindings(snap, n, decoded[n]), ...referencedFindings(snap, n, decoded[n]));
+  const sources = metaSourcesOf(decoded);
   findings.push(...structureFindings(snap), ...stateFindings(snap), ...permissionFindings(snap, opts.only));
   const ctx: PayloadContext = { snap, opts, sources };
   const lkg = decoded['last-known-good'];

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { EnvError, RefusedError, UsageError } from '../errors.js';
-import { decodeMetaState } from './meta.js';
+import { decodeMetaState, type MetaDecode } from './meta.js';
 import { orderRVs } from './order.js';
 import { closest } from '../suggest.js';
 import { unsafeNameReason } from './safepath.js';
@@ -96,9 +96,14 @@ export class MetaSources {
  * the key of some other checkpoint of the UID, which is then read by its own `kubelet` file.
  */
 export function metaSources(snap: Snapshot): MetaSources {
+  return metaSourcesOf({ assigned: decodeMetaState(snap.meta.assigned), 'last-known-good': decodeMetaState(snap.meta['last-known-good']) });
+}
+
+/** metaSources for meta files the caller has decoded already. */
+export function metaSourcesOf(decoded: Readonly<Record<MetaName, MetaDecode>>): MetaSources {
   const out: MetaSource[] = [];
   for (const name of ['last-known-good', 'assigned'] as const) {
-    const d = decodeMetaState(snap.meta[name]);
+    const d = decoded[name];
     if (d.state === 'source' && d.source.uid && !d.unsafe.length) out.push({ name, source: d.source });
   }
   return new MetaSources(out);
