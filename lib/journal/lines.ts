@@ -26,9 +26,9 @@ export const CONTINUATION_MAX_CHARS = 16 * 1024;
  * daemons' lines land between a kubelet message's lines, which go on after them.
  */
 export const CONTINUATION_MAX_FOREIGN = 16;
-/** Text of a line the scanner wants (the markers, and any mention of the kubelet): such a line ends a continuation. */
-const MARKER_TEXT = /fig co|ynamic|ystemd|kubelet/;
-const MARKER_BYTES = ['fig co', 'ynamic', 'ystemd', 'kubelet'].map((m) => Buffer.from(m));
+/** Text of a line the scanner wants (the syslog markers, and any mention of the kubelet): such a line ends a continuation. */
+const MARKER_WORDS = ['fig co', 'ynamic', 'ystemd', 'kubelet'];
+const MARKER_BYTES = MARKER_WORDS.map((m) => Buffer.from(m));
 /** continuationText's answer for another process's line that is passed over. */
 const PASSED_OVER = Symbol('passed over');
 
@@ -314,7 +314,7 @@ export class LineParser {
       if (p.pid !== c.pid) {
         // Another daemon's line in a syslog file: passed over, unless it is one the scanner
         // wants (a kubelet's, systemd's, a config-controller line), which ends the message.
-        return p.ident !== 'kubelet' && !MARKER_TEXT.test(text) ? PASSED_OVER : null;
+        return p.ident !== 'kubelet' && !MARKER_WORDS.some((m) => text.includes(m)) ? PASSED_OVER : null;
       }
       return bodyContinuation(p.message);
     }
