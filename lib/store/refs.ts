@@ -64,9 +64,9 @@ export interface MetaSource {
 export class MetaSources {
   private readonly byUid = new Map<string, MetaSource[]>();
 
+  /** `entries` in order of preference for a checkpoint no meta file names (assigned first). */
   constructor(entries: readonly MetaSource[]) {
-    // Assigned first: for a checkpoint no meta file names, its key is the one looked at.
-    for (const e of [...entries].sort((a, b) => (a.name === b.name ? 0 : a.name === 'assigned' ? -1 : 1))) {
+    for (const e of entries) {
       const list = this.byUid.get(e.source.uid) ?? [];
       list.push(e);
       this.byUid.set(e.source.uid, list);
@@ -102,7 +102,7 @@ export function metaSources(snap: Snapshot): MetaSources {
 /** metaSources for meta files the caller has decoded already. */
 export function metaSourcesOf(decoded: Readonly<Record<MetaName, MetaDecode>>): MetaSources {
   const out: MetaSource[] = [];
-  for (const name of ['last-known-good', 'assigned'] as const) {
+  for (const name of ['assigned', 'last-known-good'] as const) {
     const d = decoded[name];
     if (d.state === 'source' && d.source.uid && !d.unsafe.length) out.push({ name, source: d.source });
   }
