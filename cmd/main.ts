@@ -4,6 +4,7 @@
 
 import { fastArgs } from './support/fastargs.js';
 import { FAST_COMMANDS } from './support/fast-commands.js';
+import { runReported } from './support/reported.js';
 
 async function run(argv: string[]): Promise<void> {
   const fast = await fastArgs(argv, FAST_COMMANDS);
@@ -13,12 +14,7 @@ async function run(argv: string[]): Promise<void> {
 }
 
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
-  try {
-    await run(argv);
-  } catch (err) {
-    const { reportError } = await import('./support/report-error.js');
-    process.exitCode = reportError(err, argv, argv.includes('-v') || argv.includes('--verbose'));
-  }
+  return runReported(argv, () => run(argv));
 }
 
 // A worker thread running this same file judges payloads for a large verify.

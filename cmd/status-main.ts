@@ -5,6 +5,7 @@
 // included, hands over to the whole program (cmd/main.ts), which the loader runs on request.
 
 import { fastArgs } from './support/fastargs.js';
+import { runReported } from './support/reported.js';
 
 declare global {
   /** Set by the single executable's loader: runs the whole program on process.argv. */
@@ -15,12 +16,7 @@ declare global {
 export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
   const fast = await fastArgs(argv, { status: () => import('./status.js') });
   if (!fast) return globalThis.__kubeletCkptWhole!();
-  try {
-    await fast.run();
-  } catch (err) {
-    const { reportError } = await import('./support/report-error.js');
-    process.exitCode = reportError(err, argv, argv.includes('-v') || argv.includes('--verbose'));
-  }
+  return runReported(argv, fast.run);
 }
 
 void main();
