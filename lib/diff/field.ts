@@ -4,7 +4,7 @@
 import { UsageError } from '../errors.js';
 import { decodeDocument } from './decode.js';
 import { hasKey, isObject, type Value } from './value.js';
-import { formatPath } from './path.js';
+import { keyStep } from './path.js';
 
 /** A path step: a map key, or a list index. */
 export type Step = { key: string } | { index: number };
@@ -92,5 +92,5 @@ function wrongStep(s: Step, v: Value): string | null {
 
 /** A path as diff prints it: keys as identifiers or quoted, indexes as [N]. */
 function formatSteps(steps: readonly Step[]): string {
-  return steps.map((s, i) => ('index' in s ? `[${s.index}]` : i === 0 ? formatPath([s.key]) : formatPath(['x', s.key]).slice(1))).join('');
+  return steps.map((s, i) => ('index' in s ? `[${s.index}]` : keyStep(s.key, i === 0))).join('');
 }

@@ -12,9 +12,12 @@ export function quote(s: string): string {
 /** One path from its keys; the root (no keys) is the empty string. */
 export function formatPath(keys: readonly string[]): string {
   let out = '';
-  for (const k of keys) {
-    if (IDENT.test(k)) out += out === '' ? k : `.${k}`;
-    else out += `[${quote(k)}]`;
-  }
+  for (const k of keys) out += keyStep(k, out === '');
   return out;
+}
+
+/** One key of a path: `.name` (bare at the start), else `["quoted"]`. */
+export function keyStep(k: string, first: boolean): string {
+  if (!IDENT.test(k)) return `[${quote(k)}]`;
+  return first ? k : `.${k}`;
 }
