@@ -4,6 +4,7 @@
 // one read buffer plus at most one line being assembled.
 
 import fs from 'node:fs';
+import { startAhead, type Ahead } from './ahead.js';
 import { wasmFinder, type WasmFinder } from './wasm-find.js';
 
 /** One turn of the event loop (progress and abort signals get their chance). */
@@ -45,6 +46,8 @@ export const WATCH_LINES = 200;
 export const MAX_LINE = 256 * 1024;
 /** Read size: small enough that the buffer stays in the CPU cache while it is searched, big enough that syscalls do not dominate (measured: 128K beats 32K, 64K and 256K). */
 export const READ_SIZE = 128 * 1024;
+/** The read after a jump to a line the search-ahead worker found (lib/journal/ahead.ts). */
+export const JUMP_READ_SIZE = 16 * 1024;
 /** A scanner's buffer: a read, plus the unfinished line carried over (at most MAX_LINE before it is dropped). */
 export const BUF_SIZE = READ_SIZE + MAX_LINE + READ_SIZE;
 
@@ -216,6 +219,16 @@ export class LineScanner {
     return false;
   }
 
+  /** Nothing open between lines: no watch window, no message being continued, no overlong line being dropped. */
+  idle(): boolean {
+    return !this.inCont && this.watchLeft === 0 && !this.discarding;
+  }
+
+  /** The compiled SIMD search, for another thread to run (null when indexOf is used). */
+  get searchModule(): object | null {
+    return this.wasm?.module ?? null;
+  }
+
   /** The end of input: an overlong line still being dropped is reported. */
   finish(): void {
     if (this.discarding && this.discardHit) this.sink.overlong();
@@ -284,6 +297,113 @@ export type OnBytes = (bytesSoFar: number) => void;
 export interface FdRange {
   /** First byte; when > 0 the partial line there is skipped (a tail read starts mid-line). */
   start: number;
+  /** The file's size at open: with `ahead`, what the worker's part ends at. */
+  size?: number | null;
+  /** Search the file's second part on a second thread (lib/journal/ahead.ts); absent: one thread. */
+  ahead?: AheadPolicy;
+  /**
+   * Called once, early in the read: after the first read, or with `ahead` once it is decided that
+   * no worker starts (AHEAD_PROBE_BYTES in), or once the worker has started (at most
+   * AHEAD_START_BYTES in). `journal` sets V8 flags here, and a flag set while a thread starts
+   * makes it compile Node's built-ins from source (~90 ms instead of ~20).
+   */
+  started?: () => void;
+}
+
+/** How far the main thread reads before `started` is called even though the search-ahead thread has not started. */
+export const AHEAD_START_BYTES = 256 * 1024 * 1024;
+
+export interface AheadPolicy {
+  /** Only for at least this many bytes to read. */
+  minBytes: number;
+  /** Where the worker's part starts, as a share of the bytes to read (it starts later, so it gets less). */
+  share: number;
+  /** Bytes read before deciding (AHEAD_PROBE_BYTES); 0: start the worker at once, whatever the file holds. */
+  probeBytes?: number;
+  /** Tests: let the worker finish its part before the main thread gets there (every jump is then taken). */
+  wait?: boolean;
+  /** Tests: counts the jumps taken and the bytes they passed over. */
+  stats?: { jumps: number; bytes: number };
+}
+
+/**
+ * The first bytes of a file tell whether a worker would pay: jumps are taken only where the
+ * scanner is idle between reads, and in a dense journal (a kubelet restarting every few
+ * seconds keeps a watch window open) it never is. There the worker would only cost a core's
+ * start-up and ~15 MiB, so it is not started.
+ */
+export const AHEAD_PROBE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The main thread's side of a search-ahead read: when to start the worker, when to call
+ * `started`, and where a read may jump to.
+ */
+class AheadRead {
+  private ahead: Ahead | null = null;
+  /** Reads ended with the scanner idle, of all reads, until the decision (null: decided). */
+  private probe: { reads: number; idle: number } | null;
+  private started: (() => void) | undefined;
+
+  constructor(
+    private readonly fd: number,
+    private readonly scanner: LineScanner,
+    private readonly size: number,
+    private readonly policy: AheadPolicy | undefined,
+    started: (() => void) | undefined,
+    pos: number,
+  ) {
+    this.started = started;
+    this.probe = policy && size - pos >= policy.minBytes ? { reads: 0, idle: 0 } : null;
+    if (this.probe && (policy!.probeBytes ?? AHEAD_PROBE_BYTES) === 0) this.decide(pos, true);
+    if (!this.probe && !this.ahead) this.callStarted();
+  }
+
+  /** After a read of the file up to `pos` (`total` bytes so far) was scanned: where to read next. */
+  next(pos: number, carry: number, total: number): number {
+    const idle = this.scanner.idle();
+    const p = this.probe;
+    if (p) {
+      p.reads++;
+      if (idle) p.idle++;
+      if (total >= (this.policy!.probeBytes ?? AHEAD_PROBE_BYTES)) this.decide(pos, p.idle * 2 >= p.reads);
+    }
+    const ahead = this.ahead;
+    if (!ahead) return pos;
+    if (this.started && (ahead.running() || total >= AHEAD_START_BYTES)) this.callStarted();
+    if (pos < ahead.from || !idle) return pos;
+    const to = ahead.jump(pos - carry, pos);
+    const stats = this.policy!.stats;
+    if (to > pos && stats) {
+      stats.jumps++;
+      stats.bytes += to - pos;
+    }
+    return to;
+  }
+
+  /** The end of the read: the worker stops (the descriptor may then be closed). */
+  close(): void {
+    this.ahead?.stop();
+    this.callStarted();
+  }
+
+  private decide(pos: number, start: boolean): void {
+    this.probe = null;
+    const module = this.scanner.searchModule;
+    const p = this.policy!;
+    if (start && module) {
+      // The worker's part: from the first line start at or after its share of what is left.
+      const from = skipPartialLine(this.fd, pos + Math.max(1, Math.floor((this.size - pos) * (1 - p.share))));
+      if (from < this.size) this.ahead = startAhead({ fd: this.fd, from, to: this.size, module, readSize: READ_SIZE * 2 });
+      if (this.ahead && p.wait) this.ahead.settle();
+    }
+    if (!this.ahead) this.callStarted();
+  }
+
+  private callStarted(): void {
+    const f = this.started;
+    this.started = undefined;
+    f?.();
+  }
 }
 
 /**
@@ -303,25 +423,41 @@ export async function scanFd(fd: number, range: FdRange, makeScanner: (sample: B
   const scanner = makeScanner(head.subarray(0, n));
   const buf = scanner.buf;
   head.copy(buf, 0, 0, n);
+  const ahead = new AheadRead(fd, scanner, range.size ?? 0, range.ahead, range.started, pos);
   let carry = 0;
   let total = 0;
   let sinceYield = 0;
-  for (;;) {
-    pos += n;
-    total += n;
-    const len = carry + n;
-    const used = scanner.scan(buf, len, false);
-    carry = len - used;
-    if (carry > 0 && used > 0) buf.copy(buf, 0, used, len);
-    sinceYield += n;
-    if (sinceYield >= 8 * 1024 * 1024) {
-      sinceYield = 0;
-      onBytes(total);
-      await tick();
+  try {
+    for (;;) {
+      pos += n;
+      total += n;
+      const len = carry + n;
+      const used = scanner.scan(buf, len, false);
+      carry = len - used;
+      if (carry > 0 && used > 0) buf.copy(buf, 0, used, len);
+      sinceYield += n;
+      // In the worker's part, between lines the scanner would pass over anyway: go to the next one
+      // it found, and read a little there (a marker line is short; its neighbours are read on demand).
+      let want = READ_SIZE;
+      const to = ahead.next(pos, carry, total);
+      if (to > pos) {
+        total += to - pos;
+        sinceYield += to - pos;
+        pos = to;
+        carry = 0;
+        want = JUMP_READ_SIZE;
+      }
+      if (sinceYield >= 8 * 1024 * 1024) {
+        sinceYield = 0;
+        onBytes(total);
+        await tick();
+      }
+      if (signal?.aborted) break;
+      n = fs.readSync(fd, buf, carry, Math.min(want, BUF_SIZE - carry), pos);
+      if (n === 0) break;
     }
-    if (signal?.aborted) break;
-    n = fs.readSync(fd, buf, carry, Math.min(READ_SIZE, BUF_SIZE - carry), pos);
-    if (n === 0) break;
+  } finally {
+    ahead.close();
   }
   if (carry > 0) scanner.scan(buf, carry, true);
   scanner.finish();
