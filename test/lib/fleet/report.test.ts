@@ -43,9 +43,19 @@ t.test('migration readiness: upgrade-check\'s verdict for 1.24 before and after 
   const root = copyFixture('migrate/kubeadm');
   const open = () => openSession({ root, kubeletVersion: '1.23' });
   const before = migrationReadiness(open(), root)!;
-  t.match(before, { to: '1.24', ready: false, breaks: true, exitMessage: /unknown flag: --dynamic-config-dir/, error: null });
+  t.match(before, { to: '1.24', ready: false, breaks: true, exitMessage: /unknown flag: --dynamic-config-dir/, error: null, assumedFlags: null });
   t.ok(before.revertedFields.length > 0, `dropping the flag alone would revert ${before.revertedFields.join(', ')}`);
   const m = runCli(['--root', root, 'migrate', '--yes', '--force']); // the old local file differs: replaced as a whole
   t.equal(m.code, 0, m.stderr);
-  t.same(migrationReadiness(open(), root), { to: '1.24', ready: true, breaks: false, exitMessage: null, revertedFields: [], error: null }, 'after migrate: ready');
+  t.same(migrationReadiness(open(), root), { to: '1.24', ready: true, breaks: false, exitMessage: null, revertedFields: [], error: null, assumedFlags: null }, 'after migrate: ready');
+});
+
+t.test('migration readiness: no command line found is not "ready" (the store means --dynamic-config-dir)', async (t) => {
+  const dir = writeTree(tempDir(), { 'store/meta/assigned': '', 'store/meta/last-known-good': '', 'store/checkpoints': null });
+  t.same(migrationReadiness(openSession({ dir, kubeletVersion: '1.23' }), '/'), {
+    to: '1.24', ready: false, breaks: true, exitMessage: 'Error: failed to parse kubelet flag: unknown flag: --dynamic-config-dir', revertedFields: [], error: null,
+    assumedFlags: [`--dynamic-config-dir=${dir}`, '--feature-gates=DynamicKubeletConfig=true'],
+  });
+  const on121 = migrationReadiness(openSession({ dir, kubeletVersion: '1.21' }), '/')!;
+  t.same(on121.assumedFlags, [`--dynamic-config-dir=${dir}`], '1.21 runs the store without the gate on its command line: only the flag is assumed');
 });
