@@ -28,13 +28,14 @@ t.test('findings counted by severity and by code', async (t) => {
   t.same(countFindings([], 'referenced'), { scope: 'referenced', error: 0, warning: 0, info: 0, byCode: [] });
 });
 
-t.test('node name: flag, then --hostname-override, then /etc/hostname under --root, then the host name', async (t) => {
+t.test('node name: flag, then --hostname-override, then /etc/hostname under --root (else unknown), then the host name', async (t) => {
   const root = writeTree(tempDir(), { 'etc/hostname': '# comment\n\n  Disk-Node \n' });
   const argv = ['kubelet', '--hostname-override', 'Over'];
   t.same(nodeName({ given: 'x', kubeletArgv: argv, root, hostname: 'h' }), { name: 'x', nameFrom: 'flag' });
   t.same(nodeName({ given: '  ', kubeletArgv: argv, root, hostname: 'h' }), { name: 'over', nameFrom: 'hostname-override' });
   t.same(nodeName({ kubeletArgv: ['kubelet', '--hostname-override='], root, hostname: 'h' }), { name: 'disk-node', nameFrom: 'hostname' });
-  t.same(nodeName({ kubeletArgv: [], root: tempDir(), hostname: 'Host-A' }), { name: 'host-a', nameFrom: 'hostname' });
+  t.same(nodeName({ kubeletArgv: [], root: tempDir(), hostname: 'Host-A' }), { name: null, nameFrom: 'unknown' }, 'under --root, never the rescue machine\'s name');
+  t.same(nodeName({ kubeletArgv: [], root: writeTree(tempDir(), { 'etc/hostname': '# only a comment\n\n' }), hostname: 'Host-A' }), { name: null, nameFrom: 'unknown' });
   t.same(nodeName({ kubeletArgv: [], root: '/', hostname: 'live' }), { name: 'live', nameFrom: 'hostname' });
 });
 
