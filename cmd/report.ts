@@ -1,5 +1,6 @@
 import type { Argv } from 'yargs';
 import { buildNodeReport } from '../lib/fleet/report.js';
+import { UNKNOWN_NAME_WHY } from '../lib/fleet/nodename.js';
 import { gatherReports, readStdin } from '../lib/fleet/sources.js';
 import { fleetInTrouble, mergeReports, requireNodes } from '../lib/fleet/merge.js';
 import { renderFleet } from '../lib/output/fleet.js';
@@ -86,6 +87,7 @@ export async function nodeReport(args: GlobalArgs & { 'node-name'?: string; jour
 export async function handler(args: Args): Promise<void> {
   const streams = processStreams(args);
   const report = await nodeReport(args, streams);
+  if (report.node.nameFrom === 'unknown') warn(streams, `node name unknown: ${UNKNOWN_NAME_WHY}; report merge skips a report without one`);
   // A report is a document for machines: JSON unless YAML is asked for.
   print(report, () => '', streams, { format: args.output === 'yaml' ? 'yaml' : 'json', kind: report.kind });
   setExit(0);

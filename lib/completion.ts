@@ -14,11 +14,52 @@ export const FIXED_REFS = ['assigned', 'last-known-good', 'lkg', 'local', 'meta/
 
 /** Commands whose positional arguments are refs. */
 const REF_COMMANDS = new Set(['show', 'diff', 'verify', 'export', 'migrate']);
-/** Options whose value is a ref, a file, a directory or a UID. */
-const REF_OPTIONS = new Set(['--to']);
-const FILE_OPTIONS = new Set(['--file', '--kubelet-config', '--kubeconfig', '--out', '--kubeadm-config', '--journal']);
-const DIR_OPTIONS = new Set(['--root', '--dir', '--journal-dir', '--textfile-dir']);
-const UID_OPTIONS = new Set(['--uid']);
+type ValueKind = 'ref' | 'file' | 'dir' | 'uid' | 'release';
+
+/**
+ * What an option's value is, per command (`*`: every command that has it). One name can mean
+ * different things: `--to` is a ref for reset but a release X.Y for upgrade-check, and
+ * `--journal` a file for reset but a boolean for report, check and metrics (no value to offer).
+ */
+const OPTION_VALUES: Readonly<Record<string, Readonly<Record<string, ValueKind>>>> = {
+  '--to': { reset: 'ref', 'upgrade-check': 'release' },
+  '--journal': { reset: 'file' },
+  '--file': { '*': 'file' },
+  '--kubelet-config': { '*': 'file' },
+  '--kubeconfig': { '*': 'file' },
+  '--out': { '*': 'file' },
+  '--kubeadm-config': { '*': 'file' },
+  '--root': { '*': 'dir' },
+  '--dir': { '*': 'dir' },
+  '--journal-dir': { '*': 'dir' },
+  '--textfile-dir': { '*': 'dir' },
+  '--uid': { '*': 'uid' },
+};
+
+/** Global options that take a value: their value is not the command name. */
+const GLOBAL_VALUE_OPTIONS = new Set(['--dir', '--root', '--kubelet-flags', '--kubelet-config', '--kubelet-version', '--output', '-o']);
+
+/** Releases upgrade-check knows what happens at (reference/migration.md §1). */
+export const RELEASES = ['1.22', '1.23', '1.24', '1.25', '1.26'];
+
+/** The command being typed: the first word that is neither an option nor a global option's value. */
+function commandOf(words: readonly string[]): string | null {
+  for (let i = 1; i < words.length - 1; i++) {
+    const w = words[i]!;
+    if (w.startsWith('-')) {
+      if (GLOBAL_VALUE_OPTIONS.has(w)) i++;
+      continue;
+    }
+    return w;
+  }
+  return null;
+}
+
+function valueKind(option: string, command: string | null): ValueKind | null {
+  const kinds = OPTION_VALUES[option];
+  if (!kinds) return null;
+  return (command !== null ? kinds[command] : undefined) ?? kinds['*'] ?? null;
+}
 
 export const FILES_DIRECTIVE = ':files';
 export const DIRS_DIRECTIVE = ':dirs';
@@ -58,11 +99,19 @@ export function completeWords(req: CompletionRequest): string[] {
   const words = req.words;
   const current = words[words.length - 1] ?? '';
   const prev = words[words.length - 2] ?? '';
-  if (FILE_OPTIONS.has(prev)) return [FILES_DIRECTIVE];
-  if (DIR_OPTIONS.has(prev)) return [DIRS_DIRECTIVE];
   const starts = (s: string) => s.startsWith(current);
-  if (UID_OPTIONS.has(prev)) return storeNames(req.where).uids.filter(starts);
-  if (REF_OPTIONS.has(prev)) return refCandidates(req.where).filter(starts);
+  switch (valueKind(prev, commandOf(words))) {
+    case 'file':
+      return [FILES_DIRECTIVE];
+    case 'dir':
+      return [DIRS_DIRECTIVE];
+    case 'uid':
+      return storeNames(req.where).uids.filter(starts);
+    case 'ref':
+      return refCandidates(req.where).filter(starts);
+    case 'release':
+      return RELEASES.filter(starts);
+  }
   const refCommand = words.slice(1, -1).some((w) => REF_COMMANDS.has(w));
   if (refCommand && !current.startsWith('-')) {
     return [...req.defaults, ...refCandidates(req.where).filter(starts)];

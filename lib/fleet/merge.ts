@@ -181,7 +181,9 @@ function notReadyOf(r: Partial<NodeReport>): { to: string; why: string } | null 
   const fields = (Array.isArray(m.revertedFields) ? m.revertedFields : []).map((f) => str(f) ?? '?');
   const error = str(m.error);
   const why = error ? `not judged: ${error}` : m.breaks ? `the kubelet exits: ${str(m.exitMessage) ?? 'at start-up'}` : fields.length ? `silently reverts ${fields.length} field${fields.length === 1 ? '' : 's'}: ${fields.slice(0, 5).join(', ')}${fields.length > 5 ? ', …' : ''}` : 'would not start once the flag is dropped';
-  return { to: str(m.to) ?? '1.24', why };
+  // A verdict on an assumed command line says so, or the fleet view reads it as fact.
+  const assumed = Array.isArray(m.assumedFlags) && m.assumedFlags.length ? ` (command line not found; assumed ${m.assumedFlags.map((f) => str(f) ?? '?').join(' ')})` : '';
+  return { to: str(m.to) ?? '1.24', why: why + assumed };
 }
 
 interface Claim {

@@ -23,6 +23,8 @@ export interface MigrationReadiness {
   revertedFields: string[];
   /** Why readiness could not be judged (then ready is false). */
   error: string | null;
+  /** upgrade-check's assumedFlags: the kubelet's command line was not found, these were assumed. */
+  assumedFlags: string[] | null;
 }
 
 /** upgrade-check's verdict for 1.24; null when there is no store to judge. */
@@ -32,8 +34,10 @@ export function migrationReadiness(s: Session | null, root: string): MigrationRe
     const u = upgradeCheck(s, { to: MIGRATION_TARGET, root });
     const reverted = (u.changes.length ? u.changes : (u.withoutFlag?.changes ?? [])).map((c) => c.path);
     const dropFails = u.withoutFlag !== null && !u.withoutFlag.starts;
-    return { to: u.to, ready: !u.breaks && reverted.length === 0 && !dropFails, breaks: u.breaks, exitMessage: u.after.exitMessage, revertedFields: reverted, error: null };
+    // changesConfig also covers "nothing runs now to compare with": not ready on a guess.
+    const ready = !u.breaks && !u.changesConfig && reverted.length === 0 && !dropFails;
+    return { to: u.to, ready, breaks: u.breaks, exitMessage: u.after.exitMessage, revertedFields: reverted, error: null, assumedFlags: u.assumedFlags };
   } catch (err) {
-    return { to: MIGRATION_TARGET, ready: false, breaks: false, exitMessage: null, revertedFields: [], error: asCkptError(err).message };
+    return { to: MIGRATION_TARGET, ready: false, breaks: false, exitMessage: null, revertedFields: [], error: asCkptError(err).message, assumedFlags: null };
   }
 }

@@ -11,7 +11,8 @@ export const REPORT_API_VERSION = 'kubelet-ckpt/v1';
 export const REPORT_KIND = 'NodeReport';
 
 /** Where the node name came from. */
-export type NameSource = 'flag' | 'hostname-override' | 'hostname';
+/** `unknown`: under --root with no name on the disk (name is then null; never the rescue machine's). */
+export type NameSource = 'flag' | 'hostname-override' | 'hostname' | 'unknown';
 
 /** One meta file and the payload it names. */
 export interface MetaConfig {
@@ -73,7 +74,7 @@ export interface NodeReport {
   kind: typeof REPORT_KIND;
   generatedAt: string;
   tool: { name: 'kubelet-ckpt'; version: string };
-  node: { name: string; nameFrom: NameSource; host: string };
+  node: { name: string | null; nameFrom: NameSource; host: string };
   kubelet: {
     /** `kubelet --version` on a live node; null under --root or when it did not run. */
     version: string | null;

@@ -50,10 +50,20 @@ export interface UpgradeCheck {
   kind: 'UpgradeCheck';
   from: string;
   to: string;
+  /**
+   * The kubelet's command line was not found: the flags the verdict assumes instead (the store
+   * is there, so the kubelet ran with --dynamic-config-dir). null when it was found.
+   */
+  assumedFlags: string[] | null;
   now: RunningConfig;
-  after: RunningConfig & { starts: boolean; exitMessage: string | null };
-  /** Would stop the kubelet, or change the config it runs. */
+  /** starts: null when it cannot be told (what runs now is unknown and X.Y still reads the store). */
+  after: RunningConfig & { starts: boolean | null; exitMessage: string | null };
+  /** The kubelet exits at start-up. */
   breaks: boolean;
+  /**
+   * Not known to run the config it runs now: fields change, or there is no config running now
+   * to compare with (now.source none or unknown; `changes` is then empty).
+   */
   changesConfig: boolean;
   /** The config it runs now → the config it would run (empty when the same or it exits). */
   changes: Change[];
@@ -63,6 +73,19 @@ export interface UpgradeCheck {
    */
   withoutFlag: { starts: boolean; exitMessage: string | null; path: string | null; changes: Change[] } | null;
   notes: string[];
+}
+
+/**
+ * The command line the verdict rests on. When discovery found none, "now" already takes the
+ * store to be read (kubeletReadsStore), which only --dynamic-config-dir does: assume that flag,
+ * and on 1.22/1.23 the gate it needs to run now, so "after" is judged on the same ground.
+ */
+function effectiveCommandLine(s: Session, root: string): { s: Session; assumed: string[] | null } {
+  if (s.discovery.commandLine) return { s, assumed: null };
+  const assumed = [`--dynamic-config-dir=${nodePathOf(root, s.snap.dynamicConfigDir)}`];
+  if (Number(s.judgeOptions.version.split('.')[1]) >= 22) assumed.push(`--feature-gates=${DKC_GATE}=true`);
+  const argv = ['kubelet', ...assumed];
+  return { s: { ...s, kubeletArgv: argv, judgeOptions: { ...s.judgeOptions, argv } }, assumed };
 }
 
 const DEFAULTS_ONLY = Buffer.from('kind: KubeletConfiguration\napiVersion: kubelet.config.k8s.io/v1beta1\n');
@@ -119,7 +142,8 @@ function runningNow(s: Session, root: string): RunningConfig {
   // A known command line without the flag (e.g. after migrate): the store is not read.
   if (!kubeletReadsStore(s)) {
     const l = localConfig(s, root);
-    return { source: 'local', ref: null, path: l.path, config: l.config, reason: "the kubelet's command line has no --dynamic-config-dir: it runs its local config and never reads the store" };
+    const why = "the kubelet's command line has no --dynamic-config-dir: it runs its local config and never reads the store";
+    return { source: 'local', ref: null, path: l.path, config: l.config, reason: l.error ? `${why}; that config fails: ${l.error}` : why };
   }
   const nb = predictNextBoot(s.snap, { reader: s.reader, judge: s.judge, local: s.local });
   if (nb.source === 'assigned' || nb.source === 'last-known-good') {
@@ -163,40 +187,56 @@ function flagDropped(s: Session, to: UpgradeTarget, root: string, now: RunningCo
   return { starts: true, exitMessage: null, path: l.path, changes: diffConfigs(now.config, l.config) };
 }
 
-export function upgradeCheck(s: Session, opts: { to: string; root: string }): UpgradeCheck {
+export function upgradeCheck(s0: Session, opts: { to: string; root: string }): UpgradeCheck {
   const to = parseTarget(opts.to);
   const toText = `${to.major}.${to.minor}`;
   const notes: string[] = [];
-  const now = runningNow(s, opts.root);
+  const now = runningNow(s0, opts.root);
+  const { s, assumed } = effectiveCommandLine(s0, opts.root);
+  if (assumed) notes.push(`the kubelet's command line was not found: assumed ${assumed.join(' ')} (the store exists, so the kubelet was run with the flag); give --kubelet-flags, or --root for a node disk, to judge the real one`);
   const exit = startupExit(s, to);
   // startupExit's first answer: the flag itself is what a 1.24+ kubelet stops on.
   const withoutFlag = exit && to.minor >= 24 && dirFlagAsWritten(s.kubeletArgv) !== null ? flagDropped(s, to, opts.root, now) : null;
+  const onWhat = assumed ? 'the assumed command line' : 'this command line';
   let after: UpgradeCheck['after'];
   if (exit) {
-    after = { starts: false, exitMessage: exit, source: 'none', ref: null, path: null, config: null, reason: `the ${toText} kubelet exits at start-up (exit status 1) with this command line and local config` };
+    after = { starts: false, exitMessage: exit, source: 'none', ref: null, path: null, config: null, reason: `the ${toText} kubelet exits at start-up (exit status 1) with ${onWhat} and local config` };
   } else if (to.minor >= 24) {
     const l = localConfig(s, opts.root);
     if (l.error) after = { starts: false, exitMessage: l.error, source: 'none', ref: null, path: l.path, config: null, reason: `the local config fails: ${l.error}` };
     else after = { starts: true, exitMessage: null, source: 'local', ref: null, path: l.path, config: l.config, reason: `a ${toText} kubelet has no config controller: it never opens the store and runs ${l.path ? `the --config file ${l.path}` : 'the defaults'} with its flags` };
     if (to.minor > 23) notes.push(`flags and fields are judged with the 1.23 rules, the newest kubelet-ckpt models; fields removed after 1.23 are not checked`);
+  } else if (now.source === 'unknown') {
+    // Still reads the store, and what it finds there was not read: neither "starts" nor "exits".
+    after = { ...now, starts: null, exitMessage: null, reason: `a ${toText} kubelet still reads the store, and whether it starts is unknown: ${now.reason}` };
   } else {
-    after = { ...now, starts: now.config !== null, exitMessage: null, reason: `a ${toText} kubelet still reads the store: ${now.reason}` };
+    // Its next start on X.Y is its next start now: when that fails, the exit message is why
+    // (kubelet-ckpt's words: the kubelet's own line for a failed bootstrap is not modelled).
+    if (now.config) after = { ...now, starts: true, exitMessage: null, reason: `a ${toText} kubelet still reads the store: ${now.reason}` };
+    else after = { ...now, starts: false, exitMessage: now.reason, reason: `a ${toText} kubelet still reads the store and fails there as the ${s.judgeOptions.version} kubelet does` };
   }
   const changes = diffConfigs(now.config, after.config);
-  const changesConfig = changes.length > 0;
-  const silent = changesConfig || (withoutFlag?.changes.length ?? 0) > 0;
+  const changesConfig = changes.length > 0 || (after.starts !== false && now.config === null);
+  const silent = changes.length > 0 || (withoutFlag?.changes.length ?? 0) > 0;
   if (silent && now.source !== 'local') notes.push(`the silent revert: the kubelet logs nothing about it; run \`kubelet-ckpt migrate\` on the current kubelet first`);
   return {
     apiVersion: 'kubelet-ckpt/v1',
     kind: 'UpgradeCheck',
     from: s.judgeOptions.version,
     to: toText,
+    assumedFlags: assumed,
     now,
     after,
-    breaks: !after.starts,
+    breaks: after.starts === false,
     changesConfig,
     changes,
     withoutFlag,
     notes,
   };
+}
+
+/** The sentence for a check with no running config to compare with, or null when there is one. */
+export function nothingToCompare(now: RunningConfig): string | null {
+  if (now.config) return null;
+  return now.source === 'unknown' ? 'what runs now is unknown' : 'nothing runs now to compare with';
 }

@@ -15,7 +15,7 @@ export function renderList(r: ListReport, ctx: TextContext): string {
     const marks = `${c.assigned ? p.bold('A') : ' '}${c.lastKnownGood ? p.bold('L') : ' '}${c.bootsNext ? p.bold('B') : ' '}`;
     const state = c.verify === 'error' ? p.red('error'.padEnd(7)) : c.verify === 'warning' ? p.yellow('warning') : c.verify === 'ok' ? p.green('ok'.padEnd(7)) : '-'.padEnd(7);
     const files = c.files.map((f) => `${f.name} (${humanBytes(f.size)})`).join(', ') || '(empty)';
-    lines.push(`${marks} ${c.uid.padEnd(36)} ${c.resourceVersion.padEnd(rvw)} ${shortTime(c.modified).padEnd(20)} ${state} ${files}`);
+    lines.push(`${marks} ${c.uid.padEnd(36)} ${c.resourceVersion.padEnd(rvw)} ${(c.modified === null ? 'unknown' : shortTime(c.modified)).padEnd(20)} ${state} ${files}`);
   }
   if (!ctx.quiet) lines.push(...unlisted);
   return lines.join('\n');

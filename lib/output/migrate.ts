@@ -2,7 +2,7 @@
 
 import type { ExportResult } from '../migrate/export.js';
 import type { MigrateResult } from '../migrate/apply.js';
-import type { UpgradeCheck } from '../migrate/upgrade.js';
+import { nothingToCompare, type UpgradeCheck } from '../migrate/upgrade.js';
 import { jsonText, type TextContext } from './print.js';
 
 /** Without --out the file itself is the output; with --out, one line saying where it went. */
@@ -58,11 +58,17 @@ export function renderUpgrade(r: UpgradeCheck, ctx: TextContext): string {
   const { p } = ctx;
   const what = (c: UpgradeCheck['now']) => (c.ref ? `${c.source} ${c.ref}` : c.source === 'local' ? `local (${c.path ?? 'defaults and flags'})` : c.source);
   const label = (s: string) => `${s}:`.padEnd(13);
-  const lines = [`${label(`Now (${r.from})`)}runs ${what(r.now)}`];
-  if (!r.after.starts) {
+  const lines: string[] = [];
+  if (r.assumedFlags) lines.push(p.yellow(`${label('Assumed')}${r.assumedFlags.join(' ')} (the kubelet's command line was not found)`));
+  lines.push(`${label(`Now (${r.from})`)}runs ${what(r.now)}`);
+  const uncompared = nothingToCompare(r.now);
+  if (r.after.starts === false) {
     lines.push(`${label(`After ${r.to}`)}${p.red('the kubelet EXITS at start-up')}`, `  ${r.after.exitMessage}`);
+  } else if (r.after.starts === null) {
+    lines.push(`${label(`After ${r.to}`)}${p.yellow('whether the kubelet starts is unknown')}`);
   } else {
-    lines.push(`${label(`After ${r.to}`)}starts, runs ${what(r.after)}${r.changesConfig ? p.yellow(' — a DIFFERENT config') : p.green(' — the same config')}`);
+    const verdict = uncompared ? p.yellow(` — ${uncompared}`) : r.changesConfig ? p.yellow(' — a DIFFERENT config') : p.green(' — the same config');
+    lines.push(`${label(`After ${r.to}`)}starts, runs ${what(r.after)}${verdict}`);
   }
   lines.push(`  ${r.after.reason}`);
   if (r.changes.length) {
@@ -75,7 +81,7 @@ export function renderUpgrade(r: UpgradeCheck, ctx: TextContext): string {
     if (w.changes.length) {
       lines.push(p.yellow(`  and silently runs a different config (${w.changes.length} field${w.changes.length > 1 ? 's' : ''}):`));
       for (const c of w.changes) lines.push(`  ${c.op === 'added' ? '+' : c.op === 'removed' ? '-' : '~'} ${c.path}: ${showValue(c.from)}${c.op === 'changed' ? ' -> ' : ''}${showValue(c.to)}`);
-    } else if (w.starts) lines.push('  with the same config');
+    } else if (w.starts) lines.push(uncompared ? p.yellow(`  ${uncompared}`) : '  with the same config');
   }
   for (const n of r.notes) lines.push(`note: ${n}`);
   return lines.join('\n');

@@ -85,20 +85,24 @@ function nothingRemoved(r: RecoveryResult): string {
 function renderPrune(r: RecoveryResult, ctx: TextContext): string {
   const { p } = ctx;
   const items = r.changes as PruneChange[];
-  const lines: string[] = [r.dryRun ? `${r.command}: ${p.yellow('dry run')}, nothing ${r.restored ? 'moved' : 'removed'}` : `${r.command}: ${p.green('done')}`];
+  // clean deletes nothing: it moves leftovers into a backup on the same file system, for undo.
+  const moves = !r.restored && r.command === 'clean';
+  const lines: string[] = [r.dryRun ? `${r.command}: ${p.yellow('dry run')}, nothing ${r.restored || moves ? 'moved' : 'removed'}` : `${r.command}: ${p.green('done')}`];
   if (!items.length) {
     lines.push(r.restored ? `nothing to put back: backup ${r.restored} holds no leftovers any more` : nothingRemoved(r));
     return lines.join('\n');
   }
-  const verb = r.restored ? (r.dryRun ? 'would put back' : 'put back') : r.dryRun ? 'would remove' : 'removed';
+  const verb = r.restored ? (r.dryRun ? 'would put back' : 'put back') : moves ? (r.dryRun ? 'would move out' : 'moved out') : r.dryRun ? 'would remove' : 'removed';
   for (const c of items) {
     const what = c.note ?? (c.kind === 'checkpoint' ? `${c.files.length} file${c.files.length === 1 ? '' : 's'}, ${humanBytes(c.bytes)}` : c.kind === 'leftover' ? 'left over by an interrupted prune' : 'empty UID directory');
     lines.push(`${verb} ${c.path}  ${p.dim(`(${what})`)}`);
   }
   const n = items.filter((c) => c.kind === 'checkpoint').length;
-  if (r.freedBytes !== undefined) lines.push(`${r.dryRun ? 'would free' : 'freed'} ${humanBytes(r.freedBytes)} (${r.freedBytes} bytes)${n ? ` in ${n} checkpoint${n === 1 ? '' : 's'}` : ''}`);
+  if (r.freedBytes !== undefined && moves) {
+    lines.push(`${r.dryRun ? 'would move' : 'moved'} ${humanBytes(r.freedBytes)} (${r.freedBytes} bytes) out of the store into ${r.dryRun ? 'a' : 'the'} backup, kept for undo: no space is freed`);
+  } else if (r.freedBytes !== undefined) lines.push(`${r.dryRun ? 'would free' : 'freed'} ${humanBytes(r.freedBytes)} (${r.freedBytes} bytes)${n ? ` in ${n} checkpoint${n === 1 ? '' : 's'}` : ''}`);
   lines.push(...refusals(r, ctx), ...backupLines(r), ...kubeletLine(r));
-  if (r.dryRun && !r.restored) lines.push('pass --yes to remove them');
+  if (r.dryRun && !r.restored) lines.push(moves ? 'pass --yes to move them' : 'pass --yes to remove them');
   return lines.join('\n');
 }
 

@@ -96,7 +96,7 @@ export async function planPrune(ctx: RecoveryContext, req: PruneRequest): Promis
     const doomed = unref.filter((c) => !kept.has(c));
     let removedAll = doomed.length === u.checkpoints.length;
     for (const cp of doomed) {
-      const bad = unsafeNameReason(cp.rv) ?? (cp.entry.kind !== 'dir' ? `is ${cp.entry.kind === 'symlink' ? `a symbolic link to ${cp.entry.linkTarget ?? '?'}` : `not a directory`}` : cp.listError ? `cannot be listed (${cp.listError})` : cp.others.length ? `holds ${cp.others.map((o) => `${o.name} (${o.kind})`).join(', ')}, not only regular files` : null);
+      const bad = unsafeNameReason(cp.rv) ?? (cp.entry.kind !== 'dir' ? `is ${cp.entry.kind === 'symlink' ? `a symbolic link to ${cp.entry.linkTarget ?? '?'}` : cp.entry.kind === 'missing' ? 'gone' : cp.entry.kind === 'unreadable' ? `not examined (${cp.entry.error ?? 'cannot be read'})` : `not a directory`}` : cp.listError ? `cannot be listed (${cp.listError})` : cp.others.length ? `holds ${cp.others.map((o) => `${o.name} (${o.kind})`).join(', ')}, not only regular files` : null);
       if (bad) {
         warnings.push(`not pruned: ${cp.rel} ${bad}; inspect it and remove it by hand`);
         removedAll = false;

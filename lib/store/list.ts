@@ -20,7 +20,8 @@ export interface ListedCheckpoint {
   uid: string;
   resourceVersion: string;
   path: string;
-  modified: string;
+  /** null when the directory could not be examined: never a made-up time. */
+  modified: string | null;
   files: ListedFile[];
   assigned: boolean;
   lastKnownGood: boolean;
@@ -77,7 +78,7 @@ export function buildList(snap: Snapshot, reader: PayloadReader, opts: ListOptio
         uid: cp.uid,
         resourceVersion: cp.rv,
         path: cp.rel,
-        modified: new Date(cp.entry.mtimeMs).toISOString(),
+        modified: cp.entry.kind === 'missing' || cp.entry.kind === 'unreadable' ? null : new Date(cp.entry.mtimeMs).toISOString(),
         files: cp.files.map((f) => listFile(reader, cp, f.name, f.size)),
         assigned: m.assigned === id,
         lastKnownGood: m.lkg === id,
@@ -88,7 +89,12 @@ export function buildList(snap: Snapshot, reader: PayloadReader, opts: ListOptio
     }
   }
   const unlisted: UnlistedEntry[] = [];
-  for (const u of snap.uids) if (u.listError && (only === null || u.uid === only)) unlisted.push({ path: u.entry.rel, why: u.listError });
+  for (const u of snap.uids) {
+    if (only !== null && u.uid !== only) continue;
+    if (u.listError) unlisted.push({ path: u.entry.rel, why: u.listError });
+    // A checkpoint shown with no files because they could not be listed says so.
+    for (const cp of u.checkpoints) if (cp.listError) unlisted.push({ path: cp.rel, why: cp.listError });
+  }
   if (only === null) {
     for (const e of snap.checkpointsOthers) {
       if (e.kind === 'symlink') unlisted.push({ path: e.rel, why: `a symbolic link to ${e.linkTarget ?? '?'}, which kubelet-ckpt does not follow` });

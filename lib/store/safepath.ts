@@ -263,6 +263,21 @@ export class SafeDir {
     return fs.readdirSync(`${fdDir}/${this.live}`, { withFileTypes: true });
   }
 
+  /**
+   * Names here that are not valid UTF-8, as their bytes. readdir's strings carry U+FFFD for
+   * such bytes, and that string names nothing on disk: only the bytes reach the entry.
+   */
+  undecodableNames(): Buffer[] {
+    return fs.readdirSync(`${fdDir}/${this.live}`, { encoding: 'buffer' }).filter((b) => !Buffer.from(b.toString('utf8'), 'utf8').equals(b));
+  }
+
+  /** lstat an entry by the bytes of its name (see undecodableNames); the same refusals as at(). */
+  lstatBytes(name: Buffer): fs.Stats {
+    const why = name.length === 0 ? 'is empty' : name.length > NAME_MAX ? `is longer than ${NAME_MAX} bytes` : name.includes(0x2f) ? 'contains "/"' : name.includes(0) ? 'contains a NUL byte' : name.equals(Buffer.from('.')) || name.equals(Buffer.from('..')) ? 'is a dot entry' : null;
+    if (why) throw new UnsafePathError(`refusing to use the bytes ${name.subarray(0, 80).toString('hex')} as a path component: it ${why}`);
+    return fs.lstatSync(Buffer.concat([Buffer.from(`${fdDir}/${this.live}/`), name]));
+  }
+
   /** Open `name` for reading: never a symlink (ELOOP), never blocking (FIFOs); the caller fstats and closes. */
   openRead(name: string): number {
     return fs.openSync(this.at(name), O_READ);

@@ -463,6 +463,39 @@ function lazyEntry(dirs: CheckpointDirs, uid: string, rv: string, rel: string): 
   }
 }
 
+/** Why a checkpoint whose directory name is not valid UTF-8 is not read. */
+export function undecodableWhy(raw: Buffer): string {
+  return `its name is not valid UTF-8 (bytes ${raw.toString('hex')}): not a resourceVersion the kubelet could have written, and kubelet-ckpt does not read inside it`;
+}
+
+/**
+ * The entry of a name readdir could only give with U+FFFD in it: lstat'ed by its bytes (the
+ * string names nothing, so a plain lstat would say "missing"). When two undecodable names
+ * read alike, which is which cannot be told: unreadable.
+ */
+function undecodableEntry(x: SafeDir, rel: string, name: string, raws: Map<string, Buffer[]>): { entry: Entry; why: string } {
+  const bytes = raws.get(name) ?? [];
+  const why = bytes.length === 1 ? undecodableWhy(bytes[0]!) : `its name is not valid UTF-8 and ${bytes.length || 'no'} entries read as it: kubelet-ckpt cannot tell them apart`;
+  if (bytes.length !== 1) return { entry: { ...MISSING(rel, name), kind: 'unreadable', error: why }, why };
+  try {
+    return { entry: statsEntry(rel, name, x.lstatBytes(bytes[0]!), null), why };
+  } catch (err) {
+    return { entry: { ...MISSING(rel, name), kind: 'unreadable', error: `${why}; ${fsReason(err)}` }, why };
+  }
+}
+
+/** readdir's names with U+FFFD → the bytes of the undecodable names that read as each; null when there are none. */
+function undecodableByName(x: SafeDir, ents: readonly fs.Dirent[]): Map<string, Buffer[]> | null {
+  // Only a name with U+FFFD can stand for undecodable bytes: the common store pays one scan.
+  if (!ents.some((e) => e.name.includes('\uFFFD'))) return null;
+  const m = new Map<string, Buffer[]>();
+  for (const b of x.undecodableNames()) {
+    const k = b.toString('utf8');
+    m.set(k, [...(m.get(k) ?? []), b]);
+  }
+  return m.size ? m : null;
+}
+
 /**
  * A UID directory: its listing's types (d_type) say which names are directories, and those
  * become checkpoints whose entry is made when first asked. A large store is mostly such
@@ -505,9 +538,16 @@ function readUid(dirs: CheckpointDirs, cps: SafeDir, uid: string): UidDir {
     const probe = searchable ? undefined : ents.find((e) => e.isDirectory() && !e.name.startsWith('tmp_'));
     const probed = probe ? statIn(x, joinRel(rel, probe.name), probe.name) : null;
     const lazy = probed?.kind !== 'unreadable';
+    const raws = undecodableByName(x, ents);
     for (const dirent of ents) {
       const r = joinRel(rel, dirent.name);
       const named = !dirent.name.startsWith('tmp_');
+      if (raws?.has(dirent.name)) {
+        const { entry, why } = undecodableEntry(x, r, dirent.name, raws);
+        if (entry.kind === 'dir') checkpoints.push({ uid, rv: dirent.name, rel: r, entry, files: [], others: [], listError: why });
+        else others.push(entry.error ? entry : { ...entry, error: why });
+        continue;
+      }
       if (lazy && named && dirent.isDirectory() && dirent !== probe) {
         checkpoints.push(new ListedLater(uid, dirent.name, r, null, dirs));
         continue;

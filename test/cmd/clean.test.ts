@@ -27,11 +27,11 @@ t.test('dry run by default: lists exactly the leftovers verify reports, changes 
   const r = cli(dcd, 'clean');
   t.equal(r.code, 0, r.stderr);
   t.equal(r.stdout, [
-    'clean: dry run, nothing removed',
-    'would remove meta/tmp_assigned421  (26 bytes, left by the kubelet)',
-    `would remove checkpoints/${UID}/tmp_998877  (a directory of 1 file, 13 bytes, left by the kubelet)`,
-    'would free 39B (39 bytes)',
-    'pass --yes to remove them',
+    'clean: dry run, nothing moved',
+    'would move out meta/tmp_assigned421  (26 bytes, left by the kubelet)',
+    `would move out checkpoints/${UID}/tmp_998877  (a directory of 1 file, 13 bytes, left by the kubelet)`,
+    'would move 39B (39 bytes) out of the store into a backup, kept for undo: no space is freed',
+    'pass --yes to move them',
     '',
   ].join('\n'));
   t.same(treeHash(dcd), before, 'the tree is byte-identical');
@@ -65,6 +65,15 @@ t.test('--yes moves them into a backup (bytes, mode, mtime kept); undo puts them
   const noDirTimes = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k, v.startsWith('dir ') ? v.replace(/ [\d.]+$/, '') : v]));
   t.same(noDirTimes(treeHash(path.join(dcd, 'store'))), noDirTimes(before), 'bytes, modes and mtimes as before');
   t.equal(cli(dcd, 'undo', '--yes').code, 0, 'a second undo finds nothing left to move');
+});
+
+t.test('--yes in text says what happened: moved out of the store, kept for undo, not "freed"', async (t) => {
+  const dcd = withLeftovers(t.testdir({}));
+  const r = cli(dcd, 'clean', '--yes');
+  t.equal(r.code, 0, r.stderr);
+  t.match(r.stdout, /^clean: done\nmoved out meta\/tmp_assigned421 {2}\(26 bytes, left by the kubelet\)\n/);
+  t.match(r.stdout, /^moved 39B \(39 bytes\) out of the store into the backup, kept for undo: no space is freed$/m);
+  t.notMatch(r.stdout, /freed 39B|removed /);
 });
 
 t.test('undo refuses (exit 4) when a leftover stands in its place again', async (t) => {

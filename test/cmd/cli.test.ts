@@ -230,6 +230,27 @@ t.test('ls: a UID directory that cannot be listed, or a link there, is named, ne
   t.same(json(runCli(['--dir', copyFixture('stores/healthy'), 'ls', '-o', 'json'])).unlisted, [], 'a healthy store: nothing unlisted');
 });
 
+t.test('ls, verify, prune: a checkpoint directory whose name is not valid UTF-8 gets its real time and a true reason', async (t) => {
+  const dir = copyFixture('stores/healthy', t.testdir({}));
+  const raw = Buffer.concat([Buffer.from(path.join(dir, 'store/checkpoints', X) + '/'), Buffer.from([0xff, 0xfe])]);
+  fs.mkdirSync(raw);
+  fs.writeFileSync(Buffer.concat([raw, Buffer.from('/kubelet')]), GOOD_PAYLOAD);
+  fs.utimesSync(raw, new Date('2026-11-20T10:00:00Z'), new Date('2026-11-20T10:00:00Z'));
+  const rel = `checkpoints/${X}/\uFFFD\uFFFD`;
+  const why = 'its name is not valid UTF-8 (bytes fffe): not a resourceVersion the kubelet could have written, and kubelet-ckpt does not read inside it';
+  const j = json<{ checkpoints: { resourceVersion: string; modified: string | null; files: unknown[] }[]; unlisted: unknown[] }>(runCli(['--dir', dir, 'ls', '-o', 'json']));
+  t.match(j.checkpoints.find((c) => c.resourceVersion === '\uFFFD\uFFFD'), { modified: '2026-11-20T10:00:00.000Z', files: [] }, 'the lstat of its bytes, not 1970');
+  t.same(j.unlisted, [{ path: rel, why }], 'its files are not listed, and ls says why');
+  const text = runCli(['--dir', dir, 'ls']);
+  t.match(text.stdout, `\n    ${X} \uFFFD\uFFFD     2026-11-20 10:00:00Z error   (empty)\n`);
+  t.match(text.stdout, `not listed: ${rel}: ${why} (kubelet-ckpt verify reports it)\n`);
+  t.match(runCli(['--dir', dir, 'verify']).stdout, `${rel} cannot be read: ${why}\n`);
+  const prune = runCli(['--dir', dir, 'prune']);
+  t.equal(prune.code, 0);
+  t.match(prune.stderr, `warning: not pruned: ${rel} cannot be listed (${why}); inspect it and remove it by hand`);
+  t.notMatch(prune.stderr, /not a directory/);
+});
+
 t.test('ls as a user who cannot read a UID directory: named as not listed (permission denied)', { skip: !isRoot && 'setpriv to nobody needs root' }, async (t) => {
   const dir = copyFixture('stores/healthy', t.testdir({}));
   fs.chmodSync(path.dirname(dir), 0o755);

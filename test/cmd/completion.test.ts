@@ -52,6 +52,12 @@ t.test('candidates: refs after show/diff/verify and --to, UIDs after --uid, path
   t.same(words('--root', DEMO_ROOT, 'show', '5808').slice(0, 4), [UID, `${UID}/41230`, `${UID}/41877`, `${UID}/42315`]);
   t.ok(words('--root', DEMO_ROOT, 'diff', 'l').includes('lkg'));
   t.ok(words('--root', DEMO_ROOT, 'reset', 'all', '--to', '').includes(`${OTHER}/1326`));
+  // One option name, a different value per command.
+  t.same(words('--root', DEMO_ROOT, 'upgrade-check', '--to', ''), ['1.22', '1.23', '1.24', '1.25', '1.26'], 'upgrade-check --to: releases, not refs');
+  t.same(words('--root', DEMO_ROOT, 'upgrade-check', '--to', '1.2'), ['1.22', '1.23', '1.24', '1.25', '1.26']);
+  t.same(words('--dir', 'reset', 'upgrade-check', '--to', '1.25'), ['1.25'], "a global option's value is not the command");
+  for (const cmd of ['report', 'metrics', 'check']) t.notOk(words(cmd, '--journal', '').includes(':files'), `${cmd} --journal is a switch: no file names`);
+  t.same(words('reset', 'all', '--journal', ''), [':files'], 'reset --journal takes a file');
   t.same(words('--root', DEMO_ROOT, 'ls', '--uid', ''), [UID, OTHER]);
   t.same(words('journal', '--file', ''), [':files']);
   t.same(words('--kubelet-config', ''), [':files']);

@@ -49,6 +49,19 @@ t.test('report: node name from --node-name, then --hostname-override, then /etc/
   t.match(json(runCli(['--root', over, 'report', '--no-journal', '--node-name', 'given'])).node, { name: 'given', nameFrom: 'flag' });
 });
 
+t.test('report --root on a disk without /etc/hostname: the name is unknown, never this machine\'s', async (t) => {
+  const root = copyFixture('demo');
+  const r = runCli(['--root', root, 'report', '--no-journal']);
+  t.equal(r.code, 0);
+  const rep = json(r);
+  t.same(rep.node, { name: null, nameFrom: 'unknown', host: (await import('node:os')).hostname() }, 'host is still the machine that wrote the report');
+  t.same(validate(rep, schema), []);
+  t.equal(r.stderr, "warning: node name unknown: under --root the node's name comes from its /etc/hostname, which names none here; give --node-name (this machine's host name is not the node's); report merge skips a report without one\n");
+  const given = runCli(['--root', root, 'report', '--no-journal', '--node-name', 'n1']);
+  t.same(json(given).node, { name: 'n1', nameFrom: 'flag', host: (await import('node:os')).hostname() });
+  t.equal(given.stderr, '');
+});
+
 t.test('report: a fell-back store; -o yaml', async (t) => {
   const dir = copyFixture('stores/fell-back');
   const rep = json(runCli(['--dir', dir, 'report', '--no-journal', '--node-name', 'fb', '--scope', 'referenced']));

@@ -123,9 +123,11 @@ t.test('nodes not ready to leave Dynamic Kubelet Config: listed with why, not co
     doc('2', fakeReport({ name: 'flag', migration: { ...ready, ready: false, breaks: true, exitMessage: 'Error: failed to parse kubelet flag: unknown flag: --dynamic-config-dir' } })),
     doc('3', fakeReport({ name: 'revert', migration: { ...ready, ready: false, revertedFields: ['maxPods', 'kubeReserved'] } })),
     doc('4', fakeReport({ name: 'old' })),
+    doc('5', fakeReport({ name: 'guess', migration: { ...ready, ready: false, breaks: true, exitMessage: 'Error: failed to parse kubelet flag: unknown flag: --dynamic-config-dir', assumedFlags: ['--dynamic-config-dir=/d'] } })),
   ]);
   t.same(f.notReadyToMigrate, [
     { node: 'flag', to: '1.24', why: 'the kubelet exits: Error: failed to parse kubelet flag: unknown flag: --dynamic-config-dir' },
+    { node: 'guess', to: '1.24', why: 'the kubelet exits: Error: failed to parse kubelet flag: unknown flag: --dynamic-config-dir (command line not found; assumed --dynamic-config-dir=/d)' },
     { node: 'revert', to: '1.24', why: 'silently reverts 2 fields: maxPods, kubeReserved' },
   ]);
   t.same(f.trouble, []);

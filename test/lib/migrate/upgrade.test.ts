@@ -80,3 +80,28 @@ t.test('flag names are normalised _ → - (cliflag.WordSepNormalizeFunc), as the
   t.equal(flagValue(['kubelet', '--hostname_override=a', '--hostname-override', 'b'], 'hostname-override'), 'b', 'both spellings are one flag; the last wins');
   t.equal(flagValue(['kubelet', '--dynamic_config_dir=/x'], 'dynamic_config_dir'), '/x');
 });
+
+t.test('no command line found: "now" and "after" rest on one assumption, --dynamic-config-dir', async (t) => {
+  const dir = t.testdir();
+  writeTree(dir, { 'store/meta/assigned': metaYaml({ uid: UID, rv: '7' }), 'store/meta/last-known-good': '', [`store/checkpoints/${UID}/7/kubelet`]: `${HEAD}maxPods: 50\n` });
+  const r = upgradeCheck(openSession({ dir, kubeletVersion: '1.23' }), { to: '1.24', root: '/' });
+  t.same(r.assumedFlags, [`--dynamic-config-dir=${dir}`, '--feature-gates=DynamicKubeletConfig=true']);
+  t.equal(r.now.source, 'assigned', 'now: the store is read');
+  t.match(r, { breaks: true, after: { starts: false, exitMessage: 'Error: failed to parse kubelet flag: unknown flag: --dynamic-config-dir', reason: /with the assumed command line/ } });
+  t.same(r.withoutFlag?.changes, [{ path: 'maxPods', op: 'changed', from: 50, to: 110 }], 'dropping the flag reverts the checkpoint');
+  const old = upgradeCheck(openSession({ dir, kubeletVersion: '1.21' }), { to: '1.22', root: '/' });
+  t.same(old.assumedFlags, [`--dynamic-config-dir=${dir}`], 'a 1.21 kubelet needs no gate to read the store: none is assumed');
+  t.match(old.after, { starts: false, exitMessage: /feature gate must be enabled in order to use the --dynamic-config-dir flag/ });
+});
+
+t.test('nothing runs now: never "the same config"', async (t) => {
+  const dir = t.testdir();
+  writeTree(dir, { 'store/meta/assigned': 'garbage: [', 'store/meta/last-known-good': '', 'store/checkpoints': null });
+  const s = node(['--dynamic-config-dir=/d', '--feature-gates=DynamicKubeletConfig=true'], null);
+  const broken = { ...s, snap: openSession({ dir, kubeletVersion: '1.23' }).snap };
+  const r = upgradeCheck(broken, { to: '1.23', root: '/' });
+  t.equal(r.now.source, 'none');
+  t.match(r, { breaks: true, changesConfig: false, after: { starts: false, exitMessage: /cannot be decoded, so the kubelet will not start/ } });
+  const r24 = upgradeCheck(broken, { to: '1.24', root: '/' });
+  t.match(r24, { breaks: true, withoutFlag: { starts: true, changes: [] } });
+});

@@ -1,0 +1,86 @@
+// upgrade-check on stores whose kubelet command line was not found (--dir alone) or whose
+// next start runs nothing / something unknown: no "the same config", no exit 0 on a guess.
+import t from 'tap';
+import fs from 'node:fs';
+import path from 'node:path';
+import { copyFixture, json, runCli } from '../helpers.js';
+
+const M4 = 'Error: failed to parse kubelet flag: unknown flag: --dynamic-config-dir';
+const GATE = '--feature-gates=DynamicKubeletConfig=true';
+const assumedNote = (dir: string) =>
+  `note: the kubelet's command line was not found: assumed --dynamic-config-dir=${dir} ${GATE} (the store exists, so the kubelet was run with the flag); give --kubelet-flags, or --root for a node disk, to judge the real one`;
+
+function exitsAt124(dir: string, now: string, withoutFlag: string): string {
+  return [
+    `Assumed:     --dynamic-config-dir=${dir} ${GATE} (the kubelet's command line was not found)`,
+    `Now (1.23):  runs ${now}`,
+    'After 1.24:  the kubelet EXITS at start-up',
+    `  ${M4}`,
+    '  the 1.24 kubelet exits at start-up (exit status 1) with the assumed command line and local config',
+    '',
+    'Without --dynamic-config-dir (as provisioners drop it for 1.24): starts, runs local (defaults and flags)',
+    `  ${withoutFlag}`,
+    assumedNote(dir),
+    '',
+  ].join('\n');
+}
+
+t.test('command line not found: the store means --dynamic-config-dir, so a 1.24 kubelet exits (text, JSON, exit 1)', async (t) => {
+  const rows: [string, string, string][] = [
+    ['empty-meta', 'local (defaults and flags)', 'with the same config'],
+    ['corrupt', 'none', 'nothing runs now to compare with'],
+    ['bad-meta', 'none', 'nothing runs now to compare with'],
+    ['hostile', 'unknown', 'what runs now is unknown'],
+  ];
+  for (const [store, now, withoutFlag] of rows) {
+    const dir = copyFixture(`stores/${store}`);
+    const r = runCli(['--dir', dir, 'upgrade-check']);
+    t.equal(r.stdout, exitsAt124(dir, now, withoutFlag), `${store}: text`);
+    t.equal(r.code, 1, `${store}: exit 1`);
+    const j = json(runCli(['--dir', dir, 'upgrade-check', '-o', 'json']));
+    t.match(j, { assumedFlags: [`--dynamic-config-dir=${dir}`, GATE], breaks: true, after: { starts: false, exitMessage: M4 }, withoutFlag: { starts: true, changes: [] } }, `${store}: JSON`);
+  }
+});
+
+t.test('the same store with the flags given: no assumption, the same verdict', async (t) => {
+  const dir = copyFixture('stores/empty-meta');
+  const flags = `--kubelet-flags=--dynamic-config-dir=${dir} ${GATE}`;
+  const r = runCli(['--dir', dir, flags, 'upgrade-check', '-o', 'json']);
+  t.equal(r.code, 1);
+  t.match(json(r), { assumedFlags: null, breaks: true, after: { exitMessage: M4 } });
+  t.notMatch(runCli(['--dir', dir, flags, 'upgrade-check']).stdout, /Assumed|not found/);
+});
+
+t.test('a release that still reads the store: an unknown next start is neither "starts" nor "exits"', async (t) => {
+  const dir = copyFixture('stores/hostile');
+  const r = runCli(['--dir', dir, 'upgrade-check', '--to', '1.23']);
+  t.equal(r.code, 1, 'not exit 0: nothing says it starts with the config it runs now');
+  t.match(r.stdout, /^After 1\.23: {2}whether the kubelet starts is unknown$/m);
+  t.notMatch(r.stdout, /the same config/);
+  t.match(json(runCli(['--dir', dir, 'upgrade-check', '--to', '1.23', '-o', 'json'])), { now: { source: 'unknown' }, after: { starts: null, exitMessage: null }, breaks: false, changesConfig: true, changes: [] });
+});
+
+t.test('both payloads broken, --to a release that still reads the store: the exit message is the reason, not null', async (t) => {
+  const root = copyFixture('demo');
+  const ckpts = path.join(root, 'var/lib/kubelet/dynamic-config/store/checkpoints');
+  for (const uid of fs.readdirSync(ckpts)) for (const rv of fs.readdirSync(path.join(ckpts, uid))) fs.writeFileSync(path.join(ckpts, uid, rv, 'kubelet'), 'garbage: [');
+  const r = runCli(['--root', root, '--kubelet-version', '1.21', 'upgrade-check', '--to', '1.23']);
+  t.equal(r.code, 1);
+  const lines = r.stdout.split('\n');
+  t.equal(lines[0], 'Now (1.21):  runs none');
+  t.equal(lines[1], 'After 1.23:  the kubelet EXITS at start-up');
+  t.match(lines[2], /^ {2}assigned checkpoint \S+ fails to load \(failed to decode: yaml: line 1: did not find expected node content\), and last-known-good \S+ fails too .*: the kubelet will not start$/);
+  t.equal(lines[3], '  a 1.23 kubelet still reads the store and fails there as the 1.21 kubelet does');
+  t.notMatch(r.stdout, /^ {2}null$/m);
+  const j = json(runCli(['--root', root, '--kubelet-version', '1.21', 'upgrade-check', '--to', '1.23', '-o', 'json']));
+  t.match(j, { breaks: true, after: { starts: false, exitMessage: /the kubelet will not start$/ } });
+});
+
+t.test('report: migration is not ready on an assumed command line or with nothing to compare', async (t) => {
+  for (const store of ['empty-meta', 'corrupt', 'bad-meta', 'hostile']) {
+    const dir = copyFixture(`stores/${store}`);
+    const r = runCli(['--dir', dir, 'report', '--no-journal']);
+    t.equal(r.code, 0);
+    t.same(json(r).migration, { to: '1.24', ready: false, breaks: true, exitMessage: M4, revertedFields: [], error: null, assumedFlags: [`--dynamic-config-dir=${dir}`, GATE] }, store);
+  }
+});
