@@ -128,10 +128,10 @@ export async function readJournalDetailed(opts: ReadJournalOptions, onProgress?:
 }
 
 /**
- * The worker's share of a long file. It starts ~50 ms after the main thread (which by then
- * has read ~100 MB), so an even split would leave the main thread waiting for it.
+ * The worker's share of a long file. It starts 50-100 ms after the main thread; where it is
+ * behind, the main thread reads on (measured on 300 MiB at 0.1%: 0.5 and 0.6 alike).
  */
-const AHEAD_SHARE = 0.4;
+const AHEAD_SHARE = 0.5;
 
 function defaultAhead(): AheadPolicy | false {
   const o = os();

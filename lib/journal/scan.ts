@@ -302,9 +302,8 @@ export interface FdRange {
   /** Search the file's second part on a second thread (lib/journal/ahead.ts); absent: one thread. */
   ahead?: AheadPolicy;
   /**
-   * Called once, early in the read: after the first read, or with `ahead` once it is decided that
-   * no worker starts (AHEAD_PROBE_BYTES in), or once the worker has started (at most
-   * AHEAD_START_BYTES in). `journal` sets V8 flags here, and a flag set while a thread starts
+   * Called once, early in the read: after the first read, or with `ahead` once the worker has
+   * started (at most AHEAD_START_BYTES in) or was stopped by the probe (AHEAD_PROBE_BYTES in). `journal` sets V8 flags here, and a flag set while a thread starts
    * makes it compile Node's built-ins from source (~90 ms instead of ~20).
    */
   started?: () => void;
@@ -318,7 +317,7 @@ export interface AheadPolicy {
   minBytes: number;
   /** Where the worker's part starts, as a share of the bytes to read (it starts later, so it gets less). */
   share: number;
-  /** Bytes read before deciding (AHEAD_PROBE_BYTES); 0: start the worker at once, whatever the file holds. */
+  /** Bytes read before deciding whether the worker goes on (AHEAD_PROBE_BYTES); 0: it does, whatever the file holds. */
   probeBytes?: number;
   /** Tests: let the worker finish its part before the main thread gets there (every jump is then taken). */
   wait?: boolean;
@@ -327,10 +326,10 @@ export interface AheadPolicy {
 }
 
 /**
- * The first bytes of a file tell whether a worker would pay: jumps are taken only where the
- * scanner is idle between reads, and in a dense journal (a kubelet restarting every few
- * seconds keeps a watch window open) it never is. There the worker would only cost a core's
- * start-up and ~15 MiB, so it is not started.
+ * The first bytes of a file tell whether a worker pays: jumps are taken only where the scanner
+ * is idle between reads, and in a dense journal (a kubelet restarting every few seconds keeps
+ * a watch window open) it never is. The worker is started with the read (its start takes
+ * 50-100 ms) and stopped there, before it costs more than a core's start-up and ~15 MiB.
  */
 export const AHEAD_PROBE_BYTES = 8 * 1024 * 1024;
 
@@ -354,7 +353,9 @@ class AheadRead {
   ) {
     this.started = started;
     this.probe = policy && size - pos >= policy.minBytes ? { reads: 0, idle: 0 } : null;
-    if (this.probe && (policy!.probeBytes ?? AHEAD_PROBE_BYTES) === 0) this.decide(pos, true);
+    // Started at once (its start takes ~50-100 ms), stopped if the probe finds a dense journal.
+    if (this.probe) this.spawn(pos);
+    if (this.probe && (policy!.probeBytes ?? AHEAD_PROBE_BYTES) === 0) this.decide(true);
     if (!this.probe && !this.ahead) this.callStarted();
   }
 
@@ -365,7 +366,7 @@ class AheadRead {
     if (p) {
       p.reads++;
       if (idle) p.idle++;
-      if (total >= (this.policy!.probeBytes ?? AHEAD_PROBE_BYTES)) this.decide(pos, p.idle * 2 >= p.reads);
+      if (total >= (this.policy!.probeBytes ?? AHEAD_PROBE_BYTES)) this.decide(p.idle * 2 >= p.reads);
     }
     const ahead = this.ahead;
     if (!ahead) return pos;
@@ -386,16 +387,21 @@ class AheadRead {
     this.callStarted();
   }
 
-  private decide(pos: number, start: boolean): void {
-    this.probe = null;
+  private spawn(pos: number): void {
     const module = this.scanner.searchModule;
-    const p = this.policy!;
-    if (start && module) {
-      // The worker's part: from the first line start at or after its share of what is left.
-      const from = skipPartialLine(this.fd, pos + Math.max(1, Math.floor((this.size - pos) * (1 - p.share))));
-      if (from < this.size) this.ahead = startAhead({ fd: this.fd, from, to: this.size, module, readSize: READ_SIZE * 2 });
-      if (this.ahead && p.wait) this.ahead.settle();
+    if (!module) return;
+    // The worker's part: from the first line start at or after its share of what is left.
+    const from = skipPartialLine(this.fd, pos + Math.max(1, Math.floor((this.size - pos) * (1 - this.policy!.share))));
+    if (from < this.size) this.ahead = startAhead({ fd: this.fd, from, to: this.size, module, readSize: READ_SIZE * 2 });
+  }
+
+  private decide(keep: boolean): void {
+    this.probe = null;
+    if (!keep) {
+      this.ahead?.stop();
+      this.ahead = null;
     }
+    if (this.ahead && this.policy!.wait) this.ahead.settle();
     if (!this.ahead) this.callStarted();
   }
 
