@@ -101,6 +101,7 @@ function aheadWorker(): void {
   for (;;) {
     Atomics.store(ctl, 2, 1);
     if (Atomics.load(ctl, 1) !== 1) break;
+    if (count >= list.length) break; // no room left, not even for a frontier
     const want = Math.min(d.readSize, buf.length - carry, d.to - pos);
     if (want <= 0) break; // the end of the part, or a line longer than the buffer
     let n = 0;

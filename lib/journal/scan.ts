@@ -63,6 +63,8 @@ export class LineScanner {
   /** Likewise for the watch markers: the next place each starts at (-2: not searched in this buffer yet). */
   private readonly nextWatch: number[];
   private readonly needles: readonly Buffer[];
+  /** The longest primary or watch marker's length. */
+  private readonly longestNeedle: number;
   private readonly watchNeedles: readonly Buffer[];
   /** The SIMD search, when available; it works on `buf` only. */
   private readonly wasm: WasmFinder | null;
@@ -76,6 +78,7 @@ export class LineScanner {
   ) {
     this.needles = markers.primary;
     this.watchNeedles = markers.watch;
+    this.longestNeedle = Math.max(1, ...this.needles.map((n) => n.length), ...this.watchNeedles.map((n) => n.length));
     this.next = this.needles.map(() => -2);
     this.nextWatch = this.watchNeedles.map(() => -2);
     // With watch markers the SIMD search finds those too (they were the costliest native search left).
@@ -94,16 +97,17 @@ export class LineScanner {
     let pos = 0;
     if (this.discarding) {
       pos = this.skipOverlong(buf, len);
-      if (this.discarding) return len;
+      if (this.discarding) return pos;
     }
     let limit = len;
     if (!final) {
       const nl = len > pos ? buf.lastIndexOf(NL, len - 1) : -1;
       if (nl < pos) {
-        if (len - pos < this.maxLine) return pos;
+        // Longer than maxLine for certain (deliver's test): a line of exactly maxLine waits for its newline.
+        if (len - pos <= this.maxLine) return pos;
         this.discarding = true;
         this.discardHit = this.hasNeedle(buf, pos, len);
-        return len;
+        return this.keepTail(pos, len);
       }
       limit = nl + 1;
     }
@@ -274,16 +278,26 @@ export class LineScanner {
     return pos;
   }
 
+  /** In a line being dropped: its bytes up to the newline are passed over; returns where scanning goes on (still dropping: what to keep). */
   private skipOverlong(buf: Buffer, len: number): number {
     const nl = buf.subarray(0, len).indexOf(NL);
     const end = nl < 0 ? len : nl;
     if (!this.discardHit) this.discardHit = this.hasNeedle(buf, 0, end);
-    if (nl < 0) return len;
+    if (nl < 0) return this.keepTail(0, len);
     if (this.discardHit) this.sink.overlong();
     this.discarding = false;
     this.discardHit = false;
     this.inCont = false;
     return nl + 1;
+  }
+
+  /**
+   * Dropping a line: the bytes of `[start, len)` consumed but the last few, kept in front of the
+   * next read, so that a marker cut by the read's end is still found (whatever the reads' sizes:
+   * a read that jumped, lib/journal/ahead.ts, must find what a read that did not finds).
+   */
+  private keepTail(start: number, len: number): number {
+    return Math.max(start, len - (this.longestNeedle - 1));
   }
 
   private hasNeedle(buf: Buffer, start: number, end: number): boolean {
@@ -355,8 +369,9 @@ class AheadRead {
     this.probe = policy && size - pos >= policy.minBytes ? { reads: 0, idle: 0 } : null;
     // Started at once (its start takes ~50-100 ms), stopped if the probe finds a dense journal.
     if (this.probe) this.spawn(pos);
+    if (!this.ahead) this.probe = null;
     if (this.probe && (policy!.probeBytes ?? AHEAD_PROBE_BYTES) === 0) this.decide(true);
-    if (!this.probe && !this.ahead) this.callStarted();
+    if (!this.ahead) this.callStarted();
   }
 
   /** After a read of the file up to `pos` (`total` bytes so far) was scanned: where to read next. */
@@ -423,6 +438,7 @@ export async function scanFd(fd: number, range: FdRange, makeScanner: (sample: B
   const head = Buffer.allocUnsafe(READ_SIZE);
   let n = fs.readSync(fd, head, 0, READ_SIZE, pos);
   if (n === 0) {
+    range.started?.();
     onBytes(0);
     return 0;
   }

@@ -5,6 +5,7 @@ import t from 'tap';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { AHEAD_MAX_LINES, startAhead } from '../../../lib/journal/ahead.js';
 import { readJournal, type ReadJournalOptions } from '../../../lib/journal/index.js';
 import { BUF_SIZE, MAX_LINE, READ_SIZE, WATCH_LINES } from '../../../lib/journal/scan.js';
@@ -237,6 +238,65 @@ t.test('the first bytes decide: a worker for a quiet journal, none where a watch
     t.equal(stats.jumps > 0, wanted, `${path.basename(file)}: ${wanted ? 'a worker, and jumps' : 'no worker'} (${stats.jumps} jumps)`);
     t.same(opened, [fs.statSync(file).size], `${path.basename(file)}: onOpen once`);
   }
+});
+
+/** The same bytes through stdin in chunks of random sizes: the scanner's buffers fall elsewhere. */
+async function sameInChunks(t: { same(found: unknown, wanted: unknown, message?: string): boolean }, file: string, seed: number): Promise<void> {
+  const base: ReadJournalOptions = { utc: true, year: 2021, now: new Date('2021-12-31T00:00:00Z'), ahead: false };
+  const whole = await readJournal({ ...base, file });
+  const bytes = fs.readFileSync(file);
+  const r = rng(seed);
+  for (const biggest of [3000, 70_000, 300_000]) {
+    const chunks: Buffer[] = [];
+    for (let at = 0; at < bytes.length; ) {
+      const n = 1 + Math.floor(r() * biggest);
+      chunks.push(bytes.subarray(at, at + n));
+      at += n;
+    }
+    const got = await readJournal({ ...base, file: '-', stdin: Readable.from(chunks) });
+    t.same({ ...got, events: got.events.map((e) => ({ ...e, source: null })) }, { ...whole, events: whole.events.map((e) => ({ ...e, source: null })) }, `${path.basename(file)}: in chunks of up to ${biggest} bytes, the same`);
+  }
+}
+
+t.test('where reads end does not matter: a line of exactly MAX_LINE bytes, a marker cut by a read inside a dropped line', async (t) => {
+  const at = 'Aug 01 10:00:00';
+  const q = (n: number) => `${at} worker-1 containerd[77]: level=info msg="quiet ${'x'.repeat(n)}"\n`;
+  /** Quiet lines filling `text` up to exactly `to` bytes. */
+  const fill = (text: string, to: number) => {
+    while (to - text.length > 300) text += q(60);
+    return text + q(to - text.length - q(0).length);
+  };
+  const sync = `${at} worker-1 kubelet[1000]: E0801 10:00:00.123456    1000 configsync.go:89] kubelet config controller: failed to sync: failed to download config, see Kubelet log for details, error: `;
+  for (const offset of [0, 1, 100, READ_SIZE - 1, 3 * READ_SIZE, 3 * READ_SIZE + 17]) {
+    // A kubelet line of exactly MAX_LINE bytes is an event, wherever the reads around it end.
+    const exact = path.join(dir, `exact-${offset}.log`);
+    fs.writeFileSync(exact, fill(fill('', 4 * READ_SIZE + offset) + sync + 'x'.repeat(MAX_LINE - sync.length) + '\n', 4 * READ_SIZE + offset + MAX_LINE + 1 + 3_000_000));
+    const got = await readJournal({ file: exact, utc: true, year: 2021, ahead: false });
+    t.same([got.events.map((e) => e.kind), got.skipped], [['sync-failed'], 0], `a line of exactly MAX_LINE at ${offset}: an event`);
+    await sameWithAhead(t, exact);
+    // One byte longer: dropped, and counted (it holds a marker).
+    const over = path.join(dir, `over-${offset}.log`);
+    fs.writeFileSync(over, fill(fill('', 4 * READ_SIZE + offset) + sync + 'x'.repeat(MAX_LINE + 1 - sync.length) + '\n', 4 * READ_SIZE + offset + MAX_LINE + 2 + 3_000_000));
+    const dropped = await readJournal({ file: over, utc: true, year: 2021, ahead: false });
+    t.same([dropped.events.length, dropped.skipped], [0, 1], `one byte longer at ${offset}: dropped and counted`);
+    await sameWithAhead(t, over);
+  }
+  // The only marker of a dropped line, cut by every read boundary in turn: still counted.
+  for (let cut = 1; cut < 6; cut++) {
+    const split = path.join(dir, `split-${cut}.log`);
+    const head = `${at} worker-1 kubelet[1000]: W`;
+    const before = fill('', 24 * READ_SIZE);
+    const pad = 3 * READ_SIZE - cut - head.length;
+    fs.writeFileSync(split, fill(before + head + '-'.repeat(pad) + 'fig co' + '-'.repeat(MAX_LINE) + '\n', 24 * READ_SIZE + 4 * MAX_LINE + 3_000_000));
+    const got = await readJournal({ file: split, utc: true, year: 2021, ahead: false });
+    t.equal(got.skipped, 1, `a marker cut ${cut} bytes in at a read boundary: the dropped line is counted`);
+    await sameWithAhead(t, split);
+    await sameInChunks(t, split, cut);
+  }
+});
+
+t.test('random journals read the same in chunks of any size', async (t) => {
+  for (let seed = 1; seed <= 4; seed++) await sameInChunks(t, path.join(dir, `random-${seed}.log`), seed);
 });
 
 t.test('a tail read (--tail-bytes) and a time window read the same with the worker', async (t) => {

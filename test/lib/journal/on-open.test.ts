@@ -37,3 +37,13 @@ t.test('a source that cannot be opened: the hook is not called, the error is the
   await t.rejects(readJournalDetailed({ file: '/nonexistent/kubelet.log', onOpen: (size) => calls.push(size) }), { exitCode: 3, code: 'JOURNAL_UNREADABLE' });
   t.same(calls, []);
 });
+
+t.test('an empty file and a tail with nothing after it: the hook is still called, once', async (t) => {
+  const dir = t.testdir({ 'empty.log': '', 'one-line.log': 'no newline at all in this file' });
+  for (const [file, extra] of [['empty.log', {}], ['one-line.log', { tailBytes: 5 }]] as const) {
+    const calls: (number | null)[] = [];
+    const r = await readJournalDetailed({ file: path.join(dir, file), year: 2021, utc: true, onOpen: (size) => calls.push(size), ...extra });
+    t.same(calls, [fs.statSync(path.join(dir, file)).size], `${file}: called once with its size`);
+    t.equal(r.result.events.length, 0);
+  }
+});
