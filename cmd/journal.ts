@@ -89,10 +89,7 @@ export async function handler(args: Args): Promise<void> {
   progress?.done();
   for (const w of stats.warnings) warn(streams, w);
   if (stats.omitted && args.lines === undefined && !args.quiet) streams.stderr.write(`warning: listed the newest ${result.events.length} events; ${stats.omitted} older ones are summarised, not listed (narrow with --since/--uid, or choose with -n)\n`);
-  if (args.verbose) {
-    const ahead = stats.passedOver ? ` (${stats.passedOver} of them searched by a second thread and passed over)` : '';
-    streams.stderr.write(`journal: read ${stats.bytes} bytes from ${stats.source}${ahead}; ${result.events.length + result.truncated} events, ${result.skipped} lines skipped\n`);
-  }
+  if (args.verbose) streams.stderr.write(`journal: read ${stats.bytes} bytes from ${stats.source}; ${result.events.length + result.truncated} events, ${result.skipped} lines skipped\n`);
   output(result, (r) => render.renderJournalText(r, { color: streams.color, width: streams.isTTY ? streams.width : 0 }), args, streams, 'JournalReport');
   // A crash loop is a finding, as verify's errors are.
   setExit(result.crashLoop ? 1 : 0);

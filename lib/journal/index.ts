@@ -6,9 +6,7 @@ import { checkUidFilter, type StoreView } from './correlate.js';
 import type { JournalResult } from './events.js';
 import { decodingSink, LineParser } from './lines.js';
 import { DEFAULT_MAX_EVENTS, Pipeline } from './pipeline.js';
-import { os } from '../builtins.js';
-import { AHEAD_MIN_BYTES } from './ahead.js';
-import { LineScanner, scanChunks, scanFd, type AheadPolicy, type Markers } from './scan.js';
+import { LineScanner, scanChunks, scanFd, type Markers } from './scan.js';
 import { openSource, type SourceKind, type SourceSpec } from './sources.js';
 import { parsePrefix } from './syslog.js';
 import { isPrettyJsonStart, jsonText } from './json-export.js';
@@ -48,16 +46,13 @@ export interface ReadJournalOptions {
   stdin?: NodeJS.ReadableStream;
   journalctl?: string;
   /**
-   * Called once the source is open, with the bytes to come: a plain file's size, or null when
-   * they are not known (a pipe, journalctl, a compressed file). It comes before the scan (a
-   * plain file's first read may precede it), or with a search-ahead thread once that thread
-   * has started. `journal` sets its heap policy there: setting a V8 flag changes the flag hash
-   * every code cache is checked against, so each Node built-in loaded after it, in any thread,
-   * compiles from source (~35 M instructions for the ones opening a source loads).
+   * Called once the source is open, before its first byte is read, with the bytes to come: a
+   * plain file's size, or null when they are not known (a pipe, journalctl, a compressed file).
+   * `journal` sets its heap policy there: setting a V8 flag changes the flag hash every code
+   * cache is checked against, so each Node built-in loaded after it compiles from source
+   * (~35 M instructions for the ones opening a source loads).
    */
   onOpen?: (size: number | null) => void;
-  /** A long plain file's second part searched on another thread; false: one thread (default: with 2 cores or more). */
-  ahead?: AheadPolicy | false;
 }
 
 export interface Progress {
@@ -69,8 +64,6 @@ export interface Progress {
 
 export interface ReadStats {
   bytes: number;
-  /** Of those, the bytes passed over unread: a second thread had found nothing there (lib/journal/ahead.ts). */
-  passedOver: number;
   /** Events summarised but not listed (the oldest) beyond `maxEvents`: the result's `truncated`. */
   omitted: number;
   /** Label of the source (also each event's `source`). */
@@ -100,42 +93,22 @@ export async function readJournalDetailed(opts: ReadJournalOptions, onProgress?:
   spec.signal = abort.signal;
   const timer = opts.timeoutMs ? setTimeout(() => abort.abort(), opts.timeoutMs) : null;
   const src = openSource(spec);
+  opts.onOpen?.(src.fd !== null ? src.size : null);
   const pipeline = new Pipeline({ year: opts.year ?? null, anchor: src.mtime ?? now, utc: opts.utc ?? false, since, until, uid: opts.uid, maxEvents, store: opts.store ?? null });
   const report = (bytes: number) => onProgress?.({ bytes, total: src.size, events: pipeline.count });
   let bytes = 0;
   let skipped = 0;
-  const jumped = { jumps: 0, bytes: 0 };
   try {
     const parser = new LineParser(src.label, (r) => pipeline.add(r), () => pipeline.reuse());
     const make = (sample: Buffer) => new LineScanner(markersFor(sample), decodingSink(parser));
-    // (node:os is asked only for a file long enough to split.)
-    const long = src.fd !== null && src.size !== null && src.size - src.start >= AHEAD_MIN_BYTES;
-    const ahead = opts.ahead ?? (long && defaultAhead());
-    if (ahead) ahead.stats ??= jumped;
-    const onOpen = () => opts.onOpen?.(src.fd !== null ? src.size : null);
-    if (src.fd !== null) bytes = await scanFd(src.fd, { start: src.start, size: src.size, ahead: ahead || undefined, started: onOpen }, make, report, abort.signal);
-    else {
-      onOpen();
-      bytes = await scanChunks(src.chunks!, make, report);
-    }
+    bytes = src.fd !== null ? await scanFd(src.fd, { start: src.start }, make, report, abort.signal) : await scanChunks(src.chunks!, make, report);
     skipped = parser.skipped;
   } finally {
     if (timer) clearTimeout(timer);
     src.close();
   }
   const result = pipeline.finish(skipped);
-  return { result, stats: { bytes, passedOver: jumped.bytes, omitted: result.truncated, source: src.label, truncated: abort.signal.aborted, warnings: src.warnings } };
-}
-
-/**
- * The worker's share of a long file. It starts 50-100 ms after the main thread; where it is
- * behind, the main thread reads on (measured on 300 MiB at 0.1%: 0.5 and 0.6 alike).
- */
-const AHEAD_SHARE = 0.5;
-
-function defaultAhead(): AheadPolicy | false {
-  const o = os();
-  return (o.availableParallelism?.() ?? o.cpus().length) >= 2 ? { minBytes: AHEAD_MIN_BYTES, share: AHEAD_SHARE } : false;
+  return { result, stats: { bytes, omitted: result.truncated, source: src.label, truncated: abort.signal.aborted, warnings: src.warnings } };
 }
 
 export function sourceSpec(opts: ReadJournalOptions): SourceSpec {

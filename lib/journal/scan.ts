@@ -4,7 +4,6 @@
 // one read buffer plus at most one line being assembled.
 
 import fs from 'node:fs';
-import { startAhead, type Ahead } from './ahead.js';
 import { wasmFinder, type WasmFinder } from './wasm-find.js';
 
 /** One turn of the event loop (progress and abort signals get their chance). */
@@ -46,8 +45,6 @@ export const WATCH_LINES = 200;
 export const MAX_LINE = 256 * 1024;
 /** Read size: small enough that the buffer stays in the CPU cache while it is searched, big enough that syscalls do not dominate (measured: 128K beats 32K, 64K and 256K). */
 export const READ_SIZE = 128 * 1024;
-/** The read after a jump to a line the search-ahead worker found (lib/journal/ahead.ts). */
-export const JUMP_READ_SIZE = 16 * 1024;
 /** A scanner's buffer: a read, plus the unfinished line carried over (at most MAX_LINE before it is dropped). */
 export const BUF_SIZE = READ_SIZE + MAX_LINE + READ_SIZE;
 
@@ -223,16 +220,6 @@ export class LineScanner {
     return false;
   }
 
-  /** Nothing open between lines: no watch window, no message being continued, no overlong line being dropped. */
-  idle(): boolean {
-    return !this.inCont && this.watchLeft === 0 && !this.discarding;
-  }
-
-  /** The compiled SIMD search, for another thread to run (null when indexOf is used). */
-  get searchModule(): object | null {
-    return this.wasm?.module ?? null;
-  }
-
   /** The end of input: an overlong line still being dropped is reported. */
   finish(): void {
     if (this.discarding && this.discardHit) this.sink.overlong();
@@ -293,8 +280,8 @@ export class LineScanner {
 
   /**
    * Dropping a line: the bytes of `[start, len)` consumed but the last few, kept in front of the
-   * next read, so that a marker cut by the read's end is still found (whatever the reads' sizes:
-   * a read that jumped, lib/journal/ahead.ts, must find what a read that did not finds).
+   * next read, so that a marker cut by the read's end is still found (where reads end must not
+   * change a result: stdin's chunks end anywhere).
    */
   private keepTail(start: number, len: number): number {
     return Math.max(start, len - (this.longestNeedle - 1));
@@ -311,120 +298,6 @@ export type OnBytes = (bytesSoFar: number) => void;
 export interface FdRange {
   /** First byte; when > 0 the partial line there is skipped (a tail read starts mid-line). */
   start: number;
-  /** The file's size at open: with `ahead`, what the worker's part ends at. */
-  size?: number | null;
-  /** Search the file's second part on a second thread (lib/journal/ahead.ts); absent: one thread. */
-  ahead?: AheadPolicy;
-  /**
-   * Called once, early in the read: after the first read, or with `ahead` once the worker has
-   * started (at most AHEAD_START_BYTES in) or was stopped by the probe (AHEAD_PROBE_BYTES in). `journal` sets V8 flags here, and a flag set while a thread starts
-   * makes it compile Node's built-ins from source (~90 ms instead of ~20).
-   */
-  started?: () => void;
-}
-
-/** How far the main thread reads before `started` is called even though the search-ahead thread has not started. */
-export const AHEAD_START_BYTES = 256 * 1024 * 1024;
-
-export interface AheadPolicy {
-  /** Only for at least this many bytes to read. */
-  minBytes: number;
-  /** Where the worker's part starts, as a share of the bytes to read (it starts later, so it gets less). */
-  share: number;
-  /** Bytes read before deciding whether the worker goes on (AHEAD_PROBE_BYTES); 0: it does, whatever the file holds. */
-  probeBytes?: number;
-  /** Tests: let the worker finish its part before the main thread gets there (every jump is then taken). */
-  wait?: boolean;
-  /** Tests: counts the jumps taken and the bytes they passed over. */
-  stats?: { jumps: number; bytes: number };
-}
-
-/**
- * The first bytes of a file tell whether a worker pays: jumps are taken only where the scanner
- * is idle between reads, and in a dense journal (a kubelet restarting every few seconds keeps
- * a watch window open) it never is. The worker is started with the read (its start takes
- * 50-100 ms) and stopped there, before it costs more than a core's start-up and ~15 MiB.
- */
-export const AHEAD_PROBE_BYTES = 8 * 1024 * 1024;
-
-/**
- * The main thread's side of a search-ahead read: when to start the worker, when to call
- * `started`, and where a read may jump to.
- */
-class AheadRead {
-  private ahead: Ahead | null = null;
-  /** Reads ended with the scanner idle, of all reads, until the decision (null: decided). */
-  private probe: { reads: number; idle: number } | null;
-  private started: (() => void) | undefined;
-
-  constructor(
-    private readonly fd: number,
-    private readonly scanner: LineScanner,
-    private readonly size: number,
-    private readonly policy: AheadPolicy | undefined,
-    started: (() => void) | undefined,
-    pos: number,
-  ) {
-    this.started = started;
-    this.probe = policy && size - pos >= policy.minBytes ? { reads: 0, idle: 0 } : null;
-    // Started at once (its start takes ~50-100 ms), stopped if the probe finds a dense journal.
-    if (this.probe) this.spawn(pos);
-    if (!this.ahead) this.probe = null;
-    if (this.probe && (policy!.probeBytes ?? AHEAD_PROBE_BYTES) === 0) this.decide(true);
-    if (!this.ahead) this.callStarted();
-  }
-
-  /** After a read of the file up to `pos` (`total` bytes so far) was scanned: where to read next. */
-  next(pos: number, carry: number, total: number): number {
-    const idle = this.scanner.idle();
-    const p = this.probe;
-    if (p) {
-      p.reads++;
-      if (idle) p.idle++;
-      if (total >= (this.policy!.probeBytes ?? AHEAD_PROBE_BYTES)) this.decide(p.idle * 2 >= p.reads);
-    }
-    const ahead = this.ahead;
-    if (!ahead) return pos;
-    if (this.started && (ahead.running() || total >= AHEAD_START_BYTES)) this.callStarted();
-    if (pos < ahead.from || !idle) return pos;
-    const to = ahead.jump(pos - carry, pos);
-    const stats = this.policy!.stats;
-    if (to > pos && stats) {
-      stats.jumps++;
-      stats.bytes += to - pos;
-    }
-    return to;
-  }
-
-  /** The end of the read: the worker stops (the descriptor may then be closed). */
-  close(): void {
-    this.ahead?.stop();
-    this.callStarted();
-  }
-
-  private spawn(pos: number): void {
-    const module = this.scanner.searchModule;
-    if (!module) return;
-    // The worker's part: from the first line start at or after its share of what is left.
-    const from = skipPartialLine(this.fd, pos + Math.max(1, Math.floor((this.size - pos) * (1 - this.policy!.share))));
-    if (from < this.size) this.ahead = startAhead({ fd: this.fd, from, to: this.size, module, readSize: READ_SIZE * 2 });
-  }
-
-  private decide(keep: boolean): void {
-    this.probe = null;
-    if (!keep) {
-      this.ahead?.stop();
-      this.ahead = null;
-    }
-    if (this.ahead && this.policy!.wait) this.ahead.settle();
-    if (!this.ahead) this.callStarted();
-  }
-
-  private callStarted(): void {
-    const f = this.started;
-    this.started = undefined;
-    f?.();
-  }
 }
 
 /**
@@ -438,48 +311,31 @@ export async function scanFd(fd: number, range: FdRange, makeScanner: (sample: B
   const head = Buffer.allocUnsafe(READ_SIZE);
   let n = fs.readSync(fd, head, 0, READ_SIZE, pos);
   if (n === 0) {
-    range.started?.();
     onBytes(0);
     return 0;
   }
   const scanner = makeScanner(head.subarray(0, n));
   const buf = scanner.buf;
   head.copy(buf, 0, 0, n);
-  const ahead = new AheadRead(fd, scanner, range.size ?? 0, range.ahead, range.started, pos);
   let carry = 0;
   let total = 0;
   let sinceYield = 0;
-  try {
-    for (;;) {
-      pos += n;
-      total += n;
-      const len = carry + n;
-      const used = scanner.scan(buf, len, false);
-      carry = len - used;
-      if (carry > 0 && used > 0) buf.copy(buf, 0, used, len);
-      sinceYield += n;
-      // In the worker's part, between lines the scanner would pass over anyway: go to the next one
-      // it found, and read a little there (a marker line is short; its neighbours are read on demand).
-      let want = READ_SIZE;
-      const to = ahead.next(pos, carry, total);
-      if (to > pos) {
-        total += to - pos;
-        sinceYield += to - pos;
-        pos = to;
-        carry = 0;
-        want = JUMP_READ_SIZE;
-      }
-      if (sinceYield >= 8 * 1024 * 1024) {
-        sinceYield = 0;
-        onBytes(total);
-        await tick();
-      }
-      if (signal?.aborted) break;
-      n = fs.readSync(fd, buf, carry, Math.min(want, BUF_SIZE - carry), pos);
-      if (n === 0) break;
+  for (;;) {
+    pos += n;
+    total += n;
+    const len = carry + n;
+    const used = scanner.scan(buf, len, false);
+    carry = len - used;
+    if (carry > 0 && used > 0) buf.copy(buf, 0, used, len);
+    sinceYield += n;
+    if (sinceYield >= 8 * 1024 * 1024) {
+      sinceYield = 0;
+      onBytes(total);
+      await tick();
     }
-  } finally {
-    ahead.close();
+    if (signal?.aborted) break;
+    n = fs.readSync(fd, buf, carry, Math.min(READ_SIZE, BUF_SIZE - carry), pos);
+    if (n === 0) break;
   }
   if (carry > 0) scanner.scan(buf, carry, true);
   scanner.finish();

@@ -18,8 +18,6 @@ const PAD = 128;
 export interface WasmFinder {
   /** Memory the data must be in; `buf` views it from offset 0. */
   buf: Buffer;
-  /** The compiled module (another thread instantiates it for its own memory: lib/journal/ahead.ts). */
-  module: object;
   /** The first position in `[pos, end)` where a marker starts in full, or -1. */
   find(pos: number, end: number): number;
   /** How many newlines `[pos, end)` holds. */
@@ -189,13 +187,12 @@ export function wasmFinder(markers: readonly Buffer[], size: number, other: read
   try {
     const bytes = moduleBytes(markers, other, Math.ceil((size + PAD) / 65536));
     if (!WebAssembly.validate(bytes)) return null;
-    const module = new WebAssembly.Module(bytes);
-    const instance = new WebAssembly.Instance(module);
+    const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes));
     const mem = instance.exports.mem as { buffer: ArrayBuffer };
     const find = instance.exports.find as (pos: number, end: number) => number;
     const lines = instance.exports.lines as (pos: number, end: number) => number;
     const findOther = (instance.exports.other as ((pos: number, end: number) => number) | undefined) ?? (() => -1);
-    return { buf: Buffer.from(mem.buffer, 0, size), module, find, lines, findOther };
+    return { buf: Buffer.from(mem.buffer, 0, size), find, lines, findOther };
   } catch {
     return null;
   }
