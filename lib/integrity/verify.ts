@@ -122,6 +122,7 @@ function structureFindings(snap: Snapshot): Finding[] {
   if (snap.checkpointsDir.kind === 'unreadable') out.push(f('error', 'UNREADABLE', `checkpoints/ cannot be read: ${snap.checkpointsDir.error}`, 'checkpoints', null));
   for (const e of snap.checkpointsOthers) {
     if (e.kind === 'unreadable') out.push(unreadable(e));
+    else if (e.error) out.push(f('error', 'CHECKPOINT_ENTRY', `checkpoints/${e.name} is ${entryKindText(e)}, and ${e.error}`, e.rel, null));
     else out.push(f('error', 'CHECKPOINT_ENTRY', `checkpoints/${e.name} is ${entryKindText(e)}; the kubelet only creates UID directories here`, e.rel, null));
   }
   for (const u of snap.uids) {

@@ -98,7 +98,7 @@ export function buildList(snap: Snapshot, reader: PayloadReader, opts: ListOptio
   if (only === null) {
     for (const e of snap.checkpointsOthers) {
       if (e.kind === 'symlink') unlisted.push({ path: e.rel, why: `a symbolic link to ${e.linkTarget ?? '?'}, which kubelet-ckpt does not follow` });
-      else if (e.kind === 'unreadable') unlisted.push({ path: e.rel, why: e.error ?? 'cannot be read' });
+      else if (e.kind === 'unreadable' || e.error) unlisted.push({ path: e.rel, why: e.error ?? 'cannot be read' });
     }
   }
   return { checkpoints: out, unlisted };

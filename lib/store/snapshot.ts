@@ -463,9 +463,9 @@ function lazyEntry(dirs: CheckpointDirs, uid: string, rv: string, rel: string): 
   }
 }
 
-/** Why a checkpoint whose directory name is not valid UTF-8 is not read. */
-export function undecodableWhy(raw: Buffer): string {
-  return `its name is not valid UTF-8 (bytes ${raw.toString('hex')}): not a resourceVersion the kubelet could have written, and kubelet-ckpt does not read inside it`;
+/** Why an entry whose name is not valid UTF-8 is not read: no UID or resourceVersion the kubelet writes is such a name. */
+export function undecodableWhy(raw: Buffer, what: 'UID' | 'resourceVersion' = 'resourceVersion'): string {
+  return `its name is not valid UTF-8 (bytes ${raw.toString('hex')}): not a ${what} the kubelet could have written, and kubelet-ckpt does not read inside it`;
 }
 
 /**
@@ -473,9 +473,9 @@ export function undecodableWhy(raw: Buffer): string {
  * string names nothing, so a plain lstat would say "missing"). When two undecodable names
  * read alike, which is which cannot be told: unreadable.
  */
-function undecodableEntry(x: SafeDir, rel: string, name: string, raws: Map<string, Buffer[]>): { entry: Entry; why: string } {
+function undecodableEntry(x: SafeDir, rel: string, name: string, raws: Map<string, Buffer[]>, what: 'UID' | 'resourceVersion' = 'resourceVersion'): { entry: Entry; why: string } {
   const bytes = raws.get(name) ?? [];
-  const why = bytes.length === 1 ? undecodableWhy(bytes[0]!) : `its name is not valid UTF-8 and ${bytes.length || 'no'} entries read as it: kubelet-ckpt cannot tell them apart`;
+  const why = bytes.length === 1 ? undecodableWhy(bytes[0]!, what) : `its name is not valid UTF-8 and ${bytes.length || 'no'} entries read as it: kubelet-ckpt cannot tell them apart`;
   if (bytes.length !== 1) return { entry: { ...MISSING(rel, name), kind: 'unreadable', error: why }, why };
   try {
     return { entry: statsEntry(rel, name, x.lstatBytes(bytes[0]!), null), why };
@@ -569,8 +569,13 @@ function listCheckpointsDir(cps: SafeDir): { dirs: string[]; others: Entry[] } {
   ents.sort(byName);
   const dirs: string[] = [];
   const others: Entry[] = [];
+  const raws = undecodableByName(cps, ents);
   for (const d of ents) {
-    if (d.isDirectory()) dirs.push(d.name);
+    if (raws?.has(d.name)) {
+      // Not a UID (its name is not even text): an entry of checkpoints/ with its real kind and why.
+      const { entry, why } = undecodableEntry(cps, joinRel('checkpoints', d.name), d.name, raws, 'UID');
+      others.push(entry.error ? entry : { ...entry, error: why });
+    } else if (d.isDirectory()) dirs.push(d.name);
     else {
       const e = statIn(cps, joinRel('checkpoints', d.name), d.name);
       // A name recorded as something else that is a directory now is read as one.
@@ -730,7 +735,8 @@ export function takeSnapshot(dir: string, opts: SnapshotOptions = {}): Snapshot 
     meta: metaStates,
     metaOthers: metaList.entries.filter((e) => !(META_NAMES as readonly string[]).includes(e.name)),
     uids,
-    checkpointsOthers: cpList.entries.filter((e) => e.kind !== 'dir'),
+    // (A directory here is a UID, unless it carries why it is not one: a name that is not text.)
+    checkpointsOthers: cpList.entries.filter((e) => e.kind !== 'dir' || e.error !== null),
     storeOthers: top.entries.filter((e) => e.name !== 'meta' && e.name !== 'checkpoints'),
     stateEntries: readStateEntries(dynamicConfigDir),
   });

@@ -251,6 +251,24 @@ t.test('ls, verify, prune: a checkpoint directory whose name is not valid UTF-8 
   t.notMatch(prune.stderr, /not a directory/);
 });
 
+t.test('ls, verify: a UID directory whose name is not valid UTF-8 is named, not left out, and called a directory', async (t) => {
+  const dir = copyFixture('stores/healthy', t.testdir({}));
+  const raw = Buffer.concat([Buffer.from(path.join(dir, 'store/checkpoints') + '/bad'), Buffer.from([0xff, 0xfe])]);
+  fs.mkdirSync(Buffer.concat([raw, Buffer.from('/5')]), { recursive: true });
+  fs.writeFileSync(Buffer.concat([raw, Buffer.from('/5/kubelet')]), GOOD_PAYLOAD);
+  const rel = 'checkpoints/bad\uFFFD\uFFFD';
+  const why = 'its name is not valid UTF-8 (bytes 626164fffe): not a UID the kubelet could have written, and kubelet-ckpt does not read inside it';
+  const ls = runCli(['--dir', dir, 'ls', '-o', 'json']);
+  const j = json<{ checkpoints: { uid: string }[]; unlisted: unknown[] }>(ls);
+  t.same(j.unlisted, [{ path: rel, why }], 'ls names it, with why it is not read');
+  t.notOk(j.checkpoints.some((c) => c.uid.startsWith('bad')), 'and reads nothing inside it');
+  t.match(runCli(['--dir', dir, 'ls']).stdout, `not listed: ${rel}: ${why} (kubelet-ckpt verify reports it)\n`);
+  const v = runCli(['--dir', dir, 'verify']);
+  t.equal(v.code, 1);
+  t.match(v.stdout, `${rel} is a directory, and ${why}\n`);
+  t.notMatch(v.stdout, /special file/);
+});
+
 t.test('ls as a user who cannot read a UID directory: named as not listed (permission denied)', { skip: !isRoot && 'setpriv to nobody needs root' }, async (t) => {
   const dir = copyFixture('stores/healthy', t.testdir({}));
   fs.chmodSync(path.dirname(dir), 0o755);
