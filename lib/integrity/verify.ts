@@ -166,6 +166,7 @@ function checkpointEntryFindings(cp: Checkpoint, ref: string): Finding[] {
   if (cp.listError) out.push(f('error', 'UNREADABLE', `${cp.rel} cannot be read: ${cp.listError}`, cp.rel, ref));
   for (const e of cp.others) {
     if (e.kind === 'unreadable') out.push(unreadable(e));
+    else if (e.error) out.push(f('error', 'CHECKPOINT_ENTRY', `${e.rel} is ${entryKindText(e)}, and ${e.error}`, e.rel, ref));
     else out.push(f('error', 'CHECKPOINT_ENTRY', `${e.rel} is ${entryKindText(e)}; a checkpoint holds only regular files${e.kind === 'symlink' ? ' (not followed)' : ''}`, e.rel, ref));
   }
   for (const file of cp.files) {

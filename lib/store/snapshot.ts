@@ -157,8 +157,8 @@ interface Listing {
   error: string | null;
 }
 
-/** List an opened directory (sorted by name) into lstat'ed entries. */
-function list(dir: SafeDir, rel: string): Listing {
+/** List an opened directory (sorted by name) into lstat'ed entries; `role`: what its names stand for. */
+function list(dir: SafeDir, rel: string, role: NameRole = 'name'): Listing {
   let names: string[];
   try {
     names = dir.list();
@@ -166,7 +166,8 @@ function list(dir: SafeDir, rel: string): Listing {
     return { entries: [], error: fsReason(err) };
   }
   names.sort();
-  return { entries: names.map((n) => statIn(dir, joinRel(rel, n), n)), error: null };
+  const raws = undecodableByName(dir, names.map((name) => ({ name })));
+  return { entries: names.map((n) => (raws?.has(n) ? undecodableOther(dir, joinRel(rel, n), n, raws, role) : statIn(dir, joinRel(rel, n), n))), error: null };
 }
 
 /**
@@ -185,8 +186,10 @@ function listReading(dir: SafeDir, rel: string, want: string): { listing: Listin
   }
   ents.sort(byName);
   let read: ContentRead | null = null;
+  const raws = undecodableByName(dir, ents);
   const entries = ents.map((d) => {
     const r = joinRel(rel, d.name);
+    if (raws?.has(d.name)) return undecodableOther(dir, r, d.name, raws, 'ConfigMap key');
     const opened = d.name === want && d.isFile() ? openedEntry(dir, r, d.name) : null;
     if (!opened) return statIn(dir, r, d.name);
     read = opened.read;
@@ -394,7 +397,7 @@ class ListedLater implements Checkpoint {
     if (!this.listing) {
       let l: Listing;
       try {
-        l = this.dirs.within(this.uid, this.rv, (d) => list(d, this.rel));
+        l = this.dirs.within(this.uid, this.rv, (d) => list(d, this.rel, 'ConfigMap key'));
       } catch (err) {
         l = { entries: [], error: fsReason(err) };
       }
@@ -404,7 +407,9 @@ class ListedLater implements Checkpoint {
   }
 
   private keep(l: Listing): void {
-    this.listing = { files: l.entries.filter((e) => e.kind === 'file'), others: l.entries.filter((e) => e.kind !== 'file'), listError: l.error };
+    // (A file that carries why it is not read, a name that is not text, is not one of its files.)
+    const isFile = (e: Entry) => e.kind === 'file' && e.error === null;
+    this.listing = { files: l.entries.filter(isFile), others: l.entries.filter((e) => !isFile(e)), listError: l.error };
   }
 
   /**
@@ -463,9 +468,12 @@ function lazyEntry(dirs: CheckpointDirs, uid: string, rv: string, rel: string): 
   }
 }
 
-/** Why an entry whose name is not valid UTF-8 is not read: no UID or resourceVersion the kubelet writes is such a name. */
-export function undecodableWhy(raw: Buffer, what: 'UID' | 'resourceVersion' = 'resourceVersion'): string {
-  return `its name is not valid UTF-8 (bytes ${raw.toString('hex')}): not a ${what} the kubelet could have written, and kubelet-ckpt does not read inside it`;
+/** What a name in the store stands for, by where it is. */
+type NameRole = 'UID' | 'resourceVersion' | 'ConfigMap key' | 'name';
+
+/** Why an entry whose name is not valid UTF-8 is not read: no UID, resourceVersion or key the kubelet writes is such a name. */
+export function undecodableWhy(raw: Buffer, what: NameRole = 'resourceVersion'): string {
+  return `its name is not valid UTF-8 (bytes ${raw.toString('hex')}): not a ${what} the kubelet could have written, and kubelet-ckpt does not read ${what === 'ConfigMap key' ? 'it' : 'inside it'}`;
 }
 
 /**
@@ -473,7 +481,7 @@ export function undecodableWhy(raw: Buffer, what: 'UID' | 'resourceVersion' = 'r
  * string names nothing, so a plain lstat would say "missing"). When two undecodable names
  * read alike, which is which cannot be told: unreadable.
  */
-function undecodableEntry(x: SafeDir, rel: string, name: string, raws: Map<string, Buffer[]>, what: 'UID' | 'resourceVersion' = 'resourceVersion'): { entry: Entry; why: string } {
+function undecodableEntry(x: SafeDir, rel: string, name: string, raws: Map<string, Buffer[]>, what: NameRole = 'resourceVersion'): { entry: Entry; why: string } {
   const bytes = raws.get(name) ?? [];
   const why = bytes.length === 1 ? undecodableWhy(bytes[0]!, what) : `its name is not valid UTF-8 and ${bytes.length || 'no'} entries read as it: kubelet-ckpt cannot tell them apart`;
   if (bytes.length !== 1) return { entry: { ...MISSING(rel, name), kind: 'unreadable', error: why }, why };
@@ -484,8 +492,14 @@ function undecodableEntry(x: SafeDir, rel: string, name: string, raws: Map<strin
   }
 }
 
+/** undecodableEntry as an entry that is never read: its real kind, and why in `error`. */
+function undecodableOther(x: SafeDir, rel: string, name: string, raws: Map<string, Buffer[]>, what: NameRole): Entry {
+  const { entry, why } = undecodableEntry(x, rel, name, raws, what);
+  return entry.error ? entry : { ...entry, error: why };
+}
+
 /** readdir's names with U+FFFD → the bytes of the undecodable names that read as each; null when there are none. */
-function undecodableByName(x: SafeDir, ents: readonly fs.Dirent[]): Map<string, Buffer[]> | null {
+function undecodableByName(x: SafeDir, ents: readonly { name: string }[]): Map<string, Buffer[]> | null {
   // Only a name with U+FFFD can stand for undecodable bytes: the common store pays one scan.
   if (!ents.some((e) => e.name.includes('\uFFFD'))) return null;
   const m = new Map<string, Buffer[]>();
@@ -573,8 +587,7 @@ function listCheckpointsDir(cps: SafeDir): { dirs: string[]; others: Entry[] } {
   for (const d of ents) {
     if (raws?.has(d.name)) {
       // Not a UID (its name is not even text): an entry of checkpoints/ with its real kind and why.
-      const { entry, why } = undecodableEntry(cps, joinRel('checkpoints', d.name), d.name, raws, 'UID');
-      others.push(entry.error ? entry : { ...entry, error: why });
+      others.push(undecodableOther(cps, joinRel('checkpoints', d.name), d.name, raws, 'UID'));
     } else if (d.isDirectory()) dirs.push(d.name);
     else {
       const e = statIn(cps, joinRel('checkpoints', d.name), d.name);

@@ -269,6 +269,20 @@ t.test('ls, verify: a UID directory whose name is not valid UTF-8 is named, not 
   t.notMatch(v.stdout, /special file/);
 });
 
+t.test('verify, ls: a file in a checkpoint whose name is not valid UTF-8 is called a regular file, with why it is not read', async (t) => {
+  const dir = copyFixture('stores/healthy', t.testdir({}));
+  const cp = path.join(dir, 'store/checkpoints', X);
+  const rv = fs.readdirSync(cp)[0]!;
+  fs.writeFileSync(Buffer.concat([Buffer.from(path.join(cp, rv) + '/k'), Buffer.from([0xe9]), Buffer.from('y')]), 'x: 1\n');
+  const rel = `checkpoints/${X}/${rv}/k\uFFFDy`;
+  const v = runCli(['--dir', dir, 'verify']);
+  t.equal(v.code, 1);
+  t.match(v.stdout, `${rel} is a regular file, and its name is not valid UTF-8 (bytes 6be979): not a ConfigMap key the kubelet could have written, and kubelet-ckpt does not read it\n`);
+  t.notMatch(v.stdout, /special file/);
+  const j = json<{ checkpoints: { resourceVersion: string; files: { name: string }[] }[] }>(runCli(['--dir', dir, 'ls', '-o', 'json']));
+  t.same(j.checkpoints.find((c) => c.resourceVersion === rv)?.files.map((f) => f.name), ['kubelet'], 'its files: the payload only');
+});
+
 t.test('ls as a user who cannot read a UID directory: named as not listed (permission denied)', { skip: !isRoot && 'setpriv to nobody needs root' }, async (t) => {
   const dir = copyFixture('stores/healthy', t.testdir({}));
   fs.chmodSync(path.dirname(dir), 0o755);
