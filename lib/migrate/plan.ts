@@ -5,7 +5,6 @@
 
 import type { MigrateResult } from './apply.js';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { CkptError, RefusedError, UsageError } from '../errors.js';
 import { diffFiles } from './diffs.js';
@@ -15,7 +14,7 @@ import { flagFiles, readNodeFile, textOf, type NodeFile } from './nodefiles.js';
 import { kubeadmCheck, type KubeadmCheck } from './kubeadm.js';
 import { commandLineFromFiles } from '../store/discover.js';
 import { flagValue } from '../store/proc.js';
-import { kubeletHostname } from '../fleet/nodename.js';
+import { nodeName } from '../fleet/nodename.js';
 import { shellWord } from '../integrity/next-steps.js';
 import { accessibleFile } from '../onpath.js';
 import { rootedRead } from '../store/rooted.js';
@@ -191,11 +190,9 @@ function notUsingDkc(where: string, configPath: string | null): NothingToMigrate
   };
 }
 
-/** The Node's name as the kubelet registers it (nodeutil.GetHostname: trimmed, lower-cased). */
-function nodeName(argv: readonly string[], root: string): string {
-  const override = flagValue(argv, 'hostname-override');
-  const name = override || (root === '/' ? os.hostname() : '');
-  return kubeletHostname(name) || 'NODE';
+/** The Node's name for the next steps: report's rule (under --root, the disk's /etc/hostname), else a placeholder. */
+function nodeNameOf(argv: readonly string[], root: string): string {
+  return nodeName({ kubeletArgv: argv, root }).name || 'NODE';
 }
 
 /** `kubeconfig`: --kubeconfig, which the kubectl commands then name (an admin's; the kubelet's own node credentials may not patch its Node's spec). */
@@ -273,7 +270,7 @@ export async function planMigrate(ctx: RecoveryContext, req: MigrateRequest): Pr
     warnings,
     refusals,
     overrides: plan.overrides,
-    nextSteps: nextSteps(plan, nodeName(cl.argv, root), isKubeadm, kubeconfig),
+    nextSteps: nextSteps(plan, nodeNameOf(cl.argv, root), isKubeadm, kubeconfig),
     kubeadm,
   };
 }

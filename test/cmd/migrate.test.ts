@@ -396,6 +396,10 @@ t.test('next steps name the Node as the kubelet registers it: --hostname-overrid
     t.match(steps, `/api/v1/nodes/${name}/proxy/configz`, flag);
     t.match(steps, `kubectl patch node ${name} --type merge`, flag);
   }
+  // No override: the host name, which under --root is the node disk's /etc/hostname (never this machine's).
+  fs.writeFileSync(env, base.replace('KUBELET_HOSTNAME="--hostname-override=node1"', 'KUBELET_HOSTNAME='));
+  fs.writeFileSync(path.join(root, 'etc/hostname'), '# the node\n Node-7.Example.COM \n');
+  t.match(stepsOf(runCli(['--root', root, 'migrate', '--dry-run', '--force', '-o', 'json'])), 'kubectl patch node node-7.example.com --type merge', "the disk's /etc/hostname");
   // Blanks around it: only a quoted word in ExecStart= carries them.
   const hand = copyFixture('migrate/by-hand');
   const unit = path.join(hand, 'etc/systemd/system/kubelet.service');
