@@ -11,6 +11,7 @@ import { UsageError } from '../errors.js';
 import { loadCheckpointConfig } from '../config/load.js';
 import { deepClone, type ConfigObject } from '../config/objpath.js';
 import { parseKubeletFlags } from '../config/flags.js';
+import { atLeast } from '../config/version.js';
 import { KUBELET_COMPARE } from '../diff/decode.js';
 import { compareValues, type Change } from '../diff/semantic.js';
 import type { Value } from '../diff/value.js';
@@ -83,7 +84,7 @@ export interface UpgradeCheck {
 function effectiveCommandLine(s: Session, root: string): { s: Session; assumed: string[] | null } {
   if (s.discovery.commandLine) return { s, assumed: null };
   const assumed = [`--dynamic-config-dir=${nodePathOf(root, s.snap.dynamicConfigDir)}`];
-  if (Number(s.judgeOptions.version.split('.')[1]) >= 22) assumed.push(`--feature-gates=${DKC_GATE}=true`);
+  if (atLeast(s.judgeOptions.version, '1.22')) assumed.push(`--feature-gates=${DKC_GATE}=true`);
   const argv = ['kubelet', ...assumed];
   return { s: { ...s, kubeletArgv: argv, judgeOptions: { ...s.judgeOptions, argv } }, assumed };
 }

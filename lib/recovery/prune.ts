@@ -11,7 +11,7 @@ import { CkptError, EnvError, RefusedError, UsageError, fsReason } from '../erro
 import { decodeMetaState } from '../store/meta.js';
 import { orderRVs } from '../store/order.js';
 import { SafeDir, kindWords, unsafeNameReason, using } from '../store/safepath.js';
-import type { Snapshot } from '../store/snapshot.js';
+import type { Checkpoint, Snapshot } from '../store/snapshot.js';
 import { META_NAMES, type MetaName } from '../store/types.js';
 import { ChangedError, hintFor, isOurTemp, sameState, type FileState } from './atomic.js';
 import { appendAudit, currentActor, ensureBackupsDir } from './backup.js';
@@ -96,7 +96,7 @@ export async function planPrune(ctx: RecoveryContext, req: PruneRequest): Promis
     const doomed = unref.filter((c) => !kept.has(c));
     let removedAll = doomed.length === u.checkpoints.length;
     for (const cp of doomed) {
-      const bad = unsafeNameReason(cp.rv) ?? (cp.entry.kind !== 'dir' ? `is ${cp.entry.kind === 'symlink' ? `a symbolic link to ${cp.entry.linkTarget ?? '?'}` : cp.entry.kind === 'missing' ? 'gone' : cp.entry.kind === 'unreadable' ? `not examined (${cp.entry.error ?? 'cannot be read'})` : `not a directory`}` : cp.listError ? `cannot be listed (${cp.listError})` : cp.others.length ? `holds ${cp.others.map((o) => `${o.name} (${o.kind})`).join(', ')}, not only regular files` : null);
+      const bad = notPrunable(cp);
       if (bad) {
         warnings.push(`not pruned: ${cp.rel} ${bad}; inspect it and remove it by hand`);
         removedAll = false;
@@ -237,4 +237,18 @@ function removeItem(plan: PrunePlan, item: PruneItem, hook: StepHook): void {
       hook('removed', item.path);
     });
   });
+}
+
+/** Why a checkpoint is left for a person to remove (it is not a plain directory of regular files), or null. */
+function notPrunable(cp: Checkpoint): string | null {
+  const unsafe = unsafeNameReason(cp.rv);
+  if (unsafe) return unsafe;
+  const e = cp.entry;
+  if (e.kind === 'symlink') return `is a symbolic link to ${e.linkTarget ?? '?'}`;
+  if (e.kind === 'missing') return 'is gone';
+  if (e.kind === 'unreadable') return `is not examined (${e.error ?? 'cannot be read'})`;
+  if (e.kind !== 'dir') return 'is not a directory';
+  if (cp.listError) return `cannot be listed (${cp.listError})`;
+  if (cp.others.length) return `holds ${cp.others.map((o) => `${o.name} (${o.kind})`).join(', ')}, not only regular files`;
+  return null;
 }

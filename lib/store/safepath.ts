@@ -17,12 +17,15 @@ export class UnsafePathError extends CkptError {
 }
 
 /** Why `name` may not be used as one path component, or null when it may. */
-export function unsafeNameReason(name: string): string | null {
-  if (name === '') return 'is empty';
-  if (name === '.' || name === '..') return `is "${name}"`;
-  if (name.includes('/')) return 'contains "/"';
-  if (name.includes('\0')) return 'contains a NUL byte';
-  if (Buffer.byteLength(name, 'utf8') > NAME_MAX) return `is longer than ${NAME_MAX} bytes`;
+export function unsafeNameReason(name: string | Buffer): string | null {
+  // A name as bytes (one that is not UTF-8: SafeDir.lstatBytes) is checked byte for byte.
+  const bytes = typeof name === 'string' ? Buffer.byteLength(name, 'utf8') : name.length;
+  const s = typeof name === 'string' ? name : name.toString('latin1');
+  if (s === '') return 'is empty';
+  if (s === '.' || s === '..') return `is "${s}"`;
+  if (s.includes('/')) return 'contains "/"';
+  if (s.includes('\0')) return 'contains a NUL byte';
+  if (bytes > NAME_MAX) return `is longer than ${NAME_MAX} bytes`;
   return null;
 }
 
@@ -273,7 +276,7 @@ export class SafeDir {
 
   /** lstat an entry by the bytes of its name (see undecodableNames); the same refusals as at(). */
   lstatBytes(name: Buffer): fs.Stats {
-    const why = name.length === 0 ? 'is empty' : name.length > NAME_MAX ? `is longer than ${NAME_MAX} bytes` : name.includes(0x2f) ? 'contains "/"' : name.includes(0) ? 'contains a NUL byte' : name.equals(Buffer.from('.')) || name.equals(Buffer.from('..')) ? 'is a dot entry' : null;
+    const why = unsafeNameReason(name);
     if (why) throw new UnsafePathError(`refusing to use the bytes ${name.subarray(0, 80).toString('hex')} as a path component: it ${why}`);
     return fs.lstatSync(Buffer.concat([Buffer.from(`${fdDir}/${this.live}/`), name]));
   }

@@ -166,8 +166,8 @@ function list(dir: SafeDir, rel: string, role: NameRole = 'name'): Listing {
     return { entries: [], error: fsReason(err) };
   }
   names.sort();
-  const raws = undecodableByName(dir, names.map((name) => ({ name })));
-  return { entries: names.map((n) => (raws?.has(n) ? undecodableOther(dir, joinRel(rel, n), n, raws, role) : statIn(dir, joinRel(rel, n), n))), error: null };
+  const raws = undecodableByName(dir, names);
+  return { entries: names.map((n) => (raws?.has(n) ? undecodableEntry(dir, joinRel(rel, n), n, raws, role) : statIn(dir, joinRel(rel, n), n))), error: null };
 }
 
 /**
@@ -189,7 +189,7 @@ function listReading(dir: SafeDir, rel: string, want: string): { listing: Listin
   const raws = undecodableByName(dir, ents);
   const entries = ents.map((d) => {
     const r = joinRel(rel, d.name);
-    if (raws?.has(d.name)) return undecodableOther(dir, r, d.name, raws, 'ConfigMap key');
+    if (raws?.has(d.name)) return undecodableEntry(dir, r, d.name, raws, 'ConfigMap key');
     const opened = d.name === want && d.isFile() ? openedEntry(dir, r, d.name) : null;
     if (!opened) return statIn(dir, r, d.name);
     read = opened.read;
@@ -472,36 +472,31 @@ function lazyEntry(dirs: CheckpointDirs, uid: string, rv: string, rel: string): 
 type NameRole = 'UID' | 'resourceVersion' | 'ConfigMap key' | 'name';
 
 /** Why an entry whose name is not valid UTF-8 is not read: no UID, resourceVersion or key the kubelet writes is such a name. */
-export function undecodableWhy(raw: Buffer, what: NameRole = 'resourceVersion'): string {
+function undecodableWhy(raw: Buffer, what: NameRole): string {
   return `its name is not valid UTF-8 (bytes ${raw.toString('hex')}): not a ${what} the kubelet could have written, and kubelet-ckpt does not read ${what === 'ConfigMap key' ? 'it' : 'inside it'}`;
 }
 
 /**
- * The entry of a name readdir could only give with U+FFFD in it: lstat'ed by its bytes (the
- * string names nothing, so a plain lstat would say "missing"). When two undecodable names
- * read alike, which is which cannot be told: unreadable.
+ * The entry of a name readdir could only give with U+FFFD in it, never to be read: lstat'ed by
+ * its bytes (the string names nothing, so a plain lstat would say "missing"), its real kind,
+ * and why it is not read in `error`. When two undecodable names read alike, which is which
+ * cannot be told: unreadable.
  */
-function undecodableEntry(x: SafeDir, rel: string, name: string, raws: Map<string, Buffer[]>, what: NameRole = 'resourceVersion'): { entry: Entry; why: string } {
+function undecodableEntry(x: SafeDir, rel: string, name: string, raws: Map<string, Buffer[]>, what: NameRole): Entry {
   const bytes = raws.get(name) ?? [];
   const why = bytes.length === 1 ? undecodableWhy(bytes[0]!, what) : `its name is not valid UTF-8 and ${bytes.length || 'no'} entries read as it: kubelet-ckpt cannot tell them apart`;
-  if (bytes.length !== 1) return { entry: { ...MISSING(rel, name), kind: 'unreadable', error: why }, why };
+  if (bytes.length !== 1) return { ...MISSING(rel, name), kind: 'unreadable', error: why };
   try {
-    return { entry: statsEntry(rel, name, x.lstatBytes(bytes[0]!), null), why };
+    return { ...statsEntry(rel, name, x.lstatBytes(bytes[0]!), null), error: why };
   } catch (err) {
-    return { entry: { ...MISSING(rel, name), kind: 'unreadable', error: `${why}; ${fsReason(err)}` }, why };
+    return { ...MISSING(rel, name), kind: 'unreadable', error: `${why}; ${fsReason(err)}` };
   }
 }
 
-/** undecodableEntry as an entry that is never read: its real kind, and why in `error`. */
-function undecodableOther(x: SafeDir, rel: string, name: string, raws: Map<string, Buffer[]>, what: NameRole): Entry {
-  const { entry, why } = undecodableEntry(x, rel, name, raws, what);
-  return entry.error ? entry : { ...entry, error: why };
-}
-
 /** readdir's names with U+FFFD → the bytes of the undecodable names that read as each; null when there are none. */
-function undecodableByName(x: SafeDir, ents: readonly { name: string }[]): Map<string, Buffer[]> | null {
+function undecodableByName(x: SafeDir, names: readonly string[] | readonly fs.Dirent[]): Map<string, Buffer[]> | null {
   // Only a name with U+FFFD can stand for undecodable bytes: the common store pays one scan.
-  if (!ents.some((e) => e.name.includes('\uFFFD'))) return null;
+  if (!names.some((e: string | fs.Dirent) => (typeof e === 'string' ? e : e.name).includes('\uFFFD'))) return null;
   const m = new Map<string, Buffer[]>();
   for (const b of x.undecodableNames()) {
     const k = b.toString('utf8');
@@ -557,9 +552,10 @@ function readUid(dirs: CheckpointDirs, cps: SafeDir, uid: string): UidDir {
       const r = joinRel(rel, dirent.name);
       const named = !dirent.name.startsWith('tmp_');
       if (raws?.has(dirent.name)) {
-        const { entry, why } = undecodableEntry(x, r, dirent.name, raws);
-        if (entry.kind === 'dir') checkpoints.push({ uid, rv: dirent.name, rel: r, entry, files: [], others: [], listError: why });
-        else others.push(entry.error ? entry : { ...entry, error: why });
+        // A directory is a checkpoint that says why nothing inside is read; anything else an odd entry.
+        const e = undecodableEntry(x, r, dirent.name, raws, 'resourceVersion');
+        if (e.kind === 'dir') checkpoints.push({ uid, rv: dirent.name, rel: r, entry: { ...e, error: null }, files: [], others: [], listError: e.error });
+        else others.push(e);
         continue;
       }
       if (lazy && named && dirent.isDirectory() && dirent !== probe) {
@@ -587,7 +583,7 @@ function listCheckpointsDir(cps: SafeDir): { dirs: string[]; others: Entry[] } {
   for (const d of ents) {
     if (raws?.has(d.name)) {
       // Not a UID (its name is not even text): an entry of checkpoints/ with its real kind and why.
-      others.push(undecodableOther(cps, joinRel('checkpoints', d.name), d.name, raws, 'UID'));
+      others.push(undecodableEntry(cps, joinRel('checkpoints', d.name), d.name, raws, 'UID'));
     } else if (d.isDirectory()) dirs.push(d.name);
     else {
       const e = statIn(cps, joinRel('checkpoints', d.name), d.name);
