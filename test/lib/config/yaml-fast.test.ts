@@ -159,3 +159,26 @@ t.test('a line parsed once is reused across documents, wherever it stands, and t
   t.same(fast, slow, '20,000 distinct lines');
   for (const doc of docs) t.same(both(doc).fast, both(doc).slow, `after the memo was emptied: ${JSON.stringify(doc)}`);
 });
+
+t.test("a key list's order is reused across documents, only for the very same list, and the memo stays bounded", async (t) => {
+  // The same keys in other orders, a list that is a prefix of another, nested maps with the
+  // root's keys: each gets Go's order, whether its order was made now or kept.
+  const docs = [
+    'kind: K\napiVersion: v\nmaxPods: 1\n',
+    'apiVersion: v\nkind: K\nmaxPods: 1\n',
+    'maxPods: 1\nkind: K\napiVersion: v\n',
+    'kind: K\napiVersion: v\n',
+    'kind: K\napiVersion: v\nmaxPods: 1\nB: 2\n',
+    'x:\n  kind: K\n  apiVersion: v\n  maxPods: 1\nkind: K\n',
+  ];
+  for (const doc of [...docs, ...docs]) {
+    const { slow, fast } = both(doc);
+    t.same(fast, slow, JSON.stringify(doc));
+    const keys = fastBlockYaml(doc, resolvePlainScalar)!.entries.map(([k]) => k);
+    t.same(keys, [...keys].sort(), `sorted: ${JSON.stringify(doc)}`);
+  }
+  // More distinct key lists than the memo holds, then the first documents again.
+  const differ = Array.from({ length: 1500 }, (_, i) => `k${i}: 1\nj${i}: 2\n`).filter((doc) => JSON.stringify(both(doc).fast) !== JSON.stringify(both(doc).slow));
+  t.same(differ, [], '1,500 distinct key lists');
+  for (const doc of docs) t.same(both(doc).fast, both(doc).slow, `after the memo was emptied: ${JSON.stringify(doc)}`);
+});
