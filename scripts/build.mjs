@@ -30,7 +30,20 @@ const lazyHelpDeps = {
       return { path: real.path, namespace: 'lazy-shim' };
     });
     b.onLoad({ filter: /.*/, namespace: 'lazy-shim' }, (args) => ({
-      contents: `let m;\nconst load = () => (m ??= require(${JSON.stringify(args.path)}));\nexport default function lazy(...a) { return load().default(...a); }\n`,
+      contents: [
+        'let m;',
+        `const load = () => (m ??= require(${JSON.stringify(args.path)}));`,
+        // string-width walks a string with an Intl.Segmenter and tests each character against
+        // emoji and Unicode-property regexes: building ICU's break iterator and that walk were
+        // most of a --help (~800 M instructions). Our help text is printable ASCII, where every
+        // character is one column wide (no control, combining, wide or emoji character, no
+        // escape sequence), so such a string's width is its length; anything else asks the real
+        // module. wrap-ansi reaches string-width through this shim too.
+        /[\\/]string-width[\\/]/.test(args.path)
+          ? 'const ascii = /^[\\x20-\\x7e]*$/;\nexport default function lazy(s, o) { return typeof s === "string" && ascii.test(s) ? s.length : load().default(s, o); }'
+          : 'export default function lazy(...a) { return load().default(...a); }',
+        '',
+      ].join('\n'),
       resolveDir: path.dirname(args.path),
       loader: 'js',
     }));
@@ -315,7 +328,16 @@ function train(out, runs, from = programFile) {
   const probe = `const s = new (require('node:vm').Script)(require('node:fs').readFileSync(${JSON.stringify(from)}, 'latin1'), { filename: 'probe', cachedData: require('node:fs').readFileSync(${JSON.stringify(out)}) }); process.exitCode = s.cachedDataRejected ? 1 : 0;`;
   if (spawnSync(process.execPath, ['-e', probe]).status !== 0) throw new Error(`build: V8 rejects the code cache ${out}`);
 }
-train(cacheFile, statusTraining);
+// The single executable's cache for every other command: those people type on a node (ls,
+// verify, show, diff) and the help, which yargs builds from every command's options.
+const commandTraining = [
+  ['--dir', 'fixtures/stores/healthy', 'ls'],
+  ['--dir', 'fixtures/stores/healthy', 'verify'],
+  ['--dir', 'fixtures/stores/healthy', 'show', 'assigned'],
+  ['--dir', 'fixtures/stores/healthy', 'diff', 'last-known-good', 'assigned'],
+  ['--help'],
+];
+train(cacheFile, [...statusTraining, ...commandTraining]);
 train(journalCacheFile, [...statusTraining, ...journalTraining]);
 train(statusCacheFile, statusTraining, statusProgramFile);
 /**
@@ -378,8 +400,8 @@ function buildSea() {
   };
   // The whole program, with the journal's cache for a command line that names it (a guess that only ever costs time).
   globalThis.__kubeletCkptWhole = () => run('program', process.argv.includes('journal') ? 'cache-journal' : 'cache');
-  // A command line that names status starts in the status program, which hands anything else over.
-  if (!process.env.KUBELET_CKPT_ROLE && process.argv.includes('status')) run('status', 'cache-status');
+  // A command line that names status (or is --version alone) starts in the status program, which hands anything else over.
+  if (!process.env.KUBELET_CKPT_ROLE && (process.argv.includes('status') || (process.argv.length === 3 && process.argv[2] === '--version'))) run('status', 'cache-status');
   else globalThis.__kubeletCkptWhole();
 }`;
   const main = path.resolve('build/sea-main.cjs');

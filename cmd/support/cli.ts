@@ -28,14 +28,8 @@ import * as check from '../check.js';
 import * as fleet from '../fleet.js';
 import * as metrics from '../metrics.js';
 import { protectStdinSource } from '../report.js';
+import { VERSION } from './version.js';
 
-/**
- * The package version, written in by the build (scripts/build.mjs). Without it yargs looks for
- * a package.json above the working directory: slow (and a thrown assertion when there is none),
- * and wrong wherever another package.json is found.
- */
-declare const KUBELET_CKPT_VERSION: string | undefined;
-const VERSION = typeof KUBELET_CKPT_VERSION === 'string' ? KUBELET_CKPT_VERSION : 'unknown';
 
 export const COMMANDS = [status, ls, show, verify, diff, journal, reset, rollback, undo, prune, clean, tui, exportCmd, migrate, upgradeCheck, completion, report, check, metrics, fleet];
 

@@ -10,7 +10,8 @@
 // Node start parse a CA bundle, five times the anchor's own work, which would hide ours; when it
 // is set here, a second pass measures with it too.
 // --instructions also counts instructions with valgrind's callgrind, less Node's own prime search
-// (slow, but independent of how busy the machine is).
+// (slow, but independent of how busy the machine is), and those of --version, --help, ls and show
+// from the single executable, for the record.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -104,6 +105,13 @@ if (process.argv.includes('--instructions')) {
     for (const s of subjects) {
       const io = instructions(s.argv);
       console.log(`startup (instructions):   ${s.name.padEnd(18)} ${(io / 1e6).toFixed(0)}M; ratio ${(io / ia).toFixed(2)} (target <= ${s.target})`);
+    }
+    // What else people type first on a node, from the single executable (no target: for the record).
+    if (fs.existsSync(sea)) {
+      for (const args of [['--version'], ['--help'], ['--dir', store, 'ls'], ['--dir', store, 'show', 'assigned']]) {
+        const io = instructions([sea, ...args]);
+        console.log(`startup (instructions):   single executable ${args.filter((a) => a !== store && a !== '--dir').join(' ').padEnd(14)} ${(io / 1e6).toFixed(0)}M; ratio ${(io / ia).toFixed(2)}`);
+      }
     }
   }
 }

@@ -172,7 +172,9 @@ t.test('help and version', async (t) => {
   const h = runCli(['--help']);
   t.equal(h.code, 0);
   for (const c of ['status', 'ls', 'show', 'verify', 'completion']) t.match(h.stdout, new RegExp(`kubelet-ckpt ${c}`));
-  t.match(runCli(['--version']).stdout, /^\d+\.\d+\.\d+\n$/);
+  const version = JSON.parse(fs.readFileSync(path.join(repoRoot, 'package.json'), 'utf8')).version as string;
+  t.same(runCli(['--version']), { code: 0, stdout: `${version}\n`, stderr: '' }, '--version alone: answered before yargs loads');
+  t.equal(runCli(['--dir', '/nonexistent', 'status', '--version']).stdout, `${version}\n`, 'after a command: yargs prints the same');
   const comp = runCli(['completion'], { env: { SHELL: '/bin/bash' } });
   t.match(comp.stdout, /^complete -F _kubelet_ckpt_complete kubelet-ckpt$/m);
   t.match(runCli(['completion'], { env: { SHELL: '/usr/bin/zsh' } }).stdout, /^#compdef kubelet-ckpt/);

@@ -85,6 +85,10 @@ if (!linuxX64) {
     ['journal --file', ['--root', demoRoot, 'journal', '--file', journalCopy, '-o', 'json']],
     ['usage error', ['--dir', demo, 'nosuchcommand']],
     ['--help', ['--help']],
+    // --version alone is answered by the status program; with anything else yargs reads it.
+    ['--version', ['--version']],
+    ['--version --help (yargs)', ['--version', '--help']],
+    ['ls --version (yargs)', ['--dir', demo, 'ls', '--version']],
   ];
   for (const [name, args] of cases) {
     t.test(`${name}: the same as the .cjs under node`, async (t) => {
