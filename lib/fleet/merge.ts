@@ -6,6 +6,7 @@ import { EnvError } from '../errors.js';
 import type { FoundDoc } from './sources.js';
 import { WarningLog } from './warnings.js';
 import { REPORT_API_VERSION, type NodeReport } from './types.js';
+import { compareText } from '../text-order.js';
 
 export type Trouble = 'will-not-start' | 'fell-back' | 'crash-loop' | 'unknown' | 'store-unreadable';
 
@@ -214,11 +215,11 @@ function divergenceOf(claimed: Map<string, { claim: Claim; nodes: Map<string, Se
   const out: Divergence[] = [];
   for (const { claim, nodes } of claimed.values()) {
     if (nodes.size < 2) continue;
-    const variants = [...nodes].map(([sha256, s]) => ({ sha256, nodes: [...s].sort() })).sort((a, b) => b.nodes.length - a.nodes.length || a.sha256.localeCompare(b.sha256));
+    const variants = [...nodes].map(([sha256, s]) => ({ sha256, nodes: [...s].sort() })).sort((a, b) => b.nodes.length - a.nodes.length || compareText(a.sha256, b.sha256));
     out.push({ uid: claim.uid, resourceVersion: claim.resourceVersion, kubeletConfigKey: claim.kubeletConfigKey, variants });
   }
   const id = (d: Divergence) => `${d.uid}/${d.resourceVersion}/${d.kubeletConfigKey}`;
-  return out.sort((a, b) => id(a).localeCompare(id(b)));
+  return out.sort((a, b) => compareText(id(a), id(b)));
 }
 
 export function mergeReports(docs: readonly FoundDoc[], gatherWarnings: readonly string[] = []): FleetReport {
@@ -255,7 +256,7 @@ export function mergeReports(docs: readonly FoundDoc[], gatherWarnings: readonly
     }
   }
   const divergence = divergenceOf(claimed);
-  const sorted = [...groups.values()].sort((a, b) => b.nodes.length - a.nodes.length || a.key.localeCompare(b.key));
+  const sorted = [...groups.values()].sort((a, b) => b.nodes.length - a.nodes.length || compareText(a.key, b.key));
   for (const g of sorted) g.configs.sort();
   return { apiVersion: REPORT_API_VERSION, kind: 'FleetReport', nodes: nodes.length, groups: sorted, nextBootDiffers, trouble, notReadyToMigrate, divergence, warnings };
 }

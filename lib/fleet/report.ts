@@ -19,6 +19,7 @@ import { migrationReadiness } from './migration.js';
 import { nodeName } from './nodename.js';
 import { TOOL_VERSION } from './version.js';
 import { REPORT_API_VERSION, REPORT_KIND, type FindingCount, type MetaConfig, type NodeReport, type ReportCrashLoop, type ReportFindings, type ReportNextBoot, type StoreState } from './types.js';
+import { compareText } from '../text-order.js';
 
 /**
  * A store that was read: how many checkpoints it holds, or null with the reason when
@@ -97,7 +98,7 @@ export function countFindings(findings: readonly Finding[], scope: ReportFinding
     if (c) c.count++;
     else by.set(k, { code: f.code, severity: f.severity, count: 1 });
   }
-  out.byCode = [...by.values()].sort((a, b) => a.code.localeCompare(b.code) || a.severity.localeCompare(b.severity));
+  out.byCode = [...by.values()].sort((a, b) => compareText(a.code, b.code) || compareText(a.severity, b.severity));
   return out;
 }
 

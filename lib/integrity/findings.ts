@@ -1,5 +1,7 @@
 // The finding record every check produces (DESIGN.md "Integrity checks").
 
+import { compareText } from '../text-order.js';
+
 export type Severity = 'error' | 'warning' | 'info';
 
 export interface Finding {
@@ -15,7 +17,7 @@ export interface Finding {
 const RANK: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
 
 export function bySeverity(a: Finding, b: Finding): number {
-  return RANK[a.severity] - RANK[b.severity] || (a.path ?? '').localeCompare(b.path ?? '') || a.code.localeCompare(b.code);
+  return RANK[a.severity] - RANK[b.severity] || compareText(a.path ?? '', b.path ?? '') || compareText(a.code, b.code);
 }
 
 export function countBySeverity(fs: readonly Finding[]): Record<Severity, number> {

@@ -5,6 +5,7 @@
 import { UsageError } from '../errors.js';
 import { apiPathOf, type ConfigMapSource } from '../store/types.js';
 import { isSystemdKind, parseApiPath, type CheckpointSummary, type EventKind, type JournalEvent, type ProcessSummary } from './events.js';
+import { compareText } from '../text-order.js';
 
 export interface CheckpointId {
   uid: string;
@@ -295,7 +296,7 @@ export class Correlator {
     const onDisk = store?.onDisk ?? null;
     if (onDisk) {
       const seen = new Set(this.checkpoints.keys());
-      for (const c of [...onDisk].sort((a, b) => a.uid.localeCompare(b.uid) || a.resourceVersion.localeCompare(b.resourceVersion))) {
+      for (const c of [...onDisk].sort((a, b) => compareText(a.uid, b.uid) || compareText(a.resourceVersion, b.resourceVersion))) {
         const key = ckKey(c.uid, c.resourceVersion);
         if (!seen.has(key)) out.push({ uid: c.uid, resourceVersion: c.resourceVersion, apiPath: null, firstSeen: null, lastSeen: null, events: 0, onDisk: true });
         seen.add(key);

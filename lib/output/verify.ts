@@ -5,6 +5,7 @@ import type { VerifyReport } from '../integrity/verify.js';
 import type { TextContext } from './print.js';
 import { fitText } from './wrap.js';
 import { renderNextSteps } from './next-steps.js';
+import { compareText } from '../text-order.js';
 
 const RANK: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
 
@@ -27,7 +28,7 @@ export function renderVerify(r: VerifyReport, ctx: TextContext): string {
     groups.set(g, [...(groups.get(g) ?? []), x]);
   }
   const worst = (fs: Finding[]) => Math.min(...fs.map((x) => RANK[x.severity]));
-  const ordered = [...groups].sort((a, b) => worst(a[1]) - worst(b[1]) || b[1].length - a[1].length || a[0].localeCompare(b[0]));
+  const ordered = [...groups].sort((a, b) => worst(a[1]) - worst(b[1]) || b[1].length - a[1].length || compareText(a[0], b[0]));
   const sev = (s: Severity) => (s === 'error' ? p.red('error  ') : s === 'warning' ? p.yellow('warning') : p.cyan('info   '));
   const lines: string[] = [];
   for (const [g, fs] of ordered) {
