@@ -3,6 +3,7 @@ import { output, processStreams, setExit, warn, type GlobalArgs } from './common
 import { JOURNAL_SOURCE_CONFLICTS, journalSourceTable, type JournalSourceArgs } from './shared.js';
 import { UsageError } from '../lib/errors.js';
 import { v8 } from '../lib/builtins.js';
+import { isTerminal } from './support/stdio.js';
 
 export const command = 'journal';
 export const describe = "the kubelet's journal lines about its config, as a timeline joined to the checkpoints on disk";
@@ -65,7 +66,8 @@ export async function handler(args: Args): Promise<void> {
   const { readJournalDetailed } = await import('../lib/journal/index.js');
   const render = await import('../lib/journal/render.js');
   const view = await storeView(args, streams);
-  const stderrTTY = !!process.stderr.isTTY;
+  // Not process.stderr.isTTY: touching process.stderr builds a stream (node:stream and ~20 modules behind it).
+  const stderrTTY = isTerminal(2);
   const { progressDisplay } = await import('../lib/output/journal.js');
   const progress = stderrTTY && !args.quiet ? progressDisplay(streams.stderr, args.file ?? args['journal-dir'] ?? 'journal') : undefined;
   const { result, stats } = await readJournalDetailed(
