@@ -1,7 +1,9 @@
-// The order in which reports list names, paths and codes: String.prototype.localeCompare's (ICU's
-// root collation: Node resolves the default locale to "und" whatever LANG says), without
-// building ICU's collator for the strings nearly every call compares. The first localeCompare
-// of a process builds it: ~70 M instructions (~20 ms), a quarter of a `journal --file` start.
+// The order in which reports list names, paths and codes: Unicode's root collation, as an
+// English collator sorts, whatever the node's LANG says (String.prototype.localeCompare follows
+// LANG: under da_DK "aa" sorts after "z", under th_TH punctuation is ignored, so two nodes would
+// list the same store differently, and a fleet's merged reports would disagree). And without
+// building ICU's collator for the strings nearly every call compares: the first collator of a
+// process costs ~70 M instructions (~20 ms), a quarter of a `journal --file` start.
 
 /**
  * Within each of these two alphabets, root collation orders strings by one primary weight per
@@ -28,9 +30,12 @@ function compareSimple(a: string, b: string): number {
   return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
 }
 
-/** -1, 0 or 1, as `a.localeCompare(b)` orders them. */
+/** English has no tailoring of root collation; "und" would mean the default locale, LANG's. */
+let collator: Intl.Collator | undefined;
+
+/** -1, 0 or 1: root collation's order, the same on every node. */
 export function compareText(a: string, b: string): number {
   if ((LOWER.test(a) && LOWER.test(b)) || (UPPER.test(a) && UPPER.test(b))) return compareSimple(a, b);
-  const r = a.localeCompare(b);
+  const r = (collator ??= new Intl.Collator('en')).compare(a, b);
   return r < 0 ? -1 : r > 0 ? 1 : 0;
 }
