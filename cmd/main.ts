@@ -1,6 +1,7 @@
 // Entry point. `--version` alone is answered at once; a command line the fast path recognises
-// (a plain `status`) runs its handler straight away; anything else goes through yargs with every command (cmd/support/cli.ts,
-// loaded only then). Errors of either become a message and an exit code in one place.
+// (a plain `status`) runs its handler straight away; anything else goes through yargs with
+// every command (cmd/support/cli.ts, loaded only then). Errors of either become a message and
+// an exit code in one place.
 
 import { fastArgs } from './support/fastargs.js';
 import { FAST_COMMANDS } from './support/fast-commands.js';

@@ -2,8 +2,8 @@
 // its printer, its errors), a third of the whole program's size. V8 loads a program's code cache
 // in time that grows with every function the program holds, used or not, so the command people
 // run first on a broken node starts from this one, and so does `--version` (fleet engines ask
-// every node). Any other command line, `status --help`
-// included, hands over to the whole program (cmd/main.ts), which the loader runs on request.
+// every node). Any other command line, `status --help` included, hands over to the whole
+// program (cmd/main.ts), which the loader runs on request.
 
 import { fastArgs } from './support/fastargs.js';
 import { runReported } from './support/reported.js';

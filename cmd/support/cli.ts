@@ -30,7 +30,6 @@ import * as metrics from '../metrics.js';
 import { protectStdinSource } from '../report.js';
 import { VERSION } from './version.js';
 
-
 export const COMMANDS = [status, ls, show, verify, diff, journal, reset, rollback, undo, prune, clean, tui, exportCmd, migrate, upgradeCheck, completion, report, check, metrics, fleet];
 
 interface YargsInternals {
