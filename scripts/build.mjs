@@ -295,19 +295,21 @@ const statusProgram = wrap(statusResult);
  * call). The single file therefore carries the program as a string plus V8's code cache
  * from training runs; vm.Script uses the cache when this Node's V8 accepts it (same version
  * and flags) and otherwise simply compiles. Nothing is written at run time.
- * Two caches of the whole program (a cache holds every function its training ran, and V8
+ * Three caches of the whole program (a cache holds every function its training ran, and V8
  * deserialises all of it at start): one trained on `status` and the commands people type
  * next, ls, verify, show, diff and --help (the single executable's for every command but
- * status and journal: it takes ~50 M instructions off show and diff, ~600 M off --help, and
- * adds ~10 M of deserialising), and one on `status` and `journal` (the single executable's
- * for `journal`, and the .cjs's, which can carry only one without scanning the other on every
- * start; it takes ~25 M instructions off a `journal --file` start and adds ~3 M to a status).
- * The status program has its own, trained on status alone.
+ * status, journal and tui: it takes ~50 M instructions off show and diff, ~600 M off --help,
+ * and adds ~10 M of deserialising); one on `status` and `tui` (the single executable's for
+ * tui, made in a terminal: trainInTerminal); and one on `status` and `journal` (the single
+ * executable's for `journal`, and the .cjs's, which can carry only one without scanning the
+ * other on every start; it takes ~25 M instructions off a `journal --file` start and adds
+ * ~3 M to a status). The status program has its own, trained on status alone.
  */
 fs.mkdirSync('build', { recursive: true });
 const programFile = path.resolve('build/program.cjs');
 const cacheFile = path.resolve('build/program.cache');
 const journalCacheFile = path.resolve('build/program-journal.cache');
+const tuiCacheFile = path.resolve('build/program-tui.cache');
 const statusProgramFile = path.resolve('build/program-status.cjs');
 const statusCacheFile = path.resolve('build/program-status.cache');
 fs.writeFileSync(programFile, program);
@@ -325,14 +327,32 @@ const journalTraining = [
   ['--dir', 'fixtures/stores/healthy', 'journal', '--file', 'fixtures/journals/legacy-1.13.klog.log', '--utc', '--year', '2019', '-o', 'json'],
 ];
 function train(out, runs, from = programFile) {
-  execFileSync(process.execPath, ['scripts/train-cache.cjs', from, out, dist, ...runs.flatMap((a) => ['--', ...a])], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const argv = ['scripts/train-cache.cjs', from, out, dist, ...runs.flatMap((a) => ['--', ...a])];
+  if (!runs.some(needsTerminal)) execFileSync(process.execPath, argv, { stdio: ['ignore', 'ignore', 'inherit'] });
+  else if (!trainInTerminal(argv)) {
+    console.error(`build: ${out}: no terminal to train tui in (script(1) missing or the run failed); trained without it`);
+    return train(out, runs.filter((r) => !needsTerminal(r)), from);
+  }
   // A cache V8 would reject (a flag a run left changed, another Node) only costs start-up time;
   // fail the build instead, so that it is noticed.
   const probe = `const s = new (require('node:vm').Script)(require('node:fs').readFileSync(${JSON.stringify(from)}, 'latin1'), { filename: 'probe', cachedData: require('node:fs').readFileSync(${JSON.stringify(out)}) }); process.exitCode = s.cachedDataRejected ? 1 : 0;`;
   if (spawnSync(process.execPath, ['-e', probe]).status !== 0) throw new Error(`build: V8 rejects the code cache ${out}`);
 }
+const needsTerminal = (run) => run.includes('tui');
+/**
+ * tui needs a terminal. script(1) makes one for the training, with a `q` waiting on its input
+ * (the TUI reads it once it has put the terminal in raw mode, and quits), so that the cache
+ * holds the TUI and blessed too: ~100 M instructions of compiling at every TUI start otherwise.
+ * False when there is no script(1) or the run failed (bounded in time: never a hung build).
+ */
+function trainInTerminal(argv) {
+  const q = (a) => `'${String(a).replaceAll("'", "'\\''")}'`;
+  const r = spawnSync('script', ['-qec', [process.execPath, ...argv].map(q).join(' '), '/dev/null'], { input: 'q', stdio: ['pipe', 'ignore', 'inherit'], timeout: 120_000, env: { ...process.env, TERM: 'xterm-256color' } });
+  return r.status === 0;
+}
 // The single executable's cache for every other command: those people type on a node (ls,
 // verify, show, diff) and the help, which yargs builds from every command's options.
+// The help comes last: yargs ends the process after it.
 const commandTraining = [
   ['--dir', 'fixtures/stores/healthy', 'ls'],
   ['--dir', 'fixtures/stores/healthy', 'verify'],
@@ -340,7 +360,11 @@ const commandTraining = [
   ['--dir', 'fixtures/stores/healthy', 'diff', 'last-known-good', 'assigned'],
   ['--help'],
 ];
+// tui has its own (blessed and the TUI are a third of a cache: in the one above they would cost
+// every other command ~10-20 M instructions of deserialising).
+const tuiTraining = [['--dir', 'fixtures/stores/healthy', 'tui', '--no-journal', '--read-only']];
 train(cacheFile, [...statusTraining, ...commandTraining]);
+train(tuiCacheFile, [...statusTraining, ...tuiTraining]);
 train(journalCacheFile, [...statusTraining, ...journalTraining]);
 train(statusCacheFile, statusTraining, statusProgramFile);
 /**
@@ -401,8 +425,8 @@ function buildSea() {
     const mod = { exports: {} };
     script.runInThisContext()(mod.exports, require, mod, process.execPath, require('node:path').dirname(process.execPath));
   };
-  // The whole program, with the journal's cache for a command line that names it (a guess that only ever costs time).
-  globalThis.__kubeletCkptWhole = () => run('program', process.argv.includes('journal') ? 'cache-journal' : 'cache');
+  // The whole program, with the journal's or the TUI's cache for a command line that names it (a guess that only ever costs time).
+  globalThis.__kubeletCkptWhole = () => run('program', process.argv.includes('journal') ? 'cache-journal' : process.argv.includes('tui') ? 'cache-tui' : 'cache');
   // A command line that names status (or is --version alone) starts in the status program, which hands anything else over.
   if (!process.env.KUBELET_CKPT_ROLE && (process.argv.includes('status') || (process.argv.length === 3 && process.argv[2] === '--version'))) run('status', 'cache-status');
   else globalThis.__kubeletCkptWhole();
@@ -411,7 +435,7 @@ function buildSea() {
   fs.writeFileSync(main, `'use strict';\n// kubelet-ckpt single executable (${process.version}): the program and its V8 code cache are assets.\n${start}\nstart(require);\n`);
   const config = path.resolve('build/sea-config.json');
   const blob = path.resolve('build/sea.blob');
-  fs.writeFileSync(config, JSON.stringify({ main, output: blob, disableExperimentalSEAWarning: true, useCodeCache: false, useSnapshot: false, assets: { program: programFile, cache: cacheFile, 'cache-journal': journalCacheFile, status: statusProgramFile, 'cache-status': statusCacheFile } }, null, 2));
+  fs.writeFileSync(config, JSON.stringify({ main, output: blob, disableExperimentalSEAWarning: true, useCodeCache: false, useSnapshot: false, assets: { program: programFile, cache: cacheFile, 'cache-journal': journalCacheFile, 'cache-tui': tuiCacheFile, status: statusProgramFile, 'cache-status': statusCacheFile } }, null, 2));
   const made = spawnSync(process.execPath, ['--experimental-sea-config', config], { encoding: 'utf8' });
   if (made.status !== 0) throw new Error(`build: node --experimental-sea-config failed (${made.status}): ${made.stderr}${made.stdout}`);
   const out = path.resolve('dist/kubelet-ckpt');

@@ -44,8 +44,10 @@ process.argv = [process.argv[0], filename, ...runs[0]];
 const mod = { exports: {} };
 script.runInThisContext()(mod.exports, createRequire(filename), mod, filename, path.dirname(filename));
 // The first run starts as the program loads; the others follow it one at a time.
+// Then the process ends, even if a run left something open (the TUI's terminal, a watcher).
 process.once('beforeExit', async () => {
   for (const run of runs.slice(1)) await mod.exports.main(run);
+  process.exit();
 });
 process.on('exit', () => {
   process.exitCode = 0;
