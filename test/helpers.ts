@@ -112,3 +112,6 @@ export function asNobody(args: string[], opts: SpawnSyncOptions = {}): CliResult
 }
 
 export const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+
+/** script(1) is installed: it gives a command a real terminal (a pty) for the tests that need one. */
+export const hasScript = spawnSync('script', ['--version']).status === 0;

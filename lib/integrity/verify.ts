@@ -113,6 +113,12 @@ function unreadable(e: Entry): Finding {
   return f('error', 'UNREADABLE', `${e.rel} cannot be read: ${e.error ?? 'unknown error'}`, e.rel, null);
 }
 
+/** An entry the kubelet does not make where it is: unreadable, or its kind and why it is not read (a name that is not text), or the `rule` it breaks. */
+function oddEntry(e: Entry, rule: string, ref: string | null): Finding {
+  if (e.kind === 'unreadable') return unreadable(e);
+  return f('error', 'CHECKPOINT_ENTRY', `${e.rel} is ${entryKindText(e)}${e.error ? `, and ${e.error}` : `; ${rule}`}`, e.rel, ref);
+}
+
 function structureFindings(snap: Snapshot): Finding[] {
   const out: Finding[] = [];
   for (const e of snap.metaOthers) {
@@ -121,9 +127,7 @@ function structureFindings(snap: Snapshot): Finding[] {
   }
   if (snap.checkpointsDir.kind === 'unreadable') out.push(f('error', 'UNREADABLE', `checkpoints/ cannot be read: ${snap.checkpointsDir.error}`, 'checkpoints', null));
   for (const e of snap.checkpointsOthers) {
-    if (e.kind === 'unreadable') out.push(unreadable(e));
-    else if (e.error) out.push(f('error', 'CHECKPOINT_ENTRY', `checkpoints/${e.name} is ${entryKindText(e)}, and ${e.error}`, e.rel, null));
-    else out.push(f('error', 'CHECKPOINT_ENTRY', `checkpoints/${e.name} is ${entryKindText(e)}; the kubelet only creates UID directories here`, e.rel, null));
+    out.push(oddEntry(e, 'the kubelet only creates UID directories here', null));
   }
   for (const u of snap.uids) {
     if (u.listError) out.push(f('error', 'UNREADABLE', `${u.entry.rel} cannot be read: ${u.listError}`, u.entry.rel, null));
@@ -165,9 +169,7 @@ function checkpointEntryFindings(cp: Checkpoint, ref: string): Finding[] {
   }
   if (cp.listError) out.push(f('error', 'UNREADABLE', `${cp.rel} cannot be read: ${cp.listError}`, cp.rel, ref));
   for (const e of cp.others) {
-    if (e.kind === 'unreadable') out.push(unreadable(e));
-    else if (e.error) out.push(f('error', 'CHECKPOINT_ENTRY', `${e.rel} is ${entryKindText(e)}, and ${e.error}`, e.rel, ref));
-    else out.push(f('error', 'CHECKPOINT_ENTRY', `${e.rel} is ${entryKindText(e)}; a checkpoint holds only regular files${e.kind === 'symlink' ? ' (not followed)' : ''}`, e.rel, ref));
+    out.push(oddEntry(e, `a checkpoint holds only regular files${e.kind === 'symlink' ? ' (not followed)' : ''}`, ref));
   }
   for (const file of cp.files) {
     const why = badKeyName(file.name);

@@ -4,9 +4,8 @@ import t from 'tap';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { cleanEnv, cliPath, copyFixture, runCli, tempDir } from '../helpers.js';
-
-const hasScript = spawnSync('script', ['--version']).status === 0;
+import { shellWord } from '../../lib/integrity/next-steps.js';
+import { cleanEnv, cliPath, copyFixture, hasScript, runCli, tempDir } from '../helpers.js';
 
 t.test('a 120 MiB journal: progress on a terminal, none in a pipe', { skip: !hasScript && 'script(1) is not installed' }, async (t) => {
   const dir = tempDir();
@@ -16,9 +15,8 @@ t.test('a 120 MiB journal: progress on a terminal, none in a pipe', { skip: !has
   fs.truncateSync(big, 120 * 1024 * 1024);
   const store = copyFixture('stores/healthy');
   const out = path.join(dir, 'out.json');
-  const q = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
-  const inner = [process.execPath, cliPath, '--dir', store, 'journal', '--file', big, '--year', '2024', '-o', 'json'].map(q).join(' ');
-  const r = spawnSync('script', ['-qefc', `${inner} > ${q(out)}`, '/dev/null'], { encoding: 'latin1', env: { ...cleanEnv(), TERM: 'xterm' }, timeout: 120_000 });
+  const inner = [process.execPath, cliPath, '--dir', store, 'journal', '--file', big, '--year', '2024', '-o', 'json'].map(shellWord).join(' ');
+  const r = spawnSync('script', ['-qefc', `${inner} > ${shellWord(out)}`, '/dev/null'], { encoding: 'latin1', env: { ...cleanEnv(), TERM: 'xterm' }, timeout: 120_000 });
   t.equal(r.status, 0, 'exit 0');
   t.match(r.stdout, /\r\x1b\[2Kreading .*big\.log: \d+ MiB of 120 MiB \(\d+%\)/, 'the progress line, on the terminal');
   t.match(r.stdout, /\r\x1b\[2K$/, 'and wiped at the end');

@@ -2,16 +2,15 @@
 // and stdout; the test answers the question once it appears.
 
 import t from 'tap';
-import { spawn, spawnSync } from 'node:child_process';
-import { cliPath } from '../helpers.js';
+import { spawn } from 'node:child_process';
+import { shellWord } from '../../lib/integrity/next-steps.js';
+import { cliPath, hasScript } from '../helpers.js';
 import { makeStore, metaFor, read, treeHash } from '../lib/recovery/fixtures/index.js';
 
-const hasScript = spawnSync('script', ['--version']).status === 0;
-const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** Run the CLI on a pty; answer `answer` when `prompt` shows. */
 function onTty(args: string[], answer: string | null, prompt = '[y/N]'): Promise<{ code: number | null; out: string }> {
-  const cmd = ['env', '-u', 'NODE_OPTIONS', 'NO_COLOR=1', process.execPath, cliPath, ...args].map(q).join(' ');
+  const cmd = ['env', '-u', 'NODE_OPTIONS', 'NO_COLOR=1', process.execPath, cliPath, ...args].map(shellWord).join(' ');
   const child = spawn('script', ['-qec', cmd, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   let answered = false;
