@@ -93,7 +93,8 @@ export async function readJournalDetailed(opts: ReadJournalOptions, onProgress?:
   spec.signal = abort.signal;
   const timer = opts.timeoutMs ? setTimeout(() => abort.abort(), opts.timeoutMs) : null;
   const src = openSource(spec);
-  opts.onOpen?.(src.fd !== null ? src.size : null);
+  // A plain file's scan calls it (scanFd's ready): after its helper thread is up, if it has one.
+  if (src.fd === null) opts.onOpen?.(null);
   const pipeline = new Pipeline({ year: opts.year ?? null, anchor: src.mtime ?? now, utc: opts.utc ?? false, since, until, uid: opts.uid, maxEvents, store: opts.store ?? null });
   const report = (bytes: number) => onProgress?.({ bytes, total: src.size, events: pipeline.count });
   let bytes = 0;
@@ -101,7 +102,7 @@ export async function readJournalDetailed(opts: ReadJournalOptions, onProgress?:
   try {
     const parser = new LineParser(src.label, (r) => pipeline.add(r), () => pipeline.reuse());
     const make = (sample: Buffer) => new LineScanner(markersFor(sample), decodingSink(parser));
-    bytes = src.fd !== null ? await scanFd(src.fd, { start: src.start }, make, report, abort.signal) : await scanChunks(src.chunks!, make, report);
+    bytes = src.fd !== null ? await scanFd(src.fd, { start: src.start, size: src.size, ready: () => opts.onOpen?.(src.size) }, make, report, abort.signal) : await scanChunks(src.chunks!, make, report);
     skipped = parser.skipped;
   } finally {
     if (timer) clearTimeout(timer);

@@ -4,6 +4,7 @@
 // one read buffer plus at most one line being assembled.
 
 import fs from 'node:fs';
+import { startTailFinder, TAIL_FINDER_MIN_BYTES, type TailFinderOptions } from './tail-finder.js';
 import { wasmFinder, type WasmFinder } from './wasm-find.js';
 
 /** One turn of the event loop (progress and abort signals get their chance). */
@@ -45,6 +46,8 @@ export const WATCH_LINES = 200;
 export const MAX_LINE = 256 * 1024;
 /** Read size: small enough that the buffer stays in the CPU cache while it is searched, big enough that syscalls do not dominate (measured: 128K beats 32K, 64K and 256K). */
 export const READ_SIZE = 128 * 1024;
+/** A read right after a jump (tail-finder.ts): enough for a line and the window it may open. */
+const SMALL_READ = 16 * 1024;
 /** A scanner's buffer: a read, plus the unfinished line carried over (at most MAX_LINE before it is dropped). */
 export const BUF_SIZE = READ_SIZE + MAX_LINE + READ_SIZE;
 
@@ -220,6 +223,24 @@ export class LineScanner {
     return false;
   }
 
+  /** The SIMD search, for a helper thread to instantiate (tail-finder.ts). */
+  get finder(): WasmFinder | null {
+    return this.wasm;
+  }
+
+  /** The longest marker's length. */
+  get longest(): number {
+    return this.longestNeedle;
+  }
+
+  /**
+   * Between lines, nothing pending: no continuation or watch window open, no overlong line
+   * being dropped. Lines with no primary marker may then be passed over unread.
+   */
+  idle(): boolean {
+    return !this.inCont && this.watchLeft === 0 && !this.discarding;
+  }
+
   /** The end of input: an overlong line still being dropped is reported. */
   finish(): void {
     if (this.discarding && this.discardHit) this.sink.overlong();
@@ -298,6 +319,15 @@ export type OnBytes = (bytesSoFar: number) => void;
 export interface FdRange {
   /** First byte; when > 0 the partial line there is skipped (a tail read starts mid-line). */
   start: number;
+  /** The file's size when opened: with it, a large file's back is searched by a second thread. */
+  size?: number | null;
+  /** That search's settings (tests), or false for none. */
+  tail?: TailFinderOptions | false;
+  /**
+   * Called once: when that search is under way (or turned out not to be), and else before
+   * the first read. What may set V8 flags goes here (ReadJournalOptions.onOpen).
+   */
+  ready?: () => void;
 }
 
 /**
@@ -306,41 +336,73 @@ export interface FdRange {
  * few MB so progress output, timers and signals stay live.
  */
 export async function scanFd(fd: number, range: FdRange, makeScanner: (sample: Buffer) => LineScanner, onBytes: OnBytes, signal?: AbortSignal): Promise<number> {
-  let pos = range.start > 0 ? skipPartialLine(fd, range.start) : 0;
+  let ready = range.ready;
+  const readyNow = () => {
+    const f = ready;
+    ready = undefined;
+    f?.();
+  };
+  if (!helperFits(range)) readyNow();
+  const origin = range.start > 0 ? skipPartialLine(fd, range.start) : 0;
+  let pos = origin;
   // The first read picks the markers (the format), which pick the scanner and its buffer.
   const head = Buffer.allocUnsafe(READ_SIZE);
   let n = fs.readSync(fd, head, 0, READ_SIZE, pos);
   if (n === 0) {
+    readyNow();
     onBytes(0);
     return 0;
   }
   const scanner = makeScanner(head.subarray(0, n));
   const buf = scanner.buf;
   head.copy(buf, 0, 0, n);
+  const tail = helperFits(range) ? startTailFinder(fd, origin, range.size!, scanner.finder, scanner.longest, range.tail || {}) : null;
+  if (!tail) readyNow();
   let carry = 0;
-  let total = 0;
-  let sinceYield = 0;
-  for (;;) {
-    pos += n;
-    total += n;
-    const len = carry + n;
-    const used = scanner.scan(buf, len, false);
-    carry = len - used;
-    if (carry > 0 && used > 0) buf.copy(buf, 0, used, len);
-    sinceYield += n;
-    if (sinceYield >= 8 * 1024 * 1024) {
-      sinceYield = 0;
-      onBytes(total);
-      await tick();
+  let yieldAt = pos + 8 * 1024 * 1024;
+  /** After a jump, small reads until the windows it opened are closed: the next jump comes sooner. */
+  let small = false;
+  try {
+    for (;;) {
+      pos += n;
+      const len = carry + n;
+      const used = scanner.scan(buf, len, false);
+      carry = len - used;
+      if (tail) {
+        if (ready && tail.started()) readyNow();
+        tail.front(pos);
+        // Into the part the worker searched: straight to the next line that holds a marker.
+        const idle = scanner.idle();
+        const to = idle ? tail.jump(pos - carry, pos) : -1;
+        if (to > pos) {
+          pos = to;
+          carry = 0;
+          small = true;
+        } else if (idle) small = false;
+      }
+      if (carry > 0 && used > 0) buf.copy(buf, 0, used, len);
+      if (pos >= yieldAt) {
+        yieldAt = pos + 8 * 1024 * 1024;
+        onBytes(pos - origin);
+        await tick();
+      }
+      if (signal?.aborted) break;
+      n = fs.readSync(fd, buf, carry, Math.min(small ? SMALL_READ : READ_SIZE, BUF_SIZE - carry), pos);
+      if (n === 0) break;
     }
-    if (signal?.aborted) break;
-    n = fs.readSync(fd, buf, carry, Math.min(READ_SIZE, BUF_SIZE - carry), pos);
-    if (n === 0) break;
+  } finally {
+    tail?.stop();
+    readyNow();
   }
   if (carry > 0) scanner.scan(buf, carry, true);
   scanner.finish();
-  onBytes(total);
-  return total;
+  onBytes(pos - origin);
+  return pos - origin;
+}
+
+/** Whether a file this long gets a helper thread (tail-finder.ts) for its back. */
+function helperFits(range: FdRange): boolean {
+  return range.size != null && range.tail !== false && range.size - range.start >= (range.tail?.minBytes ?? TAIL_FINDER_MIN_BYTES);
 }
 
 // A tail read starts mid-line: begin after the first newline at or after `start - 1`.

@@ -24,6 +24,8 @@ export interface WasmFinder {
   lines(pos: number, end: number): number;
   /** find() for the second set of markers (the scanner's watch markers); -1 when none were given. */
   findOther(pos: number, end: number): number;
+  /** The compiled module: another thread instantiates it for a memory of its own (tail-finder.ts). */
+  module: object;
 }
 
 const enc = {
@@ -187,12 +189,13 @@ export function wasmFinder(markers: readonly Buffer[], size: number, other: read
   try {
     const bytes = moduleBytes(markers, other, Math.ceil((size + PAD) / 65536));
     if (!WebAssembly.validate(bytes)) return null;
-    const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes));
+    const module = new WebAssembly.Module(bytes);
+    const instance = new WebAssembly.Instance(module);
     const mem = instance.exports.mem as { buffer: ArrayBuffer };
     const find = instance.exports.find as (pos: number, end: number) => number;
     const lines = instance.exports.lines as (pos: number, end: number) => number;
     const findOther = (instance.exports.other as ((pos: number, end: number) => number) | undefined) ?? (() => -1);
-    return { buf: Buffer.from(mem.buffer, 0, size), find, lines, findOther };
+    return { buf: Buffer.from(mem.buffer, 0, size), find, lines, findOther, module };
   } catch {
     return null;
   }
