@@ -4,6 +4,7 @@ import { JOURNAL_SOURCE_CONFLICTS, journalSourceTable, type JournalSourceArgs } 
 import { UsageError } from '../lib/errors.js';
 import { v8 } from '../lib/builtins.js';
 import { isTerminal } from './support/stdio.js';
+import { sanitizesItself } from '../lib/output/print.js';
 
 export const command = 'journal';
 export const describe = "the kubelet's journal lines about its config, as a timeline joined to the checkpoints on disk";
@@ -47,7 +48,8 @@ export function builder(y: Argv<GlobalArgs>): Argv<Args> {
  * Measured on 256 MiB of dense journal: 167 → 90 MiB peak, for ~30% more CPU time; since the
  * window reuses the records it drops (lib/journal/pipeline.ts), 300 MiB at 50% events:
  * 170 → 97 MiB for no measurable CPU time (1.36 s either way). Set once the source is open
- * (onOpen): a V8 flag set earlier made every Node built-in loaded after it compile from source.
+ * (onOpen): a V8 flag set earlier made every Node built-in loaded after it compile from source
+ * (and a helper thread for a large file, which is why a large file calls onOpen once it is up).
  * Not for a plain file of 1 MiB or less (a pipe, journalctl or a .gz has no known size: they get it):
  * without it, 8 MiB of dense journal printed as YAML peaks at 145 MiB, with it at 116 MiB.
  */
@@ -92,7 +94,8 @@ export async function handler(args: Args): Promise<void> {
   for (const w of stats.warnings) warn(streams, w);
   if (stats.omitted && args.lines === undefined && !args.quiet) streams.stderr.write(`warning: listed the newest ${result.events.length} events; ${stats.omitted} older ones are summarised, not listed (narrow with --since/--uid, or choose with -n)\n`);
   if (args.verbose) streams.stderr.write(`journal: read ${stats.bytes} bytes from ${stats.source}; ${result.events.length + result.truncated} events, ${result.skipped} lines skipped\n`);
-  output(result, (r) => render.renderJournalText(r, { color: streams.color, width: streams.isTTY ? streams.width : 0 }), args, streams, 'JournalReport');
+  // The renderer sanitizes every string from the log itself: no copy of 20,000 events first.
+  output(result, sanitizesItself((r) => render.renderJournalText(r, { color: streams.color, width: streams.isTTY ? streams.width : 0 })), args, streams, 'JournalReport');
   // A crash loop is a finding, as verify's errors are.
   setExit(result.crashLoop ? 1 : 0);
 }

@@ -48,9 +48,10 @@ export interface ReadJournalOptions {
   /**
    * Called once the source is open, before its first byte is read, with the bytes to come: a
    * plain file's size, or null when they are not known (a pipe, journalctl, a compressed file).
+   * A file large enough for a helper thread (tail-finder.ts) calls it once that thread is up.
    * `journal` sets its heap policy there: setting a V8 flag changes the flag hash every code
    * cache is checked against, so each Node built-in loaded after it compiles from source
-   * (~35 M instructions for the ones opening a source loads).
+   * (~35 M instructions for the ones opening a source loads; a worker's whole start).
    */
   onOpen?: (size: number | null) => void;
 }

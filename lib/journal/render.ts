@@ -1,7 +1,9 @@
 // Text for people: a timeline (time, pid, kind, short ref, one-line message; failures
 // marked), the per-checkpoint table, the kubelet processes, and a summary line. Pure:
-// the command prints the string. Log text is hostile input: it passes the one sanitizer
-// (lib/output/sanitize.ts, control characters shown as `\x1b`) before it reaches a terminal.
+// the command prints the string. Log text is hostile input: every string from a log passes
+// the one sanitizer (lib/output/sanitize.ts `printable`, control characters shown as `\x1b`)
+// here, as the last step, so the printer hands this renderer the result as it is
+// (print.ts sanitizesItself). Times are ours (ISO from numbers), kinds our catalog's.
 
 import { isFailure, isSystemdKind, parseApiPath, type CheckpointSummary, type JournalEvent, type JournalResult, type ProcessSummary } from './events.js';
 import { goUnquote, parseStructured } from './klog.js';

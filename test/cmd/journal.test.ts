@@ -305,3 +305,13 @@ t.test('--source that contradicts --file or --journal-dir: exit 2, nothing else 
   t.equal(agree.code, 1, 'the file is read: its crash loop exits 1');
   t.equal(json<Out>(agree).crashLoop, true);
 });
+
+t.test('text: a continued message is folded with ⏎, and what a log hides in a line is shown escaped', async (t) => {
+  const legacy = runCli(['journal', '--file', J('legacy-1.13.short.log'), '--year', '2020', '--utc']);
+  t.match(legacy.stdout, /^! 2020-12-31 23:11:20 +2264 +load-failed +- +failed to decode: Object 'Kind' is missing in '\{ ⏎ "apiVersion": "kubelet\.config\.k8s\.io\/v1beta1", ⏎ /m);
+  t.notMatch(legacy.stdout, '\\x0a', 'the newline of a continued message is not shown as an escape');
+  const evil = 'May 22 08:00:00 node-1 kubelet[2301]: E0522 08:00:00.000001    2301 configsync.go:89] kubelet config controller: failed to sync: \x1b[2J\x1b]0;pwned\x07\u202eevil\r\n';
+  const r = runCli(['journal', '--file', '-', '--year', '2022', '--utc'], { input: evil });
+  t.match(r.stdout, /sync-failed +- +\\x1b\[2J\\x1b\]0;pwned\\x07\\u202eevil\n/);
+  t.notMatch(r.stdout, /[\x00-\x08\x0b-\x1f\x7f\u202e]/, 'nothing raw reaches the terminal');
+});

@@ -1,8 +1,9 @@
 import t from 'tap';
+import fc from 'fast-check';
 import path from 'node:path';
 import { readJournal, type JournalResult } from '../../../lib/journal/index.js';
 import { eventText, progressLine, PROGRESS_MIN_BYTES, renderEventLine, renderJournalText, shortRef } from '../../../lib/journal/render.js';
-import type { JournalEvent } from '../../../lib/journal/events.js';
+import { EVENT_KINDS, type JournalEvent } from '../../../lib/journal/events.js';
 
 const FIX = path.resolve(import.meta.dirname, '../../../fixtures/journals');
 const U = '705ab4f5-6393-11e8-b7cc-42010a800002';
@@ -79,6 +80,50 @@ t.test('hostile text never reaches the terminal raw', async (t) => {
   const text = renderJournalText(r, { color: false, width: 0 });
   t.notMatch(text, /[\x00-\x08\x0b-\x1f\x7f\u202e]/);
   t.match(text, '\\x1b[2J\\x1b]0;pwned\\x07\\u202eevil\\x0d', 'escaped as everywhere else (\\x1b, \\u202e), not replaced');
+});
+
+t.test('property: whatever a log put in any field, no unsafe character and no line of its own reaches the text', async (t) => {
+  // The printer hands this renderer the result as it is (print.ts sanitizesItself): this is the only guard.
+  const nasty = fc.constantFrom('\x1b[2J', '\x1b]0;t\x07', '\u202e', '\u2066', '\u2028', '\u2029', '\u0085', '\r', '\n', '\t', '\0', '\x7f', '\\x0a', '"', 'UID: x, ResourceVersion: y', '/api/v1/namespaces/a/configmaps/b', '\n  x', 'path="', 'err="e"');
+  const text = fc.array(fc.oneof(fc.string({ maxLength: 6 }), fc.string({ unit: 'grapheme', maxLength: 4 }), nasty), { maxLength: 8 }).map((a) => a.join(''));
+  const opt = (a: fc.Arbitrary<string>) => fc.option(a, { nil: null });
+  const event = fc.record({
+    time: opt(fc.constant('2021-08-24T13:16:04.368Z')),
+    pid: opt(fc.nat(99999)),
+    kind: fc.constantFrom(...EVENT_KINDS),
+    uid: opt(text),
+    resourceVersion: opt(text),
+    apiPath: opt(fc.oneof(text, text.map((x) => `/api/v1/namespaces/${x}/configmaps/${x}`))),
+    key: opt(text),
+    exitStatus: opt(fc.integer({ min: -1, max: 255 })),
+    message: fc.oneof(text, text.map((x) => `"Kubelet config controller" err="${x}" path="${x}" k=${x}`), text.map((x) => `kubelet config controller: ${x}`)),
+    source: text,
+  });
+  const result = fc.record({
+    events: fc.array(event, { maxLength: 6 }),
+    checkpoints: fc.array(fc.record({ uid: text, resourceVersion: opt(text), apiPath: opt(text), firstSeen: fc.constant(null), lastSeen: fc.constant('2021-08-24T13:16:04.368Z'), events: fc.nat(9), onDisk: fc.option(fc.boolean(), { nil: null }) }), { maxLength: 3 }),
+    processes: fc.array(fc.record({ pid: opt(fc.nat(99999)), firstSeen: fc.constant(null), lastSeen: fc.constant(null), loaded: fc.option(fc.record({ uid: text, resourceVersion: opt(text) }), { nil: null }), ended: fc.option(fc.constantFrom(...EVENT_KINDS), { nil: null }) }), { maxLength: 3 }),
+    restarts: fc.nat(5),
+    crashLoop: fc.boolean(),
+    skipped: fc.nat(5),
+    truncated: fc.nat(5),
+  });
+  // What the same result renders to with every string from outside a plain word: the lines are ours.
+  const plain = (r: JournalResult): JournalResult => ({
+    ...r,
+    events: r.events.map((e) => ({ ...e, uid: e.uid && 'u', resourceVersion: e.resourceVersion && 'v', apiPath: e.apiPath && 'p', key: e.key && 'k', message: 'm', source: 's' })),
+    checkpoints: r.checkpoints.map((c) => ({ ...c, uid: 'u', resourceVersion: c.resourceVersion && 'v', apiPath: c.apiPath && 'p' })),
+    processes: r.processes.map((p) => ({ ...p, loaded: p.loaded && { uid: 'u', resourceVersion: p.loaded.resourceVersion && 'v' } })),
+  });
+  await fc.assert(
+    fc.asyncProperty(result, fc.constantFrom(0, 40, 120), async (r, width) => {
+      const out = renderJournalText(r, { color: false, width });
+      t.notMatch(out, /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/);
+      if (width === 0) t.equal(out.split('\n').length, renderJournalText(plain(r), { color: false, width }).split('\n').length, 'no extra line');
+      return true;
+    }),
+    { numRuns: 300, seed: 20261127 },
+  );
 });
 
 t.test('escapes in a message are shown as the one sanitizer shows them, in -f lines too', async (t) => {
