@@ -4,6 +4,7 @@
 // one read buffer plus at most one line being assembled.
 
 import fs from 'node:fs';
+import { v8 } from '../builtins.js';
 import { startTailFinder, TAIL_FINDER_MIN_BYTES, type TailFinderOptions } from './tail-finder.js';
 import { wasmFinder, type WasmFinder } from './wasm-find.js';
 
@@ -369,7 +370,7 @@ export async function scanFd(fd: number, range: FdRange, makeScanner: (sample: B
       const used = scanner.scan(buf, len, false);
       carry = len - used;
       if (tail) {
-        if (ready && tail.started()) readyNow();
+        if (ready && (tail.started() || youngGenerationGrew())) readyNow();
         tail.front(pos);
         // Into the part the worker searched: straight to the next line that holds a marker.
         const idle = scanner.idle();
@@ -398,6 +399,18 @@ export async function scanFd(fd: number, range: FdRange, makeScanner: (sample: B
   scanner.finish();
   onBytes(pos - origin);
   return pos - origin;
+}
+
+/**
+ * Waiting for the helper to be up, the young generation grows as V8 likes (the hook that sets
+ * the journal's heap flags has not run). Past this much new space the hook runs anyway: peak
+ * memory stays bounded whatever the scheduling, and the helper only starts slower.
+ */
+const YOUNG_BOUND = 8 * 1024 * 1024;
+
+function youngGenerationGrew(): boolean {
+  for (const s of v8().getHeapSpaceStatistics()) if (s.space_name === 'new_space') return s.space_size >= YOUNG_BOUND;
+  return false;
 }
 
 /** Whether a file this long gets a helper thread (tail-finder.ts) for its back. */
