@@ -160,9 +160,30 @@ export class Pipeline {
     return t.local.year === null ? this.yearlessTime({ local: t.local, steps }) : isoOf(localMs(t.local, this.o.utc));
   }
 
+  /**
+   * The final time of a year-less line. A result asks this for every listed event and every
+   * process's and checkpoint's first and last time (tens of thousands), mostly in runs of the
+   * same year and second: both are remembered from the last call.
+   */
   private yearlessTime(r: YearlessRef): string | null {
-    return isoOf(localMs({ ...r.local, year: this.years.yearFor(r.steps, this.yearOpts()) }, this.o.utc));
+    const m = this.memo;
+    if (m.version !== this.years.version || m.steps !== r.steps) {
+      m.version = this.years.version;
+      m.steps = r.steps;
+      m.year = this.years.yearFor(r.steps, this.yearOpts());
+      m.key = NaN;
+    }
+    const l = r.local;
+    // Seconds since the year's start, as a key (a local time's second maps to one instant per year).
+    const key = ((((l.month * 32 + l.day) * 24 + l.hour) * 60 + l.minute) * 60) + l.second;
+    if (key !== m.key) {
+      m.key = key;
+      m.secondMs = localMsIn({ year: m.year, month: l.month, day: l.day, hour: l.hour, minute: l.minute, second: l.second, micros: 0 }, m.year, this.o.utc);
+    }
+    return isoOf(m.secondMs + Math.floor(l.micros / 1000));
   }
+
+  private readonly memo = { version: -1, steps: -1, year: 0, key: NaN, secondMs: NaN };
 
   /**
    * Orders and measures events before the year of year-less lines is known (it is fixed by the

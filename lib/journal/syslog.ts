@@ -227,6 +227,8 @@ export interface YearOptions {
  * after the anchor's): a log of Dec–Jan read with a January mtime starts last year.
  */
 export class YearInference {
+  /** Bumped by every step: what yearFor says may change with it. */
+  version = 0;
   private wraps = 0;
   /** The last line's month and day (0: none yet); two numbers, not an object per line. */
   private lastMonth = 0;
@@ -234,6 +236,7 @@ export class YearInference {
 
   /** Returns the number of year steps seen so far, to be stored with the time. */
   step(t: LocalTime): number {
+    this.version++;
     if (this.lastMonth !== 0 && t.month < this.lastMonth && !jitter({ month: this.lastMonth, day: this.lastDay }, t)) this.wraps++;
     this.lastMonth = t.month;
     this.lastDay = t.day;

@@ -44,3 +44,23 @@ t.test('reused records: the same result as new ones, for any window and filter',
     t.ok(first.events.length > 10, `${name}: ${first.events.length} events`);
   }
 });
+
+t.test('year-less local times: each line its own instant, across DST changes and a new year, with and without --year', async (t) => {
+  const saved = process.env.TZ;
+  process.env.TZ = 'America/New_York';
+  t.teardown(() => {
+    if (saved === undefined) delete process.env.TZ;
+    else process.env.TZ = saved;
+  });
+  const MON = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+  // [month, day, h, m, s, micros]: the spring gap (02:xx does not exist), the autumn overlap, runs in one second, then January.
+  const times = [[3, 14, 1, 59, 59, 999999], [3, 14, 2, 30, 0, 5000], [3, 14, 3, 0, 0, 0], [3, 14, 3, 0, 0, 1000], [11, 7, 1, 30, 0, 0], [11, 7, 1, 30, 0, 999000], [11, 7, 1, 59, 59, 0], [11, 7, 2, 0, 0, 0], [12, 31, 23, 59, 59, 500000], [1, 1, 0, 0, 0, 250000], [1, 1, 0, 0, 0, 251000]] as const;
+  const p2 = (n: number) => String(n).padStart(2, '0');
+  const lines = times.map(([mo, d, h, mi, s, us], i) => `${MON[mo - 1]} ${String(d).padStart(2)} ${p2(h)}:${p2(mi)}:${p2(s)} node-1 kubelet[${100 + i}]: I${p2(mo)}${p2(d)} ${p2(h)}:${p2(mi)}:${p2(s)}.${String(us).padStart(6, '0')}     ${100 + i} controller.go:101] kubelet config controller: starting controller`);
+  const data = Buffer.from(lines.join('\n') + '\n');
+  for (const [year, anchor] of [[2021, base.anchor], [null, new Date(2022, 0, 2)]] as const) {
+    const r = run(data, { ...base, utc: false, year, anchor }, true);
+    const want = times.map(([mo, d, h, mi, s, us], i) => new Date(i < 9 ? 2021 : 2022, mo - 1, d, h, mi, s, Math.floor(us / 1000)).toISOString());
+    t.same(r.events.map((e) => e.time), want, `year ${year ?? 'from the anchor'}`);
+  }
+});
