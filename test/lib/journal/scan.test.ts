@@ -2,35 +2,8 @@
 // size, continuations and watch windows across chunk boundaries, CR/NUL, overlong lines.
 import t from 'tap';
 import fc from 'fast-check';
-import { Follow, LineScanner, scanChunks, type LineSink, type Markers } from '../../../lib/journal/scan.js';
-
-interface Seen {
-  lines: string[];
-  conts: string[];
-  overlong: number;
-}
-
-/** A sink that records what it is given; lines holding CONT ask for continuations, START for a watch. */
-function recorder(): { sink: LineSink; seen: Seen } {
-  const seen: Seen = { lines: [], conts: [], overlong: 0 };
-  return {
-    seen,
-    sink: {
-      line: (b, s, e) => {
-        const l = b.toString('latin1', s, e);
-        seen.lines.push(l);
-        return l.includes('CONT') ? Follow.Continuation : l.includes('START') ? Follow.Watch : Follow.None;
-      },
-      continuation: (b, s, e) => {
-        const l = b.toString('latin1', s, e);
-        if (!l.startsWith(' ')) return false;
-        seen.conts.push(l);
-        return true;
-      },
-      overlong: () => seen.overlong++,
-    },
-  };
-}
+import { LineScanner, scanChunks, type Markers } from '../../../lib/journal/scan.js';
+import { recorder, type Seen } from './scan-recorder.js';
 
 const markers = (primary: string[], watch: string[] = []): Markers => ({ primary: primary.map((p) => Buffer.from(p)), watch: watch.map((p) => Buffer.from(p)) });
 

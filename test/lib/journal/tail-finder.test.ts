@@ -5,37 +5,10 @@
 import t from 'tap';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Follow, LineScanner, scanFd, type LineSink, type Markers } from '../../../lib/journal/scan.js';
+import { LineScanner, scanFd, type LineSink, type Markers } from '../../../lib/journal/scan.js';
+import { recorder, type Seen } from './scan-recorder.js';
 import { startTailFinder } from '../../../lib/journal/tail-finder.js';
 import { wasmFinder } from '../../../lib/journal/wasm-find.js';
-
-interface Seen {
-  lines: string[];
-  conts: string[];
-  overlong: number;
-}
-
-/** As in scan.test.ts: CONT asks for continuations (lines starting with a space), START for a watch window. */
-function recorder(): { sink: LineSink; seen: Seen } {
-  const seen: Seen = { lines: [], conts: [], overlong: 0 };
-  return {
-    seen,
-    sink: {
-      line: (b, s, e) => {
-        const l = b.toString('latin1', s, e);
-        seen.lines.push(l);
-        return l.includes('CONT') ? Follow.Continuation : l.includes('START') ? Follow.Watch : Follow.None;
-      },
-      continuation: (b, s, e) => {
-        const l = b.toString('latin1', s, e);
-        if (!l.startsWith(' ')) return false;
-        seen.conts.push(l);
-        return true;
-      },
-      overlong: () => seen.overlong++,
-    },
-  };
-}
 
 const MARKERS: Markers = { primary: ['<A>', '<B>', 'START'].map((s) => Buffer.from(s)), watch: [Buffer.from('<W>')] };
 
