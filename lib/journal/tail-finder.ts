@@ -46,7 +46,8 @@ export interface TailFinder {
   /**
    * Where the front scan should read next instead of `pos`, given that the bytes from `from`
    * (the unfinished line it carries, if any) on are unread: the start of the line of the next
-   * marker, or the end of the searched part when no marker is left; -1 to read on as usual.
+   * marker, or when no marker is left, the start of the line the searched part ends with (a file
+   * read while it grows); -1 to read on as usual.
    */
   jump(from: number, pos: number): number;
   /** Whether the worker is past its start (a V8 flag set before that makes it compile Node's built-ins from source). */
@@ -133,13 +134,34 @@ export function startTailFinder(fd: number, floor: number, size: number, wasm: W
     }
     return -1;
   };
+  /**
+   * Where the line that `size` ends or cuts starts: `size` when the byte before it is a newline,
+   * else just after the last newline before it; -1 when not known (none within the look-behind,
+   * or the file is shorter now). A file that grows while it is read (a live syslog, a
+   * `journalctl -f` to a file) may have had half a line when it was opened: that line, and
+   * whatever is appended, are read as the plain scan reads them.
+   */
+  let lastStart = -2;
+  const lastLineStart = (): number => {
+    if (lastStart !== -2) return lastStart;
+    const at = Math.max(floor, size - LOOK_BEHIND);
+    const n = fs.readSync(fd, look, 0, size - at, at);
+    if (n !== size - at) return (lastStart = -1);
+    if (look[n - 1] === 10) return (lastStart = size);
+    const nl = look.subarray(0, n).lastIndexOf(10);
+    return (lastStart = nl < 0 ? -1 : at + nl + 1);
+  };
   let stopped = false;
   return {
     jump(from, pos) {
       const done = Atomics.load(ctl, CHUNKS);
       if (done === 0 || from < Math.max(floor, size - done * chunk)) return -1;
       const h = firstHitAtOrAfter(from, done);
-      if (h < 0) return size > pos ? size : -1;
+      if (h < 0) {
+        // No marker left before `size`, but a line it cuts may still be being written: read on from its start.
+        const e = lastLineStart();
+        return e > pos ? e : -1;
+      }
       if (h - pos < minJump) return -1;
       // The start of the marker's line: after the last newline before it (bounded look-behind).
       const at = Math.max(pos, h - LOOK_BEHIND);

@@ -136,3 +136,28 @@ t.test('no helper where it would not pay or cannot run', async (t) => {
   t.equal(startTailFinder(0, 0, 1 << 30, null, 5), null, 'no SIMD search to share');
   t.equal(startTailFinder(0, 100, 100, wasm, 5, { minBytes: 0 }), null, 'nothing to search');
 });
+
+t.test('a file that grows while it is read: the line cut at the size it had is read whole, and what came after', async (t) => {
+  const dir = t.testdir({});
+  const file = path.join(dir, 'growing.log');
+  const head = 'quiet line\n'.repeat(20_000) + 'x <A> early\n' + 'quiet line\n'.repeat(20_000);
+  const last = 'Jan 01 00:00:00 node kubelet[1]: the line being written <A> rest';
+  fs.writeFileSync(file, head + last + '\nafter <B> appended\n');
+  // The size the scan was opened with: inside the last line, before its marker, inside the marker, and at its end.
+  for (const cut of [10, last.indexOf('<A>'), last.indexOf('<A>') + 2, last.length, last.length + 1]) {
+    const size = Buffer.byteLength(head) + cut;
+    const scan = async (tail: Parameters<typeof scanFd>[1]['tail']) => {
+      const { sink, seen } = recorder();
+      const fd = fs.openSync(file, 'r');
+      try {
+        await scanFd(fd, { start: 0, size, tail }, () => new LineScanner(MARKERS, sink, 4000), () => {});
+      } finally {
+        fs.closeSync(fd);
+      }
+      return seen;
+    };
+    const plain = await scan(false);
+    t.same(plain.lines, ['x <A> early', last, 'after <B> appended'], 'the plain scan reads to the end');
+    t.same(await scan({ minBytes: 0, chunk: 4096, minJump: 1, settle: true }), plain, `opened at ${cut} bytes into the last line`);
+  }
+});
