@@ -115,3 +115,26 @@ export const isRoot = typeof process.getuid === 'function' && process.getuid() =
 
 /** script(1) is installed: it gives a command a real terminal (a pty) for the tests that need one. */
 export const hasScript = spawnSync('script', ['--version']).status === 0;
+
+/**
+ * A syslog journal of `mib` MiB (large enough, from 64, for journal's helper thread): 1 MiB
+ * blocks of another kubelet chatter line (no marker), with the lines of a real kubelet story
+ * (fixtures/journals/structured-1.22.short.log) spread among them in order. Read it with
+ * `--year 2022` for stable times.
+ */
+export function writeLargeJournal(file: string, mib: number): void {
+  const story = fs.readFileSync(path.join(repoRoot, 'fixtures/journals/structured-1.22.short.log'), 'latin1').split('\n').filter((l) => l && !l.startsWith('-- '));
+  const noise = 'May 22 08:00:01 node-1 kubelet[2301]: I0522 08:00:01.000001    2301 reconciler.go:224] operationExecutor.VerifyControllerAttachedVolume started for volume\n';
+  const block = noise.repeat(Math.ceil((1024 * 1024) / noise.length));
+  const fd = fs.openSync(file, 'w');
+  try {
+    for (let b = 0; b < mib; b++) {
+      fs.writeSync(fd, block);
+      const from = Math.floor((b * story.length) / mib);
+      const to = Math.floor(((b + 1) * story.length) / mib);
+      if (to > from) fs.writeSync(fd, story.slice(from, to).join('\n') + '\n');
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}

@@ -4,7 +4,7 @@
 import t from 'tap';
 import fs from 'node:fs';
 import path from 'node:path';
-import { json, repoRoot, runCli } from '../helpers.js';
+import { json, runCli, writeLargeJournal } from '../helpers.js';
 import { TAIL_FINDER_MIN_BYTES } from '../../lib/journal/tail-finder.js';
 
 interface Out {
@@ -19,20 +19,7 @@ interface Out {
 t.test('a 70 MiB journal: --file (two threads) and stdin (one) report the same', async (t) => {
   const dir = t.testdir({});
   const file = path.join(dir, 'kubelet.log');
-  const story = fs.readFileSync(path.join(repoRoot, 'fixtures/journals/structured-1.22.short.log'), 'latin1').split('\n').filter((l) => l && !l.startsWith('-- '));
-  // Chatter of other kubelet lines (no marker), in 1 MiB blocks; the story's lines spread among them.
-  const noise = 'May 22 08:00:01 node-1 kubelet[2301]: I0522 08:00:01.000001    2301 reconciler.go:224] operationExecutor.VerifyControllerAttachedVolume started for volume\n';
-  const block = noise.repeat(Math.ceil((1024 * 1024) / noise.length));
-  const fd = fs.openSync(file, 'w');
-  const blocks = 70;
-  for (let b = 0; b < blocks; b++) {
-    fs.writeSync(fd, block);
-    // A few story lines after each block, in order; the whole story by the end.
-    const from = Math.floor((b * story.length) / blocks);
-    const to = Math.floor(((b + 1) * story.length) / blocks);
-    if (to > from) fs.writeSync(fd, story.slice(from, to).join('\n') + '\n');
-  }
-  fs.closeSync(fd);
+  writeLargeJournal(file, 70);
   t.ok(fs.statSync(file).size >= TAIL_FINDER_MIN_BYTES, 'large enough for the helper');
   const args = ['journal', '--year', '2022', '--utc', '-o', 'json'];
   const two = runCli([...args, '--file', file]);

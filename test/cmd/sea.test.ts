@@ -5,7 +5,7 @@ import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { cleanEnv, copyFixture, repoRoot, runCli, tempDir, type CliResult } from '../helpers.js';
+import { cleanEnv, copyFixture, repoRoot, runCli, tempDir, writeLargeJournal, type CliResult } from '../helpers.js';
 import { Tmux, hasTmux } from '../lib/tui/tmux.js';
 
 const built = path.join(repoRoot, 'dist', 'kubelet-ckpt');
@@ -105,6 +105,19 @@ if (!linuxX64) {
       t.equal(got.stderr, want.stderr, 'stderr');
     });
   }
+
+  t.test('journal on a file large enough for its helper thread (a worker the executable starts)', async (t) => {
+    const big = path.join(home, 'big.log');
+    writeLargeJournal(big, 66);
+    const args = ['journal', '--file', big, '--year', '2022', '--utc', '-o', 'json'];
+    const want = runCli(args);
+    const got = runSea(args);
+    t.equal(got.code, want.code);
+    t.ok(want.stdout.length > 1000, 'a report');
+    t.equal(got.stdout, want.stdout);
+    t.equal(got.stderr, want.stderr);
+    fs.rmSync(big);
+  });
 
   t.test('verify on worker threads (the judge pool starts the program from the executable)', async (t) => {
     // Past the in-thread threshold: enough checkpoints that verify hands payloads to workers.
