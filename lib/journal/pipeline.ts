@@ -171,19 +171,24 @@ export class Pipeline {
       m.version = this.years.version;
       m.steps = r.steps;
       m.year = this.years.yearFor(r.steps, this.yearOpts());
-      m.key = NaN;
+      m.stale = true;
     }
     const l = r.local;
-    // Seconds since the year's start, as a key (a local time's second maps to one instant per year).
-    const key = ((((l.month * 32 + l.day) * 24 + l.hour) * 60 + l.minute) * 60) + l.second;
-    if (key !== m.key) {
-      m.key = key;
-      m.secondMs = localMsIn({ year: m.year, month: l.month, day: l.day, hour: l.hour, minute: l.minute, second: l.second, micros: 0 }, m.year, this.o.utc);
+    const s = m.second;
+    // Every field compared (no packed key: a log may write 48:00:00, which Date carries into the days).
+    if (s.month !== l.month || s.day !== l.day || s.hour !== l.hour || s.minute !== l.minute || s.second !== l.second || m.stale) {
+      m.stale = false;
+      s.month = l.month;
+      s.day = l.day;
+      s.hour = l.hour;
+      s.minute = l.minute;
+      s.second = l.second;
+      m.secondMs = localMsIn(s, m.year, this.o.utc);
     }
     return isoOf(m.secondMs + Math.floor(l.micros / 1000));
   }
 
-  private readonly memo = { version: -1, steps: -1, year: 0, key: NaN, secondMs: NaN };
+  private readonly memo = { version: -1, steps: -1, year: 0, stale: true, second: { year: null, month: 0, day: 0, hour: 0, minute: 0, second: 0, micros: 0 } as LocalTime, secondMs: NaN };
 
   /**
    * Orders and measures events before the year of year-less lines is known (it is fixed by the

@@ -64,3 +64,11 @@ t.test('year-less local times: each line its own instant, across DST changes and
     t.same(r.events.map((e) => e.time), want, `year ${year ?? 'from the anchor'}`);
   }
 });
+
+t.test('year-less times a log wrote out of range (48:00:00) are what Date makes of them, whatever comes next', async (t) => {
+  // 31 Jan 48:00 is 2 Feb 00:00; the line after it, 1 Feb 00:00, must not be taken for the same second.
+  const line = (mo: string, d: string, clock: string, i: number) => `${mo} ${d} ${clock} node-1 kubelet[${200 + i}]: I${mo === 'Jan' ? '01' : '02'}${d} ${clock}.000000     ${200 + i} controller.go:101] kubelet config controller: starting controller`;
+  const data = Buffer.from([line('Jan', '31', '48:00:00', 0), line('Feb', '01', '00:00:00', 1), line('Feb', '01', '23:59:60', 2), line('Feb', '02', '00:00:00', 3)].join('\n') + '\n');
+  const r = run(data, { ...base, year: 2021 }, true);
+  t.same(r.events.map((e) => e.time), [Date.UTC(2021, 0, 31, 48), Date.UTC(2021, 1, 1), Date.UTC(2021, 1, 1, 23, 59, 60), Date.UTC(2021, 1, 2)].map((ms) => new Date(ms).toISOString()));
+});
