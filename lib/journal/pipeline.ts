@@ -171,13 +171,12 @@ export class Pipeline {
       m.version = this.years.version;
       m.steps = r.steps;
       m.year = this.years.yearFor(r.steps, this.yearOpts());
-      m.stale = true;
+      m.second.month = NaN; // equal to nothing: the second is made again in the new year
     }
     const l = r.local;
     const s = m.second;
     // Every field compared (no packed key: a log may write 48:00:00, which Date carries into the days).
-    if (s.month !== l.month || s.day !== l.day || s.hour !== l.hour || s.minute !== l.minute || s.second !== l.second || m.stale) {
-      m.stale = false;
+    if (s.month !== l.month || s.day !== l.day || s.hour !== l.hour || s.minute !== l.minute || s.second !== l.second) {
       s.month = l.month;
       s.day = l.day;
       s.hour = l.hour;
@@ -188,7 +187,7 @@ export class Pipeline {
     return isoOf(m.secondMs + Math.floor(l.micros / 1000));
   }
 
-  private readonly memo = { version: -1, steps: -1, year: 0, stale: true, second: { year: null, month: 0, day: 0, hour: 0, minute: 0, second: 0, micros: 0 } as LocalTime, secondMs: NaN };
+  private readonly memo = { version: -1, steps: -1, year: 0, second: { year: null, month: NaN, day: 0, hour: 0, minute: 0, second: 0, micros: 0 } as LocalTime, secondMs: NaN };
 
   /**
    * Orders and measures events before the year of year-less lines is known (it is fixed by the

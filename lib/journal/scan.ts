@@ -4,8 +4,7 @@
 // one read buffer plus at most one line being assembled.
 
 import fs from 'node:fs';
-import { v8 } from '../builtins.js';
-import { startTailFinder, TAIL_FINDER_MIN_BYTES, type TailFinderOptions } from './tail-finder.js';
+import { helperPays, startTailFinder, type TailFinderOptions } from './tail-finder.js';
 import { wasmFinder, type WasmFinder } from './wasm-find.js';
 
 /** One turn of the event loop (progress and abort signals get their chance). */
@@ -343,7 +342,9 @@ export async function scanFd(fd: number, range: FdRange, makeScanner: (sample: B
     ready = undefined;
     f?.();
   };
-  if (!helperFits(range)) readyNow();
+  // A helper needs the size it is to search; range.start is near enough to where the scan begins.
+  const helped = range.size != null && range.tail !== false && helperPays(range.size - range.start, range.tail);
+  if (!helped) readyNow();
   const origin = range.start > 0 ? skipPartialLine(fd, range.start) : 0;
   let pos = origin;
   // The first read picks the markers (the format), which pick the scanner and its buffer.
@@ -357,7 +358,7 @@ export async function scanFd(fd: number, range: FdRange, makeScanner: (sample: B
   const scanner = makeScanner(head.subarray(0, n));
   const buf = scanner.buf;
   head.copy(buf, 0, 0, n);
-  const tail = helperFits(range) ? startTailFinder(fd, origin, range.size!, scanner.finder, scanner.longest, range.tail || {}) : null;
+  const tail = helped ? startTailFinder(fd, origin, range.size!, scanner.finder, scanner.longest, range.tail || {}) : null;
   if (!tail) readyNow();
   let carry = 0;
   let yieldAt = pos + 8 * 1024 * 1024;
@@ -370,7 +371,7 @@ export async function scanFd(fd: number, range: FdRange, makeScanner: (sample: B
       const used = scanner.scan(buf, len, false);
       carry = len - used;
       if (tail) {
-        if (ready && (tail.started() || youngGenerationGrew())) readyNow();
+        if (ready && tail.flagsSafe()) readyNow();
         tail.front(pos);
         // Into the part the worker searched: straight to the next line that holds a marker.
         const idle = scanner.idle();
@@ -399,23 +400,6 @@ export async function scanFd(fd: number, range: FdRange, makeScanner: (sample: B
   scanner.finish();
   onBytes(pos - origin);
   return pos - origin;
-}
-
-/**
- * Waiting for the helper to be up, the young generation grows as V8 likes (the hook that sets
- * the journal's heap flags has not run). Past this much new space the hook runs anyway: peak
- * memory stays bounded whatever the scheduling, and the helper only starts slower.
- */
-const YOUNG_BOUND = 8 * 1024 * 1024;
-
-function youngGenerationGrew(): boolean {
-  for (const s of v8().getHeapSpaceStatistics()) if (s.space_name === 'new_space') return s.space_size >= YOUNG_BOUND;
-  return false;
-}
-
-/** Whether a file this long gets a helper thread (tail-finder.ts) for its back. */
-function helperFits(range: FdRange): boolean {
-  return range.size != null && range.tail !== false && range.size - range.start >= (range.tail?.minBytes ?? TAIL_FINDER_MIN_BYTES);
 }
 
 // A tail read starts mid-line: begin after the first newline at or after `start - 1`.

@@ -8,7 +8,7 @@
 // The worker reads through this thread's descriptor (a path could be swapped under us) with
 // positional reads, and is stopped, and waited for, before the descriptor is closed.
 
-import { workerThreads } from '../builtins.js';
+import { v8, workerThreads } from '../builtins.js';
 import type { WasmFinder } from './wasm-find.js';
 import fs from 'node:fs';
 
@@ -50,8 +50,12 @@ export interface TailFinder {
    * read while it grows); -1 to read on as usual.
    */
   jump(from: number, pos: number): number;
-  /** Whether the worker is past its start (a V8 flag set before that makes it compile Node's built-ins from source). */
-  started(): boolean;
+  /**
+   * Whether V8 flags may be set now: the worker is past its start (a flag set before that makes
+   * it compile Node's built-ins from source), or the young generation has grown to YOUNG_BOUND
+   * while it started (memory comes first; the worker then only starts slower).
+   */
+  flagsSafe(): boolean;
   /** The front scan is at `pos` (the worker need not search below it). */
   front(pos: number): void;
   /** Stop the worker and wait until it no longer reads the descriptor. */
@@ -92,12 +96,29 @@ if (Atomics.compareExchange(ctl, ${STATE}, 0, 1) === 0) {
 }
 `;
 
+/** Whether a span of this many bytes is worth a worker. */
+export function helperPays(span: number, o: TailFinderOptions = {}): boolean {
+  return span > 0 && span >= (o.minBytes ?? TAIL_FINDER_MIN_BYTES);
+}
+
+/**
+ * While the worker starts, the heap flags wait (flagsSafe) and the young generation grows as
+ * V8 likes; past this much new space they are set anyway, so peak memory stays bounded
+ * whatever the scheduling.
+ */
+const YOUNG_BOUND = 8 * 1024 * 1024;
+
+function youngGenerationGrew(): boolean {
+  for (const s of v8().getHeapSpaceStatistics()) if (s.space_name === 'new_space') return s.space_size >= YOUNG_BOUND;
+  return false;
+}
+
 /**
  * A worker searching `[floor, size)` of `fd` from the end, or null when it would not pay (a
  * small file) or cannot run (no SIMD search, no worker threads).
  */
 export function startTailFinder(fd: number, floor: number, size: number, wasm: WasmFinder | null, longest: number, o: TailFinderOptions = {}): TailFinder | null {
-  if (wasm === null || size - floor < (o.minBytes ?? TAIL_FINDER_MIN_BYTES) || size - floor <= 0) return null;
+  if (wasm === null || !helperPays(size - floor, o)) return null;
   const chunk = Math.min(o.chunk ?? CHUNK, wasm.buf.length - longest);
   // (Past a million chunks, ~384 GiB, the front is left to this thread.)
   const nChunks = Math.min(Math.ceil((size - floor) / chunk), 1 << 20);
@@ -169,8 +190,8 @@ export function startTailFinder(fd: number, floor: number, size: number, wasm: W
       const nl = look.subarray(0, n).lastIndexOf(10);
       return nl < 0 ? -1 : at + nl + 1;
     },
-    started() {
-      return Atomics.load(ctl, STATE) !== 0;
+    flagsSafe() {
+      return Atomics.load(ctl, STATE) !== 0 || youngGenerationGrew();
     },
     front(pos) {
       Atomics.store(ctl, FRONT, Math.floor(pos / 4096));
