@@ -96,7 +96,8 @@ export function interpret(root: JNode): GroupVersionKind | { error: string } {
   if (saved) return jsonError(saved);
   const gv = parseGroupVersion(apiVersion);
   if ('error' in gv) return gv;
-  return { ...gv, kind };
+  // Not `{ ...gv, kind }`: a spread was most of this function, which runs for every payload.
+  return { group: gv.group, version: gv.version, kind };
 }
 
 function groupVersionString(gvk: GroupVersionKind): string {

@@ -177,6 +177,18 @@ export function goIntValue(v: bigint): number | bigint {
 }
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
+/**
+ * goIntValue(parseGoInt(s, 10, bits)) without the bigint in between for the plain decimals
+ * nearly every config number is (a typed decode makes ~20 of them per payload).
+ */
+export function parseGoIntValue(s: string, bits: number): number | bigint {
+  if (s.length > 16 || !SIGNED_DECIMAL.test(s)) return goIntValue(parseGoInt(s, 10, bits));
+  const v = Number(s);
+  if (bits < 53 && (v >= 2 ** (bits - 1) || v < -(2 ** (bits - 1)))) throw new GoNumError('ParseInt', s, 'value out of range');
+  // -0 is 0, as the bigint made it.
+  return v === 0 ? 0 : v;
+}
+
 /** strconv.Atoi (64-bit platform). */
 export function goAtoi(s: string): number {
   try {

@@ -8,7 +8,7 @@
 import { DurationError, parseGoDuration } from './duration.js';
 import { jsonKindName, setOwn, type JNode } from './jnode.js';
 import { childPath } from './json.js';
-import { GoNumError, goIntValue, parseGoInt, parseGoUint } from './gostrconv.js';
+import { GoNumError, parseGoIntValue, parseGoUint } from './gostrconv.js';
 import { parseQuantity, QuantityError, ERR_FORMAT_WRONG } from './quantity.js';
 import { fieldsOf, type FieldSpec, type StructSpec, type TypeSpec } from './schema.js';
 import type { KubeletVersion } from './version.js';
@@ -85,7 +85,7 @@ function decodeInt(ctx: Ctx, n: JNode, spec: TypeSpec): number | bigint | undefi
   if (n.t !== 'num') return save(ctx, jsonKindName(n), spec.goType);
   try {
     if (spec.kind === 'uint32') return Number(parseGoUint(n.s, 10, 32));
-    return goIntValue(parseGoInt(n.s, 10, spec.kind === 'int32' ? 32 : 64));
+    return parseGoIntValue(n.s, spec.kind === 'int32' ? 32 : 64);
   } catch (e) {
     if (e instanceof GoNumError) return save(ctx, `number ${n.s}`, spec.goType);
     throw e;

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { goAtoi, goIntValue, goQuote, goQuoteChar, parseGoBool, parseGoInt, parseGoUint } from '../../../lib/config/gostrconv.js';
+import { goAtoi, goIntValue, goQuote, goQuoteChar, parseGoBool, parseGoInt, parseGoIntValue, parseGoUint } from '../../../lib/config/gostrconv.js';
 import { isQuantity, parseQuantity } from '../../../lib/config/quantity.js';
 
 t.test('goQuote is strconv.Quote', async (t) => {
@@ -30,6 +30,24 @@ t.test('ParseInt / ParseUint / Atoi / ParseBool', async (t) => {
   t.throws(() => goAtoi('4x'), { message: 'strconv.Atoi: parsing "4x": invalid syntax' });
   t.equal(parseGoBool('T'), true);
   t.throws(() => parseGoBool('yes'), { message: 'strconv.ParseBool: parsing "yes": invalid syntax' });
+});
+
+t.test('parseGoIntValue is goIntValue(parseGoInt(s, 10, bits)), value and error', async (t) => {
+  const outcome = (f: () => unknown) => {
+    try {
+      const v = f();
+      return { v: typeof v === 'bigint' ? `${v}n` : Object.is(v, -0) ? '-0' : v };
+    } catch (e) {
+      return { error: (e as Error).message };
+    }
+  };
+  const cases = ['0', '-0', '+0', '007', '-007', '+5', '-1', '1', '2147483647', '2147483648', '-2147483648', '-2147483649', '999999999999999', '-999999999999999',
+    '9999999999999999', '9007199254740991', '9007199254740993', '-9007199254740993', '9223372036854775807', '9223372036854775808', '-9223372036854775808',
+    '1_000', '0x10', '', '+', '-', '1.5', '1e3', ' 1', '1 ', '٣', '+-1', '00000000000000001'];
+  for (let i = 0; i < 300; i++) cases.push(String(Math.floor((Math.random() - 0.5) * 2 ** (1 + (i % 62)))));
+  for (const s of cases) {
+    for (const bits of [32, 64]) t.same(outcome(() => parseGoIntValue(s, bits)), outcome(() => goIntValue(parseGoInt(s, 10, bits))), `${JSON.stringify(s)} ${bits}`);
+  }
 });
 
 t.test('quantities', async (t) => {
