@@ -292,6 +292,9 @@ export class LineScanner {
     const end = nl < 0 ? len : nl;
     if (!this.discardHit) this.discardHit = this.hasNeedle(buf, 0, end);
     if (nl < 0) return this.keepTail(0, len);
+    // The dropped line is one of a watch window's lines, as watchLine and skipQuiet count it when
+    // it ends in the buffer it starts in: where reads end must not change what the window covers.
+    if (this.watchLeft > 0) this.watchLeft--;
     if (this.discardHit) this.sink.overlong();
     this.discarding = false;
     this.discardHit = false;

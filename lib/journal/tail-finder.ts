@@ -5,8 +5,11 @@
 // after a kubelet start); the stretches in between hold no marker and are passed over unread.
 // Nothing else changes: the same lines reach the same parser in the same order.
 //
-// The worker reads through this thread's descriptor (a path could be swapped under us) with
-// positional reads, and is stopped, and waited for, before the descriptor is closed.
+// The worker reads the file this thread opened (a path could be swapped under us) through a
+// descriptor of its own, reopened from this thread's through /proc, with positional reads; it
+// is stopped, and waited for, before this thread closes its descriptor, and its own is closed
+// once it has exited (never while it might read: a read blocked on a slow file system outlives
+// any wait, and a number closed under it could name the next file opened).
 
 import { v8, workerThreads } from '../builtins.js';
 import type { WasmFinder } from './wasm-find.js';
@@ -79,6 +82,8 @@ if (Atomics.compareExchange(ctl, ${STATE}, 0, 1) === 0) {
       const want = Math.min(d.size, b + d.longest - 1) - a;
       let got = 0;
       while (got < want) { const r = fs.readSync(d.fd, mem, got, want - got, a + got); if (r === 0) break; got += r; }
+      // Shorter than when it was opened: what the rest holds now is not known, so nothing more is published.
+      if (got < want) break;
       let full = false;
       for (let p = x.find(0, got); p >= 0 && p < b - a; p = x.find(p + 1, got)) {
         if (n === hits.length) { full = true; break; }
@@ -122,6 +127,8 @@ export function startTailFinder(fd: number, floor: number, size: number, wasm: W
   const chunk = Math.min(o.chunk ?? CHUNK, wasm.buf.length - longest);
   // (Past a million chunks, ~384 GiB, the front is left to this thread.)
   const nChunks = Math.min(Math.ceil((size - floor) / chunk), 1 << 20);
+  const own = ownDescriptor(fd);
+  if (own === null) return null;
   const ctl = new Int32Array(new SharedArrayBuffer(16));
   const ends = new Int32Array(new SharedArrayBuffer(4 * nChunks));
   const hits = new Float64Array(new SharedArrayBuffer(8 * (o.maxHits ?? MAX_HITS)));
@@ -129,13 +136,15 @@ export function startTailFinder(fd: number, floor: number, size: number, wasm: W
   try {
     worker = new (workerThreads().Worker)(WORKER, {
       eval: true,
-      workerData: { ctl: ctl.buffer, ends: ends.buffer, hits: hits.buffer, module: wasm.module, fd, floor, size, chunk, longest, minGap: MIN_GAP },
+      workerData: { ctl: ctl.buffer, ends: ends.buffer, hits: hits.buffer, module: wasm.module, fd: own, floor, size, chunk, longest, minGap: MIN_GAP },
       stdout: true,
       stderr: true,
     });
   } catch {
+    closeQuietly(own);
     return null;
   }
+  worker.once('exit', () => closeQuietly(own));
   worker.unref();
   worker.on('error', () => {}); // a failed worker only means no jumps
   if (o.settle) waitWhile(ctl, (v) => v !== 2, 30_000);
@@ -206,6 +215,37 @@ export function startTailFinder(fd: number, floor: number, size: number, wasm: W
       void worker.terminate();
     },
   };
+}
+
+/**
+ * A descriptor of the worker's own for the file `fd` holds: reopened through /proc/self/fd (the
+ * open file itself, never its path), checked to be that very regular file; null when it cannot be
+ * (no /proc, a mode changed since), and the front then scans alone.
+ */
+function ownDescriptor(fd: number): number | null {
+  let own: number;
+  try {
+    own = fs.openSync(`/proc/self/fd/${fd}`, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const a = fs.fstatSync(fd);
+    const b = fs.fstatSync(own);
+    if (b.isFile() && a.dev === b.dev && a.ino === b.ino) return own;
+  } catch {
+    // not the same file, as far as can be told
+  }
+  closeQuietly(own);
+  return null;
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    fs.closeSync(fd);
+  } catch {
+    // already gone: nothing to release
+  }
 }
 
 /** Block while the worker's state satisfies `busy`, up to `ms`. */

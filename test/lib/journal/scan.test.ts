@@ -2,7 +2,7 @@
 // size, continuations and watch windows across chunk boundaries, CR/NUL, overlong lines.
 import t from 'tap';
 import fc from 'fast-check';
-import { LineScanner, scanChunks, type Markers } from '../../../lib/journal/scan.js';
+import { LineScanner, scanChunks, WATCH_LINES, type Markers } from '../../../lib/journal/scan.js';
 import { recorder, type Seen } from './scan-recorder.js';
 
 const markers = (primary: string[], watch: string[] = []): Markers => ({ primary: primary.map((p) => Buffer.from(p)), watch: watch.map((p) => Buffer.from(p)) });
@@ -37,6 +37,18 @@ t.test('watch markers outside a watch window are ignored', async (t) => {
 
 t.test('CR and NUL bytes stay inside the line', async (t) => {
   t.same((await run('a\r\nhit A\r\nb\0A\0\n', markers(['A']), 2)).lines, ['hit A\r', 'b\0A\0']);
+});
+
+t.test('an overlong line in a watch window is one of its lines, wherever the reads end', async (t) => {
+  // Found by review: a quiet overlong line dropped across reads was not counted against the
+  // window, one that ended in the buffer it started in was; a read boundary (a stdin chunk, a
+  // jump of the helper thread) then decided whether a watch line just past the window counted.
+  const m = markers(['START'], ['W']);
+  const body = (quiet: number) => `START kubelet\n${'z'.repeat(1500)}\n${'quiet\n'.repeat(quiet)}a W line\nend\n`;
+  for (const size of [1, 7, 100, 999, 1024, 1600, 4096, 65536]) {
+    t.same(await run(body(WATCH_LINES - 1), m, size, 1000), { lines: ['START kubelet'], conts: [], overlong: 0 }, `just past the window, chunk ${size}`);
+    t.same(await run(body(WATCH_LINES - 2), m, size, 1000), { lines: ['START kubelet', 'a W line'], conts: [], overlong: 0 }, `the window's last line, chunk ${size}`);
+  }
 });
 
 t.test('overlong lines are dropped and reported when they held a marker', async (t) => {

@@ -161,3 +161,73 @@ t.test('a file that grows while it is read: the line cut at the size it had is r
     t.same(await scan({ minBytes: 0, chunk: 4096, minJump: 1, settle: true }), plain, `opened at ${cut} bytes into the last line`);
   }
 });
+
+t.test('a file cut short while the worker reads it, then written again: nothing it could not read is passed over', async (t) => {
+  // Found by review: the worker published a chunk it read short (the file truncated) as searched
+  // and marker-free; the same bytes written back before the front got there were then jumped over.
+  const dir = t.testdir({});
+  const file = path.join(dir, 'rewritten.log');
+  let text = 'first <A> line\n';
+  for (let i = 0; i < 4000; i++) text += 'quiet '.repeat(40) + '\n' + (i % 500 === 0 ? `event <B> ${i}\n` : '');
+  const content = Buffer.from(text);
+  const scan = async (tail: Parameters<typeof scanFd>[1]['tail']) => {
+    fs.writeFileSync(file, content);
+    const { sink, seen } = recorder();
+    let rewritten = false;
+    const rewriting: LineSink = {
+      ...sink,
+      line: (b, s, e, r) => {
+        // The first line is read before the worker has searched anything (settle: it has finished, on nothing).
+        if (!rewritten) fs.writeFileSync(file, content);
+        rewritten = true;
+        return sink.line(b, s, e, r);
+      },
+    };
+    const fd = fs.openSync(file, 'r');
+    try {
+      await scanFd(fd, { start: 0, size: content.length, tail }, () => {
+        fs.truncateSync(file, 0); // after the first read, before the worker's
+        return new LineScanner(MARKERS, rewriting, 4000);
+      }, () => {});
+    } finally {
+      fs.closeSync(fd);
+    }
+    return seen;
+  };
+  const plain = await scan(false);
+  t.equal(plain.lines.length, 9, 'the plain scan reads what was written back');
+  t.same(await scan({ minBytes: 0, chunk: 65536, minJump: 1, settle: true }), plain);
+});
+
+t.test('the worker reads through a descriptor of its own, closed once it has exited', async (t) => {
+  const dir = t.testdir({});
+  const file = path.join(dir, 'own.log');
+  fs.writeFileSync(file, journal(11, 20000, 0.002, 4000));
+  /** This process's descriptors open on the file. */
+  const onFile = () =>
+    fs.readdirSync('/proc/self/fd').filter((n) => {
+      try {
+        return fs.readlinkSync(`/proc/self/fd/${n}`) === file;
+      } catch {
+        return false;
+      }
+    }).length;
+  const plain = await scanFile(file, false, 4000);
+  t.same(await scanFile(file, { minBytes: 0, chunk: 4096, minJump: 1, settle: true }, 4000), plain, 'the same lines');
+  // The worker's descriptor goes when its exit is seen (an event of this thread).
+  for (let i = 0; i < 100 && onFile() > 0; i++) await new Promise((r) => setTimeout(r, 20));
+  t.equal(onFile(), 0, 'no descriptor left open on the file');
+  // Reopened through /proc from this thread's: never the path, so a file swapped in under the name is not what it reads.
+  const wasm = wasmFinder(MARKERS.primary, 512 * 1024)!;
+  const quiet = 'quiet line\n'.repeat(5000);
+  fs.writeFileSync(file, `${quiet}the <B> line\n${quiet}`);
+  const fd = fs.openSync(file, 'r');
+  fs.renameSync(file, `${file}.old`);
+  fs.writeFileSync(file, 'swapped in <A> <A> <A>\n');
+  const finder = startTailFinder(fd, 0, fs.fstatSync(fd).size, wasm, 5, { minBytes: 0, chunk: 4096, minJump: 1, settle: true });
+  t.ok(finder, 'a helper for the open file');
+  // Where it sends the front from byte 0: the line of the first marker of the file that was opened.
+  t.equal(finder!.jump(0, 0), quiet.length, 'the line of the marker in the file opened, not of the one swapped in');
+  finder!.stop();
+  fs.closeSync(fd);
+});
