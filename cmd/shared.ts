@@ -48,8 +48,9 @@ function workerEntry(): WorkerEntry | null {
 /** A pool of (cores - 1) worker threads, up to 3, running this same program; null on one core. */
 export function workerJudgePool(options: JudgeOptions): JudgePoolFactory | null {
   const entry = workerEntry();
-  // KUBELET_CKPT_JOBS caps the threads used (1: judge everything in this thread).
-  const cores = Number(process.env.KUBELET_CKPT_JOBS) || availableCores();
+  // KUBELET_CKPT_JOBS caps the threads used (1: judge everything in this thread); a whole number, else ignored.
+  const jobs = Number(process.env.KUBELET_CKPT_JOBS);
+  const cores = Number.isInteger(jobs) && jobs > 0 ? jobs : availableCores();
   if (!entry || cores < 2) return null;
   return () => startPool(entry, options, Math.min(cores - 1, 3));
 }
@@ -103,7 +104,10 @@ interface Reply {
 
 function startPool(entry: WorkerEntry, options: JudgeOptions, count: number): JudgePool {
   const pending = new Map<number, { resolve: (v: Judgement[]) => void; reject: (e: Error) => void }>();
+  /** Why the pool stopped: a batch posted after that is refused at once (a dead worker would never answer it). */
+  let failed: Error | null = null;
   const fail = (e: Error) => {
+    failed ??= e;
     for (const p of pending.values()) p.reject(e);
     pending.clear();
   };
@@ -123,6 +127,7 @@ function startPool(entry: WorkerEntry, options: JudgeOptions, count: number): Ju
     judge(tasks) {
       const id = next++;
       return new Promise<Judgement[]>((resolve, reject) => {
+        if (failed) return reject(failed);
         pending.set(id, { resolve, reject });
         workers[id % count]!.postMessage({ id, tasks });
       });
@@ -132,6 +137,8 @@ function startPool(entry: WorkerEntry, options: JudgeOptions, count: number): Ju
         w.removeAllListeners('exit');
         void w.terminate();
       }
+      // Nothing will answer them: let go of what their callers hold (every payload read).
+      fail(new Error('judge pool closed'));
     },
   };
 }

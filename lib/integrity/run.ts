@@ -46,6 +46,8 @@ export function verifySession(s: Session, refs: readonly string[] = [], payloads
 const MAX_HELD_BYTES = 96 * 1024 * 1024;
 /** Payloads per message to a worker (fewer near the end, so no one waits long for the last). */
 const BATCH = 128;
+/** Bytes per message to a worker: each holds a copy of what it is sent (payloads near the 1 MiB cap). */
+const BATCH_BYTES = 4 * 1024 * 1024;
 const MIN_BATCH = 16;
 /** Batches each worker holds at once: one being judged, one waiting. */
 const IN_FLIGHT = 2;
@@ -130,6 +132,10 @@ async function judgeShared(s: Session, pool: JudgePool, cps: readonly Checkpoint
     while (failure === null && inFlight < IN_FLIGHT * pool.workers && next < end) {
       const size = reading ? BATCH : Math.min(BATCH, Math.max(MIN_BATCH, Math.ceil((end - next) / (2 * (pool.workers + 1)))));
       const ids = queue.slice(next, Math.min(end, next + size));
+      // Fewer where payloads are large (at least one).
+      let bytes = 0;
+      const fit = ids.findIndex((i) => (bytes += tasks[i]!.bytes.byteLength) > BATCH_BYTES);
+      if (fit > 0) ids.length = fit;
       next += ids.length;
       inFlight++;
       posted.push(
@@ -197,6 +203,8 @@ export async function verifyParallel(s: Session, makePool: JudgePoolFactory | nu
   try {
     shared = await judgeShared(s, pool, cps, o.maxHeldBytes ?? MAX_HELD_BYTES);
   } catch {
+    // Closed first: the one-thread verify must not run beside workers still holding batches.
+    pool.close();
     return single();
   } finally {
     pool.close();

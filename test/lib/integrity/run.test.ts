@@ -94,12 +94,32 @@ t.test('past the byte budget the pool is dropped and verify runs one payload at 
   const want = verifySession(s);
   const { pool, batches } = fakePool(s.judge);
   let closed = false;
-  pool.close = () => (closed = true);
-  const got = await verifyParallel(s, () => pool, { maxHeldBytes: 20_000 });
+  let calls = 0;
+  let atClose = -1;
+  pool.close = () => {
+    closed = true;
+    if (atClose < 0) atClose = calls;
+  };
+  const counted = { ...s, judge: (b: Buffer, f: string) => (calls++, s.judge(b, f)) };
+  const got = await verifyParallel(counted, () => pool, { maxHeldBytes: 20_000 });
   t.same(got.report, want);
   t.equal(got.reader, s.reader, 'the plain reader: nothing held');
   t.ok(closed, 'the pool was closed');
+  // Before, not after: workers still holding batches would hold their payloads beside it.
+  t.ok(atClose >= 0 && calls - atClose >= 400, `closed before the one-thread verify (${atClose} of ${calls} judgements before)`);
   t.ok(batches.reduce((a, b) => a + b, 0) < 100, `only the first payloads reached the pool (${batches.join(', ') || 'none'})`);
+});
+
+t.test('large payloads go to the pool in batches of at most 4 MiB', async (t) => {
+  const dir = tempDir();
+  const files: Record<string, string> = { 'store/meta/assigned': metaYaml({ uid: uidOf(0), rv: '7' }) };
+  for (let u = 0; u < 45; u++) for (let r = 1; r <= 10; r++) files[`store/checkpoints/${uidOf(u)}/${r}/kubelet`] = `${GOOD_PAYLOAD}maxPods: ${u * 10 + r}\n# ${'x'.repeat(100_000)}\n`;
+  writeTree(dir, files);
+  const s = openSession({ dir, kubeletVersion: '1.23' });
+  const want = verifySession(s);
+  const { pool, batches } = fakePool(s.judge);
+  t.same((await verifyParallel(s, () => pool)).report, want);
+  t.ok(batches.length > 0 && batches.every((n) => n >= 1 && n <= 41), `batches of ~100 KB payloads: ${batches.join(', ')}`);
 });
 
 /**
