@@ -223,20 +223,96 @@ class Walk {
   }
 
   // ---- skipping (iter_skip_strict.go) --------------------------------------------------
+  /**
+   * Skip one value. Nested arrays and objects are walked with a stack of their own, not by
+   * recursion: JSON may nest 10000 deep (encoding/json's limit, checked before this runs), Go's
+   * stack grows to hold it, and ours would run out at a few thousand levels, at a depth that
+   * depends on the thread (a worker's stack is larger) and on how warm the code is. The calls
+   * made, and their order, are those of the recursive skip/skipArray/skipObject of
+   * iter_skip_strict.go, so a walk derailed by an error goes on as it would there.
+   */
   skip(): void {
-    const c = this.nextToken();
-    if (c === 0x22) return this.skipString();
-    if (c === 0x6e) return this.skipBytes('skipThreeBytes', 'null');
-    if (c === 0x74) return this.skipBytes('skipThreeBytes', 'true');
-    if (c === 0x66) return this.skipBytes('skipFourBytes', 'false');
-    if (c === 0x30) {
-      this.unreadByte();
-      return this.readFloat64();
+    /** The arrays (0x5b) and objects (0x7b) whose members are being skipped, innermost last. */
+    const open: number[] = [];
+    let c = this.nextToken();
+    for (;;) {
+      // One value starting with `c`; a non-empty array or object is entered instead.
+      let entered = false;
+      if (c === 0x22) this.skipString();
+      else if (c === 0x6e) this.skipBytes('skipThreeBytes', 'null');
+      else if (c === 0x74) this.skipBytes('skipThreeBytes', 'true');
+      else if (c === 0x66) this.skipBytes('skipFourBytes', 'false');
+      else if (c === 0x30) {
+        this.unreadByte();
+        this.readFloat64();
+      } else if (c === 0x2d || (c >= 0x31 && c <= 0x39)) this.skipNumber();
+      else if (c === 0x5b) entered = this.enterArray();
+      else if (c === 0x7b) entered = this.enterObject();
+      else this.report('Skip', `do not know how to skip: ${c}`);
+      if (entered) {
+        open.push(c);
+        c = this.nextToken();
+        continue;
+      }
+      // The value is done: close what it ends, up to a container with another member.
+      for (;;) {
+        const top = open[open.length - 1];
+        if (top === undefined) return;
+        const t = this.nextToken();
+        if (t === 0x2c) {
+          if (top === 0x7b) this.memberName();
+          c = this.nextToken();
+          break;
+        }
+        if (top === 0x5b && t !== 0x5d) this.report('ReadArrayCB', `expect ] in the end, but found ${byteText(t)}`);
+        if (top === 0x7b && t !== 0x7d) this.report('ReadObjectCB', 'object not ended with }');
+        open.pop();
+      }
     }
-    if (c === 0x2d || (c >= 0x31 && c <= 0x39)) return this.skipNumber();
-    if (c === 0x5b) return this.skipArray();
-    if (c === 0x7b) return this.skipObject();
-    this.report('Skip', `do not know how to skip: ${c}`);
+  }
+  /** skipArray up to its first element: true when there is one (the caller skips it next). */
+  private enterArray(): boolean {
+    this.unreadByte();
+    const c = this.nextToken();
+    if (c === 0x6e) {
+      this.skipBytes('skipThreeBytes', 'null');
+      return false;
+    }
+    if (c !== 0x5b) {
+      this.report('ReadArrayCB', `expect [ or n, but found ${byteText(c)}`);
+      return false;
+    }
+    if (this.nextToken() === 0x5d) return false;
+    this.unreadByte();
+    return true;
+  }
+  /** skipObject up to its first member's value: true when there is one (the caller skips it next). */
+  private enterObject(): boolean {
+    this.unreadByte();
+    const c = this.nextToken();
+    if (c === 0x6e) {
+      this.skipBytes('skipThreeBytes', 'null');
+      return false;
+    }
+    if (c !== 0x7b) {
+      this.report('ReadObjectCB', `expect { or n, but found ${byteText(c)}`);
+      return false;
+    }
+    const t = this.nextToken();
+    if (t === 0x7d) return false;
+    if (t !== 0x22) {
+      this.report('ReadObjectCB', `expect " after {, but found ${byteText(t)}`);
+      return false;
+    }
+    this.unreadByte();
+    this.memberName();
+    return true;
+  }
+  /** A member's name and its colon. */
+  private memberName(): void {
+    this.readString();
+    const t = this.nextToken();
+    if (t !== 0x3a) this.report('ReadObject', `expect : after object field, but found ${byteText(t)}`);
   }
   skipNumber(): void {
     for (let i = this.head; i < this.tail; i++) {
@@ -265,36 +341,6 @@ class Walk {
     }
     this.unreadByte();
     this.readString();
-  }
-  skipArray(): void {
-    this.unreadByte();
-    const c = this.nextToken();
-    if (c === 0x6e) return this.skipBytes('skipThreeBytes', 'null');
-    if (c !== 0x5b) return this.report('ReadArrayCB', `expect [ or n, but found ${byteText(c)}`);
-    let t = this.nextToken();
-    if (t === 0x5d) return;
-    this.unreadByte();
-    this.skip();
-    for (t = this.nextToken(); t === 0x2c; t = this.nextToken()) this.skip();
-    if (t !== 0x5d) this.report('ReadArrayCB', `expect ] in the end, but found ${byteText(t)}`);
-  }
-  skipObject(): void {
-    this.unreadByte();
-    const c = this.nextToken();
-    if (c === 0x6e) return this.skipBytes('skipThreeBytes', 'null');
-    if (c !== 0x7b) return this.report('ReadObjectCB', `expect { or n, but found ${byteText(c)}`);
-    let t = this.nextToken();
-    if (t === 0x7d) return;
-    if (t !== 0x22) return this.report('ReadObjectCB', `expect " after {, but found ${byteText(t)}`);
-    this.unreadByte();
-    do {
-      this.readString();
-      t = this.nextToken();
-      if (t !== 0x3a) this.report('ReadObject', `expect : after object field, but found ${byteText(t)}`);
-      this.skip();
-      t = this.nextToken();
-    } while (t === 0x2c);
-    if (t !== 0x7d) this.report('ReadObjectCB', 'object not ended with }');
   }
   /** The bytes of the next value (SkipAndReturnBytes). */
   skipAndReturnBytes(): Uint8Array {

@@ -23,8 +23,15 @@ import { goQuote } from './gostrconv.js';
 
 export type YamlParse = { ok: true; value: JNode; duplicates: DuplicateKey[] } | { ok: false; error: string };
 
-/** Deeper nesting than this is refused (go-yaml allows 10000; no kubelet config comes close). */
-export const MAX_YAML_DEPTH = 2000;
+/**
+ * Deeper nesting than this is refused (go-yaml allows 10000; no kubelet config comes close),
+ * as 'yaml: exceeded max depth', by a count (js-yaml's maxDepth, the converter's), never by
+ * running out of stack: at 2000 a flow mapping ran the main thread's stack out from ~1200
+ * levels and a worker's (4 MiB) did not, so ls/verify worded such a payload by the thread that
+ * judged it. 500 leaves the main thread's stack more than twice what the deepest walk needs.
+ */
+export const MAX_YAML_DEPTH = 500;
+const TOO_DEEP = 'yaml: exceeded max depth';
 /** Absolute cap on nodes produced by alias expansion, on top of go-yaml's ratio rule. */
 export const MAX_YAML_NODES = 5_000_000;
 
@@ -483,6 +490,8 @@ class Converter {
     if (v instanceof Uint8Array) return { t: 'str', v: Buffer.from(v).toString('utf8') };
     if (typeof v !== 'object') return { t: 'str', v: String(v) };
     if (this.active.has(v)) throw new YamlError('yaml: anchor value contains itself');
+    // The collections being converted are the depth (aliases nest without js-yaml's count).
+    if (this.active.size >= MAX_YAML_DEPTH) throw new YamlError(TOO_DEEP);
     const alias = inAlias || this.seen.has(v);
     this.seen.add(v);
     this.active.add(v);
@@ -521,7 +530,7 @@ class Converter {
    * entries at its place (a sequence of mappings from the last to the first).
    */
   private fill(entries: readonly Pair[], members: Map<string, unknown>, repeated: { key: string; line: number }[], depth: number): void {
-    if (depth > MAX_YAML_DEPTH) throw new YamlError('yaml: exceeded max depth');
+    if (depth > MAX_YAML_DEPTH) throw new YamlError(TOO_DEEP);
     for (const { key, value } of entries) {
       if (key.tag === MERGE_TAG) {
         this.merge(value.result, members, repeated, depth);
@@ -618,6 +627,7 @@ function describeYamlException(e: yaml.YAMLException, text: string): string {
   }
   // A merge of a scalar (js-yaml refuses only strings; go-yaml any scalar: Converter.merge).
   if (e.reason.startsWith('cannot merge mappings')) return MERGE_NOT_MAP;
+  if (e.reason.startsWith('nesting exceeded maxDepth')) return TOO_DEEP;
   const alias = /^unidentified alias "(.*)"$/.exec(e.reason);
   if (alias) return `yaml: unknown anchor '${alias[1]}' referenced`;
   const known = LIBYAML_WORDING.find(([prefix]) => e.reason.startsWith(prefix));
@@ -715,7 +725,7 @@ export function parseYamlDocument(bytes: Uint8Array): YamlParse {
     doc = jsYaml().load(first, options);
   } catch (e) {
     if (e instanceof jsYaml().YAMLException) return { ok: false, error: describeYamlException(e, first) };
-    if (e instanceof RangeError) return { ok: false, error: 'yaml: exceeded max depth' };
+    if (e instanceof RangeError) return { ok: false, error: TOO_DEEP };
     throw e;
   } finally {
     trailingMarks = null;
@@ -734,7 +744,7 @@ function convertDocument(doc: unknown, pairs: Map<object, Pair[]>, restore: Rest
     return { ok: true, value, duplicates: conv.duplicates };
   } catch (e) {
     if (e instanceof YamlError) return { ok: false, error: e.message };
-    if (e instanceof RangeError) return { ok: false, error: 'yaml: exceeded max depth' };
+    if (e instanceof RangeError) return { ok: false, error: TOO_DEEP };
     throw e;
   }
 }

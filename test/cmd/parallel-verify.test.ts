@@ -89,3 +89,35 @@ t.test('payloads read while their checkpoint is listed: as nobody, hostile entri
     }
   }
 });
+
+t.test('deeply nested payloads: the same words from a worker as from this thread', async (t) => {
+  // Found by review: nesting near the old YAML depth cap (2000) ran the main thread's stack out
+  // (read as "exceeded max depth") and not a worker's, and json-iterator's skip of a deep JSON
+  // value likewise: 272 of 400 findings differed between KUBELET_CKPT_JOBS=1 and 2.
+  const dir = t.testdir();
+  const head = 'kind: KubeletConfiguration\napiVersion: kubelet.config.k8s.io/v1beta1\n';
+  const bodies = [
+    (n: number) => `${head}evictionHard: ${'{a: '.repeat(1300)}1${'}'.repeat(1300)}\nmaxPods: ${n}\n`,
+    (n: number) => `${head}evictionHard: ${'['.repeat(450)}${']'.repeat(450)}\nmaxPods: ${n}\n`,
+    (n: number) => `{"kind":"KubeletConfiguration","apiVersion":"kubelet.config.k8s.io/v1beta1","zzz":${'['.repeat(6000)}${']'.repeat(6000)},"maxPods":"${n}"}`,
+    (n: number) => `${GOOD_PAYLOAD}maxPods: ${n}\n`,
+  ];
+  for (let u = 0; u < 41; u++) {
+    const uid = `${u.toString(16).padStart(8, '0')}-0000-4000-8000-000000000000`;
+    for (let r = 1; r <= 10; r++) {
+      const d = path.join(dir, 'store/checkpoints', uid, String(r));
+      fs.mkdirSync(d, { recursive: true });
+      const n = u * 10 + r;
+      fs.writeFileSync(path.join(d, 'kubelet'), bodies[n % bodies.length]!(n));
+    }
+  }
+  fs.mkdirSync(path.join(dir, 'store/meta'), { recursive: true });
+  for (const version of ['1.22', '1.23']) {
+    const args = ['--dir', dir, '--kubelet-version', version, 'verify', '-o', 'json'];
+    const one = runCli(args, { env: { KUBELET_CKPT_JOBS: '1' } });
+    const many = runCli(args, { env: { KUBELET_CKPT_JOBS: '2' }, timeout: 60_000 });
+    t.equal(many.code, one.code, `${version}: exit code`);
+    t.equal(many.stdout, one.stdout, `${version}: identical JSON`);
+    t.ok(one.stdout.includes('yaml: exceeded max depth'), `${version}: the deepest refused by count`);
+  }
+});

@@ -254,3 +254,28 @@ t.test('NEL, LS and PS are line breaks, as libyaml reads them', async (t) => {
   t.same(ok('a: true\u2028\nb: 0x1F\u2029\nc: ~\u2028\n'), { a: true, b: 31, c: null }, 'LS/PS at the end of a line ends the scalar');
   t.same(ok('a: {b: 1}\u2028\nc: "x"\u2029\nd: [1]\u2028\n'), { a: { b: 1 }, c: 'x', d: [1] }, 'after a flow collection or a closed quote');
 });
+
+t.test('nesting past MAX_YAML_DEPTH is refused by count, however warm (a worker: parallel-verify.test.ts)', async (t) => {
+  // Found by review: at a cap of 2000, js-yaml's recursion ran the main thread's stack out from
+  // ~1200 levels of flow mappings and the RangeError read as "exceeded max depth", while a
+  // worker (4 MiB of stack) parsed the payload: ls/verify worded it by the thread that judged it.
+  const head = 'kind: KubeletConfiguration\napiVersion: kubelet.config.k8s.io/v1beta1\n';
+  const docs: Record<string, (d: number) => string> = {
+    flow: (d) => `${head}evictionHard: ${'['.repeat(d)}${']'.repeat(d)}\n`,
+    flowmap: (d) => `${head}evictionHard: ${'{a: '.repeat(d)}1${'}'.repeat(d)}\n`,
+    block: (d) => `${head}foo:\n${Array.from({ length: d }, (_, i) => `${' '.repeat(i + 1)}a:\n`).join('')}`,
+    alias: (d) => `${head}x0: &a0 [1]\n${Array.from({ length: d }, (_, i) => `x${i + 1}: &a${i + 1} [*a${i}]\n`).join('')}`,
+  };
+  const verdicts = (d: number) => Object.entries(docs).map(([kind, make]) => {
+    const r = parseYamlDocument(Buffer.from(make(d)));
+    return `${kind} ${d}: ${r.ok ? 'ok' : r.error}`;
+  });
+  const depths = [10, 400, 499, 500, 1300, 2500];
+  const here = depths.flatMap(verdicts);
+  t.ok(here.includes('flowmap 400: ok') && here.includes('block 400: ok') && here.includes('flow 400: ok'), 'well under the cap: parsed');
+  for (const d of [1300, 2500]) for (const k of ['flow', 'flowmap', 'block']) t.ok(here.includes(`${k} ${d}: yaml: exceeded max depth`), `${k} ${d}: refused`);
+  t.ok(here.includes('alias 2500: yaml: exceeded max depth'), 'a chain of aliases nests without js-yaml counting it: the converter counts');
+  // The same on a warm parser (the stack a frame takes shrinks as code is optimised).
+  for (let i = 0; i < 50; i++) verdicts(100);
+  t.same(depths.flatMap(verdicts), here, 'warm, the same verdicts');
+});
