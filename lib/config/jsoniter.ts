@@ -272,32 +272,14 @@ class Walk {
   }
   /** skipArray up to its first element: true when there is one (the caller skips it next). */
   private enterArray(): boolean {
-    this.unreadByte();
-    const c = this.nextToken();
-    if (c === 0x6e) {
-      this.skipBytes('skipThreeBytes', 'null');
-      return false;
-    }
-    if (c !== 0x5b) {
-      this.report('ReadArrayCB', `expect [ or n, but found ${byteText(c)}`);
-      return false;
-    }
+    if (!this.opened(0x5b, 'ReadArrayCB')) return false;
     if (this.nextToken() === 0x5d) return false;
     this.unreadByte();
     return true;
   }
   /** skipObject up to its first member's value: true when there is one (the caller skips it next). */
   private enterObject(): boolean {
-    this.unreadByte();
-    const c = this.nextToken();
-    if (c === 0x6e) {
-      this.skipBytes('skipThreeBytes', 'null');
-      return false;
-    }
-    if (c !== 0x7b) {
-      this.report('ReadObjectCB', `expect { or n, but found ${byteText(c)}`);
-      return false;
-    }
+    if (!this.opened(0x7b, 'ReadObjectCB')) return false;
     const t = this.nextToken();
     if (t === 0x7d) return false;
     if (t !== 0x22) {
@@ -306,6 +288,20 @@ class Walk {
     }
     this.unreadByte();
     this.memberName();
+    return true;
+  }
+  /** The opening `[` or `{` read again: false when it is a null instead, or neither (reported). */
+  private opened(open: number, op: string): boolean {
+    this.unreadByte();
+    const c = this.nextToken();
+    if (c === 0x6e) {
+      this.skipBytes('skipThreeBytes', 'null');
+      return false;
+    }
+    if (c !== open) {
+      this.report(op, `expect ${String.fromCharCode(open)} or n, but found ${byteText(c)}`);
+      return false;
+    }
     return true;
   }
   /** A member's name and its colon. */

@@ -5,19 +5,22 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { asNobody, GOOD_PAYLOAD, isRoot, metaYaml, runCli, tempDir } from '../helpers.js';
 
-t.test('verify and ls: worker threads give byte-identical JSON', async (t) => {
-  const dir = t.testdir();
-  for (let u = 0; u < 45; u++) {
+/** `uids` x 10 checkpoints under `dir`, checkpoint n (from 1) holding `body(n)` as `kubelet`, and an empty meta/. */
+function writeStore(dir: string, uids: number, body: (n: number) => string): void {
+  for (let u = 0; u < uids; u++) {
     const uid = `${u.toString(16).padStart(8, '0')}-0000-4000-8000-000000000000`;
     for (let r = 1; r <= 10; r++) {
       const d = path.join(dir, 'store/checkpoints', uid, String(r));
       fs.mkdirSync(d, { recursive: true });
-      const n = u * 10 + r;
-      const body = n % 11 === 0 ? 'apiVersion: v1\n' : n % 7 === 0 ? `${GOOD_PAYLOAD}healthzPort: 70000\n` : `${GOOD_PAYLOAD}maxPods: ${100 + n}\n`;
-      fs.writeFileSync(path.join(d, 'kubelet'), body);
+      fs.writeFileSync(path.join(d, 'kubelet'), body(u * 10 + r));
     }
   }
   fs.mkdirSync(path.join(dir, 'store/meta'), { recursive: true });
+}
+
+t.test('verify and ls: worker threads give byte-identical JSON', async (t) => {
+  const dir = t.testdir();
+  writeStore(dir, 45, (n) => (n % 11 === 0 ? 'apiVersion: v1\n' : n % 7 === 0 ? `${GOOD_PAYLOAD}healthzPort: 70000\n` : `${GOOD_PAYLOAD}maxPods: ${100 + n}\n`));
   fs.writeFileSync(path.join(dir, 'store/meta/assigned'), metaYaml({ uid: '00000000-0000-4000-8000-000000000000', rv: '7' }));
   for (const cmd of [['verify'], ['ls']]) {
     const one = runCli(['--dir', dir, ...cmd, '-o', 'json'], { env: { KUBELET_CKPT_JOBS: '1' } });
@@ -102,16 +105,7 @@ t.test('deeply nested payloads: the same words from a worker as from this thread
     (n: number) => `{"kind":"KubeletConfiguration","apiVersion":"kubelet.config.k8s.io/v1beta1","zzz":${'['.repeat(6000)}${']'.repeat(6000)},"maxPods":"${n}"}`,
     (n: number) => `${GOOD_PAYLOAD}maxPods: ${n}\n`,
   ];
-  for (let u = 0; u < 41; u++) {
-    const uid = `${u.toString(16).padStart(8, '0')}-0000-4000-8000-000000000000`;
-    for (let r = 1; r <= 10; r++) {
-      const d = path.join(dir, 'store/checkpoints', uid, String(r));
-      fs.mkdirSync(d, { recursive: true });
-      const n = u * 10 + r;
-      fs.writeFileSync(path.join(d, 'kubelet'), bodies[n % bodies.length]!(n));
-    }
-  }
-  fs.mkdirSync(path.join(dir, 'store/meta'), { recursive: true });
+  writeStore(dir, 41, (n) => bodies[n % bodies.length]!(n));
   for (const version of ['1.22', '1.23']) {
     const args = ['--dir', dir, '--kubelet-version', version, 'verify', '-o', 'json'];
     const one = runCli(args, { env: { KUBELET_CKPT_JOBS: '1' } });
