@@ -118,7 +118,9 @@ export interface JudgeContext {
 function judgeContext(opts: GlobalOptions, discovery: Discovery): JudgeContext {
   const argv = discovery.commandLine?.argv ?? [];
   const localPath = opts.kubeletConfig ? path.resolve(opts.kubeletConfig) : discovery.configFile;
-  const { local, gates } = readLocal(localPath, { version: opts.kubeletVersion, argv }, discovery.commandLine?.argv ?? null);
+  const read = readLocal(localPath, { version: opts.kubeletVersion, argv }, discovery.commandLine?.argv ?? null);
+  const { gates } = read;
+  const local: LocalConfig = discovery.storeUnused ? { ...read.local, storeUnused: discovery.storeUnused } : read.local;
   const judgeOptions: JudgeOptions = { version: opts.kubeletVersion, argv, localGates: gates };
   return { discovery, judge: memoJudge(judgeConfig(judgeOptions)), local, version: opts.kubeletVersion, kubeletArgv: argv, judgeOptions };
 }

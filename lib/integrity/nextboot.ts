@@ -3,7 +3,8 @@
 // a payload reader and a config judge in; a NextBoot out.
 
 import { decodeMetaState, type MetaDecode } from '../store/meta.js';
-import { findCheckpoint, type PayloadReader, type Snapshot } from '../store/snapshot.js';
+import { findCheckpoint, type Entry, type PayloadReader, type Snapshot } from '../store/snapshot.js';
+import fs from 'node:fs';
 import { apiPathOf, toSourceRef, type ConfigMapSource, type MetaName, type SourceRef } from '../store/types.js';
 import { statusErrorFor, type ConfigJudge, type Judgement } from './judge.js';
 import { LOCAL_CONFIG_UNKNOWN, startupReason, type StartupCheck } from './startup.js';
@@ -21,6 +22,8 @@ export interface LocalConfig {
   judgement: Judgement | null;
   /** The kubelet's start-up checks (flags, gates, this file); absent when not made. */
   startup?: StartupCheck | null;
+  /** Why the kubelet does not read the store at all (discovery's storeUnused); then it runs this config. */
+  storeUnused?: string | null;
 }
 
 export interface NextBoot {
@@ -112,16 +115,29 @@ function unreadableMeta(name: MetaName, d: Extract<MetaDecode, { state: 'unreada
   return { fails: fails || (d.code === 'symlink' && /dangling/.test(d.error)), why: `meta/${name} ${d.error}` };
 }
 
+/** An entry there, neither a directory nor a symlink (which the kubelet would follow, and we do not). */
+function neitherDirNorLink(e: Entry): boolean {
+  const t = e.type & fs.constants.S_IFMT;
+  return t !== 0 && t !== fs.constants.S_IFDIR && t !== fs.constants.S_IFLNK;
+}
+
 /**
- * fsStore.Initialize runs EnsureFile on meta/assigned, then meta/last-known-good, before
- * anything is read: a directory, FIFO, socket or device there (lstat shows it; a symlink is
- * judged by what it points to, elsewhere) stops Bootstrap with this error.
+ * fsStore.Initialize, before anything is read: EnsureDir on meta/, EnsureFile on meta/assigned
+ * and meta/last-known-good, EnsureDir on checkpoints/. A file where a directory belongs, or a
+ * directory, FIFO, socket or device where a meta file belongs (lstat shows it; a symlink is
+ * judged by what it points to, elsewhere), stops Bootstrap with this error. A symlinked
+ * checkpoints/ is followed by the kubelet, not by us: whether it fails there is unknown.
  */
-function initializeError(snap: Snapshot): { name: MetaName; error: string } | null {
+function initializeError(snap: Snapshot): { name: string; error: string } | { unknown: string } | null {
+  const expectedDir = (rel: string, e: Entry) => `expected dir at "${snap.storeDir}/${rel}", but mode is "${goFileMode(e.type | e.mode)}"`;
+  if (neitherDirNorLink(snap.metaDir)) return { name: 'meta', error: expectedDir('meta', snap.metaDir) };
   for (const name of ['assigned', 'last-known-good'] as const) {
     const e = snap.meta[name].entry;
-    if (e.kind === 'dir' || e.kind === 'other') return { name, error: `expected regular file at "${snap.storeDir}/meta/${name}", but mode is "${goFileMode(e.type | e.mode)}"` };
+    if (e.kind === 'dir' || e.kind === 'other') return { name: `meta/${name}`, error: `expected regular file at "${snap.storeDir}/meta/${name}", but mode is "${goFileMode(e.type | e.mode)}"` };
   }
+  const c = snap.checkpointsDir;
+  if (neitherDirNorLink(c)) return { name: 'checkpoints', error: expectedDir('checkpoints', c) };
+  if ((c.type & fs.constants.S_IFMT) === fs.constants.S_IFLNK) return { unknown: `checkpoints ${c.error ?? 'is a symbolic link'}: whether the kubelet's store initialisation gets past it is unknown` };
   return null;
 }
 
@@ -210,11 +226,16 @@ function decide(snap: Snapshot, opts: PredictOptions): NextBoot {
     return { ...base, statusError: null, source: 'none', willStart: false, reason: `the local config ${opts.local.path} fails (${lj.error}): the kubelet exits before it reads the checkpoints` };
   }
 
+  // No controller, no store: whatever the store holds, the kubelet runs its local config.
+  if (opts.local.storeUnused) return localOutcome(opts.local, opts.local.storeUnused, null, { assignedError: null, lastKnownGoodError: null });
+
   const init = initializeError(snap);
+  if (init && 'unknown' in init) return { ...base, statusError: null, source: 'unknown', willStart: null, reason: init.unknown };
   if (init) {
     // Initialize stopped before it created a missing last-known-good file.
-    const lkgError = init.name === 'assigned' && l.d.state === 'missing' ? `open ${snap.storeDir}/meta/last-known-good: no such file or directory` : l.error;
-    return { ...base, lastKnownGoodError: lkgError, statusError: null, source: 'none', willStart: false, reason: `meta/${init.name} is not a regular file, so the kubelet's store initialisation fails and it will not start: ${init.error}` };
+    const lkgError = init.name !== 'meta/last-known-good' && init.name !== 'checkpoints' && l.d.state === 'missing' ? `open ${snap.storeDir}/meta/last-known-good: no such file or directory` : l.error;
+    const want = init.name.startsWith('meta/') ? 'a regular file' : 'a directory';
+    return { ...base, lastKnownGoodError: lkgError, statusError: null, source: 'none', willStart: false, reason: `${init.name} is not ${want}, so the kubelet's store initialisation fails and it will not start: ${init.error}` };
   }
 
   for (const side of [a, l]) {

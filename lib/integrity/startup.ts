@@ -65,7 +65,8 @@ function checkFlags(argv: readonly string[], version: KubeletVersion): StartupCh
   const set = setFromMap(newGateState(version), gates);
   if (set.error) return fail('flag-gates', set.error, '--feature-gates', 'fix --feature-gates in the kubelet unit or its env file');
   const dir = flagValue(argv, 'dynamic-config-dir');
-  if (dir !== null && dir !== '' && !gateEnabled(set.state, 'DynamicKubeletConfig')) {
+  // ValidateKubeletFlags asks Provided(): an empty --dynamic-config-dir= counts.
+  if (dir !== null && !gateEnabled(set.state, 'DynamicKubeletConfig')) {
     return fail('flag-validate', GATE_TEXT, `--dynamic-config-dir (DynamicKubeletConfig is off by default on ${version})`,
       'add DynamicKubeletConfig=true to --feature-gates on the kubelet command line (the unit\'s ExecStart or its env file); featureGates in the --config file is read too late to count');
   }

@@ -93,7 +93,8 @@ function referencedFindings(snap: Snapshot, name: MetaName, d: MetaDecode): Find
     if (snap.checkpointsDir.kind === 'unreadable' || u?.listError) return [];
     return [f('error', 'CHECKPOINT_MISSING', `meta/${name} names checkpoint ${ref}, which is not on disk`, `checkpoints/${ref}`, name)];
   }
-  if (cp.entry.kind !== 'dir' || !s.kubeletConfigKey) return [];
+  // A directory that could not be listed (UNREADABLE says so) is not one without files.
+  if (cp.entry.kind !== 'dir' || !s.kubeletConfigKey || cp.listError) return [];
   if (!cp.files.some((x) => x.name === s.kubeletConfigKey)) {
     const other = cp.others.find((o) => o.name === s.kubeletConfigKey);
     return [f('error', 'PAYLOAD_KEY_MISSING', `checkpoint ${ref} has no file "${s.kubeletConfigKey}" (meta/${name}'s kubeletConfigKey)${other ? `: it is ${entryKindText(other)}` : `; it has ${cp.files.map((x) => JSON.stringify(x.name)).join(', ') || 'no files'}`}`, `${cp.rel}/${s.kubeletConfigKey}`, name)];
@@ -313,7 +314,7 @@ export function verifyStore(snap: Snapshot, opts: VerifyOptions): VerifyReport {
       findings.push(...p.findings);
       if (ref === lkgRef && p.judgement && p.judgement.stage !== 'ok') {
         findings.push(f('error', 'LKG_UNUSABLE', `last-known-good ${ref} would not ${p.judgement.stage === 'load-error' ? 'load' : 'validate'}: if the assigned config fails, the kubelet will not start`, `${cp.rel}`, 'last-known-good'));
-      } else if (ref === lkgRef && lkgKey && cp.entry.kind === 'dir' && !cp.files.some((x) => x.name === lkgKey)) {
+      } else if (ref === lkgRef && lkgKey && cp.entry.kind === 'dir' && !cp.listError && !cp.files.some((x) => x.name === lkgKey)) {
         // The kubelet cannot read the file its meta file names: a load error (PAYLOAD_KEY_MISSING says which).
         findings.push(f('error', 'LKG_UNUSABLE', `last-known-good ${ref} would not load (it has no file "${lkgKey}"): if the assigned config fails, the kubelet will not start`, `${cp.rel}`, 'last-known-good'));
       }

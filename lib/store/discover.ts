@@ -43,6 +43,13 @@ export interface Discovery {
   commandLine: KubeletCommandLine | null;
   /** The kubelet's --config file as a host path, or null. */
   configFile: string | null;
+  /**
+   * Why the kubelet does not read the store found: its command line was found and has no
+   * --dynamic-config-dir (or an empty one), and the store is where one is usually kept (the
+   * default directory, a distribution's). server.go starts the config controller only for a
+   * non-empty --dynamic-config-dir: such a kubelet runs its local config.
+   */
+  storeUnused?: string | null;
 }
 
 export interface DiscoverOptions {
@@ -148,7 +155,8 @@ function withGivenFlags(d: Discovery, flags: string, root: string): Discovery {
   const dir = d.via === '--dir' || !dcd ? d.dir : hostPath(root, nodeAbs('/', dcd));
   const cfg = flagValue(argv, 'config');
   const steps = [...d.steps, `--kubelet-flags: the kubelet's flags as given (${argv.length - 1} words)`];
-  return { ...d, dir, via: d.via === '--dir' || !dcd ? d.via : '--dynamic-config-dir in --kubelet-flags', steps, commandLine, configFile: cfg ? hostPath(root, nodeAbs('/', cfg)) : null };
+  // Flags given by hand may leave out --dynamic-config-dir: the store found is taken as the kubelet's.
+  return { ...d, dir, via: d.via === '--dir' || !dcd ? d.via : '--dynamic-config-dir in --kubelet-flags', steps, commandLine, configFile: cfg ? hostPath(root, nodeAbs('/', cfg)) : null, storeUnused: null };
 }
 
 function discoverNode(opts: DiscoverOptions): Discovery {
@@ -205,10 +213,12 @@ function discoverNode(opts: DiscoverOptions): Discovery {
     steps.push(`${d.who}: ${d.dir}/store does not exist`);
   }
   if (dir) steps.push(`found the store at ${dir} (${via})`);
+  const storeUnused = dir && commandLine && !flagValue(commandLine.argv, 'dynamic-config-dir') ? `the kubelet's command line (${commandLine.source}) has no --dynamic-config-dir, so the kubelet does not read this store` : null;
+  if (storeUnused) steps.push(storeUnused);
 
   const cfg = commandLine ? flagValue(commandLine.argv, 'config') : null;
   const configFile = cfg ? hostPath(root, nodeAbs(commandLine!.cwd, cfg)) : null;
-  return { dir, via, steps, commandLine, configFile };
+  return { dir, via, steps, commandLine, configFile, storeUnused };
 }
 
 /** The store directory, or an EnvError naming every place that was tried. */

@@ -54,6 +54,11 @@ t.test('the DynamicKubeletConfig gate: off by default on 1.22 and 1.23, on befor
   t.equal(s.error, GATE_TEXT, 'a gate in the local config comes too late');
   t.equal(run([DIR, GATE, '--config=/etc/kubelet.yaml'], { local: MINIMAL }).ok, true);
   t.equal(run(['--config=/etc/kubelet.yaml'], { local: MINIMAL }).ok, true, 'no --dynamic-config-dir, no gate needed');
+  // ValidateKubeletFlags asks Provided(): given empty, the flag still needs the gate (found by review).
+  for (const empty of [['--dynamic-config-dir='], ['--dynamic-config-dir', '']]) {
+    t.equal(run(empty, { version: '1.23' }).error, GATE_TEXT, `${JSON.stringify(empty)} on 1.23`);
+    t.equal(run([...empty, GATE], { version: '1.23' }).ok, true, `${JSON.stringify(empty)} with the gate`);
+  }
 });
 
 t.test('--seccomp-default needs its gate on releases that have it', async (t) => {

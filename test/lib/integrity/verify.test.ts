@@ -111,6 +111,38 @@ t.test('a dangling meta symlink: the kubelet cannot read it', async (t) => {
   t.same(codes(r), ['META_NOT_REGULAR', 'NEXT_BOOT_FAILS']);
 });
 
+t.test('checkpoints/ that is not a directory: the store initialisation fails; a symlink there: unknown', async (t) => {
+  // Found by review: with both meta files empty, status said the local config starts (exit 0);
+  // fsStore.Initialize's EnsureDir(checkpoints) fails first and the kubelet exits.
+  const empty = { 'store/meta/assigned': '', 'store/meta/last-known-good': '' };
+  const file = verify(t, { ...empty, 'store/checkpoints': 'not a directory\n' });
+  t.same(file.nextBoot, { source: 'none', willStart: false, statusError: null });
+  t.match(file.findings.find((x) => x.code === 'NEXT_BOOT_FAILS')!.message, /checkpoints is not a directory, so the kubelet's store initialisation fails and it will not start: expected dir at ".*\/store\/checkpoints", but mode is "-rw-r--r--"/);
+  const fifo = verify(t, empty, (dir) => execFileSync('mkfifo', [path.join(dir, 'store/checkpoints')]));
+  t.same(fifo.nextBoot, { source: 'none', willStart: false, statusError: null }, 'a FIFO');
+  const meta = verify(t, { 'store/meta': 'a file\n', [`store/checkpoints/${U}/1/kubelet`]: good() });
+  t.same(meta.nextBoot, { source: 'none', willStart: false, statusError: null }, 'meta/ a file: EnsureDir(meta) fails');
+  const link = verify(t, empty, (dir) => fs.symlinkSync('/nonexistent/x', path.join(dir, 'store/checkpoints')));
+  t.same(link.nextBoot, { source: 'unknown', willStart: null, statusError: null }, 'a symlink: followed by the kubelet, not by us');
+  t.same(verify(t, empty).nextBoot, { source: 'local', willStart: true, statusError: null }, 'no checkpoints/ at all: the kubelet makes it');
+});
+
+t.test('a checkpoint directory that cannot be listed is not one without files', { skip: process.getuid?.() !== 0 && 'needs root to drop privileges' }, async (t) => {
+  // Found by review: as a user who cannot list a 0700 checkpoint directory (the kubelet's own
+  // mode), verify said the meta files' key was missing and last-known-good unusable.
+  const dir = t.testdir();
+  writeTree(dir, base({}));
+  fs.chmodSync(path.join(dir, `store/checkpoints/${U}/1`), 0o700);
+  const out = execFileSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, ...process.execArgv, '-e', `
+    const { takeSnapshot, fsPayloadReader } = await import(${JSON.stringify(new URL('../../../lib/store/snapshot.ts', import.meta.url).href)});
+    const { verifyStore } = await import(${JSON.stringify(new URL('../../../lib/integrity/verify.ts', import.meta.url).href)});
+    const snap = takeSnapshot(${JSON.stringify(dir)});
+    const judge = () => ({ stage: 'ok', error: null });
+    console.log(JSON.stringify(verifyStore(snap, { reader: fsPayloadReader(snap), judge, local: { path: null, judgement: null } }).findings.map((f) => f.code)));
+  `], { encoding: 'utf8', env: { ...process.env, OPENSSL_CONF: '/dev/null' } });
+  t.same(JSON.parse(out), ['UNREADABLE']);
+});
+
 t.test('STARTUP_FAILS: the kubelet exits before it reads the store', async (t) => {
   const dir = t.testdir();
   writeTree(dir, base({}));

@@ -92,6 +92,26 @@ t.test('--root: env files without a unit; the default dir; nothing found', async
   t.throws(() => requireStoreDir(d), { exitCode: 3, message: /tried:[\s\S]*running kubelet: skipped[\s\S]*systemd[\s\S]*default/ });
 });
 
+t.test('a store at the default directory and a kubelet command line without the flag: the kubelet does not read it', async (t) => {
+  // Found by review: status named the assigned checkpoint as the next boot; server.go starts the
+  // controller only for a non-empty --dynamic-config-dir (the node had left Dynamic Kubelet Config).
+  const root = t.testdir();
+  writeTree(root, {
+    'etc/systemd/system/kubelet.service': '[Service]\nExecStart=/usr/bin/kubelet --config=/var/lib/kubelet/config.yaml\n',
+    'var/lib/kubelet/dynamic-config/store/meta': null,
+  });
+  const d = discover({ root });
+  t.equal(d.dir, path.join(root, 'var/lib/kubelet/dynamic-config'), 'the store is still found (to look at it)');
+  t.match(d.storeUnused, /the kubelet's command line \(systemd unit\) has no --dynamic-config-dir, so the kubelet does not read this store/);
+  t.match(discover({ root: t.testdir({ 'etc': { systemd: { system: { 'kubelet.service': '[Service]\nExecStart=/usr/bin/kubelet --dynamic-config-dir=\n' } } }, var: { lib: { kubelet: { 'dynamic-config': { store: { meta: {} } } } } } }) }).storeUnused, /has no --dynamic-config-dir/, 'an empty one is none');
+  t.match(discover({ root, dir: path.join(root, 'var/lib/kubelet/dynamic-config') }).storeUnused, /has no --dynamic-config-dir/, '--dir naming that store: the same kubelet, the same answer');
+  t.notOk(discover({ root, dir: t.testdir() }).storeUnused, '--dir elsewhere: no command line applies');
+  t.equal(discover({ root, flags: '--max-pods=10' }).storeUnused, null, '--kubelet-flags: flags given by hand may leave the flag out');
+  const withFlag = t.testdir();
+  writeTree(withFlag, { 'etc/systemd/system/kubelet.service': '[Service]\nExecStart=/usr/bin/kubelet --dynamic-config-dir=/var/lib/kubelet/dynamic-config\n', 'var/lib/kubelet/dynamic-config/store/meta': null });
+  t.equal(discover({ root: withFlag }).storeUnused, null, 'the flag names it');
+});
+
 t.test('a running kubelet: /proc cmdline with a relative --dynamic-config-dir', async (t) => {
   const proc = t.testdir({ '4242': { stat: procStat('kubelet\n'), cmdline: 'kubelet\0--dynamic-config-dir=dc\0--config=/etc/k.yaml\0' }, '77': { stat: procStat('bash\n'), cmdline: 'bash\0' }, self: {} });
   fs.symlinkSync('/srv/node', path.join(proc, '4242', 'cwd'));
