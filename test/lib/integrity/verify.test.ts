@@ -143,6 +143,21 @@ t.test('a checkpoint directory that cannot be listed is not one without files', 
   t.same(JSON.parse(out), ['UNREADABLE']);
 });
 
+t.test('assigned and last-known-good in one checkpoint under two keys: each key is judged', async (t) => {
+  // Found by review: only assigned's file was judged, so a broken last-known-good there went unreported.
+  const files = {
+    'store/meta/assigned': metaYaml({ uid: U, rv: '1', key: 'config.yaml' }),
+    'store/meta/last-known-good': metaYaml({ uid: U, rv: '1', key: 'kubelet' }),
+    [`store/checkpoints/${U}/1/config.yaml`]: good(),
+    [`store/checkpoints/${U}/1/kubelet`]: good('INVALID\n'),
+  };
+  const r = verify(t, files);
+  t.same(codes(r), ['LKG_UNUSABLE', 'PAYLOAD_INVALID']);
+  t.match(r.findings.find((x) => x.code === 'PAYLOAD_INVALID'), { path: `checkpoints/${U}/1/kubelet` });
+  t.same(r.nextBoot, { source: 'assigned', willStart: true, statusError: null });
+  t.same(codes(verify(t, { ...files, [`store/checkpoints/${U}/1/kubelet`]: good() })), [], 'both good: nothing to say');
+});
+
 t.test('STARTUP_FAILS: the kubelet exits before it reads the store', async (t) => {
   const dir = t.testdir();
   writeTree(dir, base({}));
