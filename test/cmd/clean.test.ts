@@ -37,6 +37,18 @@ t.test('dry run by default: lists exactly the leftovers verify reports, changes 
   t.same(treeHash(dcd), before, 'the tree is byte-identical');
 });
 
+t.test('a checkpoint a meta file names is never a leftover, even with a resourceVersion tmp_*', async (t) => {
+  // Found by review: an assigned checkpoint whose resourceVersion is `tmp_1` was listed for removal.
+  const dcd = makeStore(t.testdir({}), { extra: { [`${CP}/tmp_1/kubelet`]: 'kind: KubeletConfiguration\n' } });
+  const assigned = path.join(dcd, 'store/meta/assigned');
+  fs.writeFileSync(assigned, fs.readFileSync(assigned, 'utf8').replace(/resourceVersion: .*/, 'resourceVersion: tmp_1'));
+  const before = treeHash(dcd);
+  const r = json(cli(dcd, 'clean', '--yes', '-o', 'json')) as { changes: unknown[]; warnings: string[] };
+  t.same(r.changes, []);
+  t.match(r.warnings, [new RegExp(`not removed: checkpoints/${UID}/tmp_1 is the checkpoint meta/assigned names`)]);
+  t.same(treeHash(dcd), before, 'nothing moved');
+});
+
 t.test('--yes moves them into a backup (bytes, mode, mtime kept); undo puts them back exactly', async (t) => {
   const dcd = withLeftovers(t.testdir({}));
   const before = treeHash(path.join(dcd, 'store'));
