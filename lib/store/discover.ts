@@ -141,7 +141,21 @@ function forGivenDir(d: Discovery, given: string): Discovery {
 export function discover(opts: DiscoverOptions = {}): Discovery {
   const found = discoverNode(opts);
   const d = opts.dir ? forGivenDir(found, opts.dir) : found;
-  return opts.flags !== undefined ? withGivenFlags(d, opts.flags, opts.root ?? '/') : d;
+  return withoutKubeletStore(opts.flags !== undefined ? withGivenFlags(d, opts.flags, opts.root ?? '/') : d, opts.root ?? '/');
+}
+
+/**
+ * The kubelet keeps its store in `<--dynamic-config-dir>/store` (NewController): when the
+ * command line's directory has none, the kubelet makes an empty one and runs its local config,
+ * whatever holds meta/ and checkpoints/ elsewhere (a directory read as the store itself, found
+ * by review: status named its assigned checkpoint as the next boot).
+ */
+function withoutKubeletStore(d: Discovery, root: string): Discovery {
+  if (d.storeUnused || !d.commandLine || !d.dir) return d;
+  const flag = flagValue(d.commandLine.argv, 'dynamic-config-dir');
+  if (!flag || rootedIsDir(root, path.posix.join(nodeAbs(d.commandLine.cwd, flag), 'store'))) return d;
+  const why = `the kubelet's --dynamic-config-dir ${flag} holds no store/ directory: the kubelet makes an empty one there and runs its local config, so the store read here is not the one it uses`;
+  return { ...d, steps: [...d.steps, why], storeUnused: why };
 }
 
 /**

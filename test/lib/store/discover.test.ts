@@ -112,6 +112,18 @@ t.test('a store at the default directory and a kubelet command line without the 
   t.equal(discover({ root: withFlag }).storeUnused, null, 'the flag names it');
 });
 
+t.test('the flag names a directory with no store/ in it: the kubelet does not read what is there', async (t) => {
+  // Found by review: meta/ and checkpoints/ right under the flag's directory were read as the
+  // store and its assigned checkpoint named as the next boot; the kubelet uses <dir>/store.
+  for (const flagDir of ['/var/lib/kubelet/dynamic-config', '/var/lib/kubelet/dynamic-config/store']) {
+    const root = t.testdir();
+    writeTree(root, { 'etc/systemd/system/kubelet.service': `[Service]\nExecStart=/usr/bin/kubelet --dynamic-config-dir=${flagDir}\n`, [`${flagDir.slice(1)}/meta`]: null });
+    t.match(discover({ root }).storeUnused, new RegExp(`--dynamic-config-dir ${flagDir} holds no store/ directory`), flagDir);
+    writeTree(root, { [`${flagDir.slice(1)}/store/meta`]: null });
+    t.equal(discover({ root }).storeUnused, null, `${flagDir} with store/ in it`);
+  }
+});
+
 t.test('a running kubelet: /proc cmdline with a relative --dynamic-config-dir', async (t) => {
   const proc = t.testdir({ '4242': { stat: procStat('kubelet\n'), cmdline: 'kubelet\0--dynamic-config-dir=dc\0--config=/etc/k.yaml\0' }, '77': { stat: procStat('bash\n'), cmdline: 'bash\0' }, self: {} });
   fs.symlinkSync('/srv/node', path.join(proc, '4242', 'cwd'));
