@@ -13,7 +13,7 @@ import { flagAsWritten, flagValue } from '../store/proc.js';
 import type { Judgement } from './judge.js';
 import { judgeLocalConfig } from './pipeline.js';
 
-export type StartupStage = 'flags' | 'flag-gates' | 'flag-validate' | 'local-load' | 'local-validate';
+export type StartupStage = 'flags' | 'flag-gates' | 'flag-validate' | 'local-load' | 'local-validate' | 'controller-gate';
 
 export interface StartupCheck {
   /** true: the kubelet gets past these checks (as far as they could be made); false: it exits. */
@@ -95,11 +95,30 @@ export function checkStartup(input: StartupInput): StartupCheck {
   }
   const argv = input.argv ?? [];
   const c = input.config;
-  if (c) return fromJudgement(c.judgement, `the local config ${c.path}`, unchecked);
+  if (c) {
+    const local = fromJudgement(c.judgement, `the local config ${c.path}`, unchecked);
+    return local.ok && input.argv !== null ? (controllerGate(input.argv, version, c) ?? local) : local;
+  }
   // No command line and no --kubelet-config: whether the kubelet has a --config file is not known.
   if (input.argv === null) return { ok: true, stage: null, error: null, subject: null, fix: null, unchecked: [...unchecked, LOCAL_CONFIG_UNKNOWN] };
   // No --config: the built-in defaults with the flags applied are validated.
   return fromJudgement(judgeLocalConfig(EMPTY_CONFIG, '/', { version, argv }), 'the kubelet flags (no --config file)', unchecked);
+}
+
+/**
+ * BootstrapKubeletConfigController (server.go), for a non-empty --dynamic-config-dir: the gate
+ * must be on in the gates the local config left (its featureGates, the flags' over them). On
+ * 1.20/1.21 the gate is on by default and ValidateKubeletFlags passes, but `DynamicKubeletConfig:
+ * false` in the --config file turns it off before the controller starts (reference
+ * flags-and-gates.md §3.1 step 4; found by review: status said the kubelet starts).
+ */
+function controllerGate(argv: readonly string[], version: KubeletVersion, c: { path: string; judgement: Judgement }): StartupCheck | null {
+  if (!flagValue(argv, 'dynamic-config-dir')) return null;
+  const fileGates = (c.judgement as { gates?: Record<string, boolean> }).gates ?? {};
+  const set = setFromMap(setFromMap(newGateState(version), fileGates).state, flagGates(argv, version));
+  if (set.error || gateEnabled(set.state, 'DynamicKubeletConfig')) return null;
+  return fail('controller-gate', 'failed to bootstrap Kubelet config controller, you must enable the DynamicKubeletConfig feature gate', `featureGates in the local config ${c.path}`,
+    'remove DynamicKubeletConfig: false from featureGates in the --config file, or set DynamicKubeletConfig=true in --feature-gates on the kubelet command line');
 }
 
 /** One sentence for status and verify. */

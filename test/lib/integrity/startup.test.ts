@@ -61,6 +61,20 @@ t.test('the DynamicKubeletConfig gate: off by default on 1.22 and 1.23, on befor
   }
 });
 
+t.test('the gate turned off in the local config: the config controller does not start', async (t) => {
+  // reference flags-and-gates.md §3.1 step 4; found by review (1.20/1.21: status said it starts).
+  const off = MINIMAL + 'featureGates:\n  DynamicKubeletConfig: false\n';
+  const local = ['--config=/etc/kubelet.yaml'];
+  for (const version of ['1.20', '1.21'] as const) {
+    const s = run([DIR, ...local], { version, local: off });
+    t.equal(s.error, 'failed to bootstrap Kubelet config controller, you must enable the DynamicKubeletConfig feature gate', version);
+    t.match(startupReason(s), /featureGates in the local config \/etc\/kubelet\.yaml/);
+    t.equal(run([DIR, GATE, ...local], { version, local: off }).ok, true, `${version}: the flag's gate wins over the file's`);
+    t.equal(run(local, { version, local: off }).ok, true, `${version}: no --dynamic-config-dir, no controller`);
+    t.equal(run(['--dynamic-config-dir=', ...local], { version, local: off }).ok, true, `${version}: an empty one starts no controller`);
+  }
+});
+
 t.test('--seccomp-default needs its gate on releases that have it', async (t) => {
   t.equal(run([DIR, GATE, '--seccomp-default']).error, 'the SeccompDefault feature gate must be enabled in order to use the --seccomp-default flag');
   t.equal(run([DIR, GATE, '--seccomp-default', '--feature-gates=SeccompDefault=true']).ok, true);
