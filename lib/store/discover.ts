@@ -144,6 +144,18 @@ export function discover(opts: DiscoverOptions = {}): Discovery {
   return withoutKubeletStore(opts.flags !== undefined ? withGivenFlags(d, opts.flags, opts.root ?? '/') : d, opts.root ?? '/');
 }
 
+/** True only when the node path certainly holds no directory (absent, or something else); not when it cannot be looked at (EACCES). */
+function certainlyNoDir(root: string, nodePath: string): boolean {
+  const host = resolveInRoot(root, nodePath);
+  if (!host) return false;
+  try {
+    const st = fs.statSync(host, { throwIfNoEntry: false });
+    return !st || !st.isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The kubelet keeps its store in `<--dynamic-config-dir>/store` (NewController): when the
  * command line's directory has none, the kubelet makes an empty one and runs its local config,
@@ -153,7 +165,7 @@ export function discover(opts: DiscoverOptions = {}): Discovery {
 function withoutKubeletStore(d: Discovery, root: string): Discovery {
   if (d.storeUnused || !d.commandLine || !d.dir) return d;
   const flag = flagValue(d.commandLine.argv, 'dynamic-config-dir');
-  if (!flag || rootedIsDir(root, path.posix.join(nodeAbs(d.commandLine.cwd, flag), 'store'))) return d;
+  if (!flag || !certainlyNoDir(root, path.posix.join(nodeAbs(d.commandLine.cwd, flag), 'store'))) return d;
   const why = `the kubelet's --dynamic-config-dir ${flag} holds no store/ directory: the kubelet makes an empty one there and runs its local config, so the store read here is not the one it uses`;
   return { ...d, steps: [...d.steps, why], storeUnused: why };
 }

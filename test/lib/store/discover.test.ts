@@ -1,6 +1,7 @@
 import t from 'tap';
 import fs from 'node:fs';
 import path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { discover, requireStoreDir } from '../../../lib/store/discover.js';
 import { expandExecStart, parseEnvFile, splitWords } from '../../../lib/store/systemd.js';
 import { resolveInRoot } from '../../../lib/store/rooted.js';
@@ -121,6 +122,16 @@ t.test('the flag names a directory with no store/ in it: the kubelet does not re
     t.match(discover({ root }).storeUnused, new RegExp(`--dynamic-config-dir ${flagDir} holds no store/ directory`), flagDir);
     writeTree(root, { [`${flagDir.slice(1)}/store/meta`]: null });
     t.equal(discover({ root }).storeUnused, null, `${flagDir} with store/ in it`);
+  }
+  // Not claimed when it cannot be looked at: a user who cannot search the flag's directory.
+  if (process.getuid?.() === 0) {
+    const root = t.testdir();
+    writeTree(root, { 'etc/systemd/system/kubelet.service': '[Service]\nExecStart=/usr/bin/kubelet --dynamic-config-dir=/var/lib/kubelet/dynamic-config\n', 'var/lib/kubelet/dynamic-config/store/meta': null });
+    fs.chmodSync(path.join(root, 'var/lib/kubelet/dynamic-config'), 0o700);
+    const out = execFileSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, ...process.execArgv, '-e', `
+      const { discover } = await import(${JSON.stringify(new URL('../../../lib/store/discover.ts', import.meta.url).href)});
+      console.log(JSON.stringify(discover({ root: ${JSON.stringify(root)} }).storeUnused ?? null));`], { encoding: 'utf8', env: { ...process.env, OPENSSL_CONF: '/dev/null' } });
+    t.equal(JSON.parse(out), null, 'as nobody, where store/ cannot be looked at');
   }
 });
 
