@@ -19,6 +19,11 @@ export interface Judgement {
   relativePaths?: { field: string; value: string }[];
   /** Command-line flags that override a field the payload sets. */
   overrides?: { flag: string; path: string; value: unknown; payloadValue: unknown }[];
+  /**
+   * ok, but the kubelet exits once it has adopted this config (its featureGates turn off the
+   * DynamicKubeletConfig gate that --dynamic-config-dir needs): the kubelet's error.
+   */
+  exitsOnceAdopted?: string;
 }
 
 export type ConfigJudge = (bytes: Buffer, filePath: string) => Judgement;

@@ -54,7 +54,8 @@ export function trialOf(snap: Snapshot): Trial | null {
 }
 
 type Tried =
-  | { ok: true; source: ConfigMapSource }
+  /** `exits`: the kubelet adopts it, then exits (Judgement.exitsOnceAdopted). */
+  | { ok: true; source: ConfigMapSource; exits?: string }
   | { ok: false; stage: 'load-error' | 'validate-error' | 'internal-error'; error: string }
   | { ok: 'unknown'; why: string };
 
@@ -104,7 +105,7 @@ function tryCheckpoint(snap: Snapshot, reader: PayloadReader, judge: ConfigJudge
   }
   if (content.truncated) return { ok: 'unknown', why: `${dirRel}/${s.kubeletConfigKey} is larger than 1 MiB and was not parsed` };
   const j = judge(content.bytes, file);
-  if (j.stage === 'ok') return { ok: true, source: s };
+  if (j.stage === 'ok') return j.exitsOnceAdopted ? { ok: true, source: s, exits: j.exitsOnceAdopted } : { ok: true, source: s };
   return { ok: false, stage: j.stage, error: j.error ?? j.stage };
 }
 
@@ -210,6 +211,10 @@ export function predictNextBoot(snap: Snapshot, opts: PredictOptions): NextBoot 
   return { ...nb, unchecked: opts.local.startup?.unchecked ?? [] };
 }
 
+function adoptedThenExits(what: string, error: string): string {
+  return `${what} loads and validates, but its featureGates turn DynamicKubeletConfig off: the kubelet adopts it, then exits (${error}), at every start`;
+}
+
 function decide(snap: Snapshot, opts: PredictOptions): NextBoot {
   const a = judgeSide(snap, opts, 'assigned');
   const l = judgeSide(snap, opts, 'last-known-good');
@@ -254,6 +259,7 @@ function decide(snap: Snapshot, opts: PredictOptions): NextBoot {
   const src = a.d.source;
   const ta = a.tried;
   if (ta.ok === 'unknown') return { ...base, source: 'unknown', willStart: null, reason: ta.why };
+  if (ta.ok === true && ta.exits) return { ...base, source: 'assigned', ref: toSourceRef(src), willStart: false, reason: adoptedThenExits(`assigned checkpoint ${label(src)}`, ta.exits) };
   if (ta.ok === true) {
     const ls = l.d.state === 'source' ? l.d.source : null;
     const same = ls !== null && (['uid', 'resourceVersion', 'kubeletConfigKey', 'name', 'namespace'] as const).every((k) => ls[k] === src[k]);
@@ -265,6 +271,7 @@ function decide(snap: Snapshot, opts: PredictOptions): NextBoot {
   }
   const tl = l.tried;
   if (tl.ok === 'unknown') return { ...base, source: 'unknown', willStart: null, reason: `${failed}; ${tl.why}` };
+  if (tl.ok === true && tl.exits) return { ...base, source: 'last-known-good', ref: toSourceRef(l.d.source), willStart: false, reason: `${failed}; ${adoptedThenExits(`last-known-good ${label(l.d.source)}`, tl.exits)}` };
   if (tl.ok === true) {
     return { ...base, source: 'last-known-good', ref: toSourceRef(l.d.source), willStart: true, reason: `${failed}; the kubelet falls back to last-known-good ${label(l.d.source)}` };
   }

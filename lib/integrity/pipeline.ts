@@ -4,6 +4,7 @@
 import { loadCheckpointConfig, type LoadOutcome } from '../config/load.js';
 import type { KubeletVersion } from '../config/version.js';
 import type { ConfigJudge, Judgement } from './judge.js';
+import { flagValue } from '../store/proc.js';
 
 export interface JudgeOptions {
   version: KubeletVersion;
@@ -53,7 +54,27 @@ function payloadValue(o: LoadOutcome, dotted: string): unknown {
 
 /** A checkpoint payload, judged as the kubelet's controller would. */
 export function judgeConfig(opts: JudgeOptions): ConfigJudge {
-  return (bytes, file) => judgementOf(loadCheckpointConfig(bytes, file, { version: opts.version, argv: opts.argv, localGates: opts.localGates, keepPayload: false }));
+  // The controller runs for a non-empty --dynamic-config-dir; the config it adopts then sets the gates.
+  const controller = !!flagValue(opts.argv, 'dynamic-config-dir');
+  return (bytes, file) => {
+    const o = loadCheckpointConfig(bytes, file, { version: opts.version, argv: opts.argv, localGates: opts.localGates, keepPayload: false });
+    const j = judgementOf(o);
+    return controller && j.stage === 'ok' && gateTurnedOff(o.config) ? { ...j, exitsOnceAdopted: GATE_OFF_TEXT } : j;
+  };
+}
+
+/** ValidateKubeletFlags' words when --dynamic-config-dir is given and the gate is off. */
+const GATE_OFF_TEXT = 'the DynamicKubeletConfig feature gate must be enabled in order to use the --dynamic-config-dir flag';
+
+/**
+ * The adopted config's featureGates (the flags' already over the payload's) turn the gate off:
+ * on 1.20/1.21, where it is on by default and the flags need not name it, the kubelet adopts
+ * such a checkpoint, sets its gates, and ValidateKubeletServer then exits on the flag, at every
+ * start (reference flags-and-gates.md §3.1 step 5; found by review: status said it starts).
+ */
+function gateTurnedOff(config: Record<string, unknown> | null): boolean {
+  const gates = config?.featureGates;
+  return gates !== null && typeof gates === 'object' && (gates as Record<string, unknown>).DynamicKubeletConfig === false;
 }
 
 export interface LocalJudgement extends Judgement {

@@ -164,6 +164,8 @@ function certainlyNoDir(root: string, nodePath: string): boolean {
  */
 function withoutKubeletStore(d: Discovery, root: string): Discovery {
   if (d.storeUnused || !d.commandLine || !d.dir) return d;
+  // --dir with flags given by hand: the operator names the store; the flags may come from elsewhere.
+  if (d.via === '--dir' && d.commandLine.source === '--kubelet-flags') return d;
   const flag = flagValue(d.commandLine.argv, 'dynamic-config-dir');
   if (!flag || !certainlyNoDir(root, path.posix.join(nodeAbs(d.commandLine.cwd, flag), 'store'))) return d;
   const why = `the kubelet's --dynamic-config-dir ${flag} holds no store/ directory: the kubelet makes an empty one there and runs its local config, so the store read here is not the one it uses`;

@@ -116,3 +116,18 @@ t.test('--dir alone (no kubelet command line): status does not claim the kubelet
   t.match(nb.reason, 'its local config was not checked (no kubelet command line found)');
   t.match(nb.unchecked, [/command line is not known/, /whether the kubelet has a --config file is not known/]);
 });
+
+t.test('a checkpoint that turns DynamicKubeletConfig off (1.20/1.21): adopted, then the kubelet exits at every start', async (t) => {
+  // Found by review: status said it starts. The gate is on by default on 1.20/1.21, so the flags
+  // need not name it; the adopted config's gates then turn it off and ValidateKubeletServer exits.
+  const dcd = copyFixture('stores/healthy');
+  const payload = path.join(dcd, `store/checkpoints/${X}/119980/kubelet`);
+  fs.appendFileSync(payload, 'featureGates:\n  DynamicKubeletConfig: false\n');
+  const run = (version: string, flags: string) => json(runCli(['--dir', dcd, '--kubelet-version', version, `--kubelet-flags=${flags}`, 'status', '--no-journal', '-o', 'json'])) as { nextBoot: { source: string; willStart: boolean; reason: string } };
+  for (const version of ['1.20', '1.21']) {
+    const nb = run(version, '--dynamic-config-dir=/var/lib/kubelet/dynamic-config').nextBoot;
+    t.match(nb, { source: 'assigned', willStart: false, reason: /featureGates turn DynamicKubeletConfig off: the kubelet adopts it, then exits \(the DynamicKubeletConfig feature gate must be enabled in order to use the --dynamic-config-dir flag\), at every start/ }, version);
+    t.match(run(version, '--dynamic-config-dir=/var/lib/kubelet/dynamic-config --feature-gates=DynamicKubeletConfig=true').nextBoot, { source: 'assigned', willStart: true }, `${version}: the flag's gate wins over the checkpoint's`);
+  }
+  t.match(run('1.23', '--dynamic-config-dir=/var/lib/kubelet/dynamic-config --feature-gates=DynamicKubeletConfig=true').nextBoot, { source: 'assigned', willStart: true }, '1.23 (the flag must name the gate, and wins)');
+});

@@ -120,6 +120,7 @@ t.test('the flag names a directory with no store/ in it: the kubelet does not re
     const root = t.testdir();
     writeTree(root, { 'etc/systemd/system/kubelet.service': `[Service]\nExecStart=/usr/bin/kubelet --dynamic-config-dir=${flagDir}\n`, [`${flagDir.slice(1)}/meta`]: null });
     t.match(discover({ root }).storeUnused, new RegExp(`--dynamic-config-dir ${flagDir} holds no store/ directory`), flagDir);
+    t.equal(discover({ root, dir: path.join(root, flagDir.slice(1)), flags: `--dynamic-config-dir=${flagDir}` }).storeUnused, null, `${flagDir}: --dir with flags given by hand names the store`);
     writeTree(root, { [`${flagDir.slice(1)}/store/meta`]: null });
     t.equal(discover({ root }).storeUnused, null, `${flagDir} with store/ in it`);
   }
