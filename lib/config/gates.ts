@@ -6,6 +6,9 @@
 import { GATE_TABLE, GATE_VERSIONS, type GateStage } from './flags-and-gates.data.js';
 import type { KubeletVersion } from './version.js';
 
+/** ValidateKubeletFlags' words for --dynamic-config-dir with the DynamicKubeletConfig gate off (at start, and again once a config is adopted). */
+export const DKC_GATE_TEXT = 'the DynamicKubeletConfig feature gate must be enabled in order to use the --dynamic-config-dir flag';
+
 export interface GateSpec {
   name: string;
   default: boolean;

@@ -238,7 +238,7 @@ function decide(snap: Snapshot, opts: PredictOptions): NextBoot {
   if (init && 'unknown' in init) return { ...base, statusError: null, source: 'unknown', willStart: null, reason: init.unknown };
   if (init) {
     // Initialize stopped before it created a missing last-known-good file.
-    const lkgError = init.name !== 'meta/last-known-good' && init.name !== 'checkpoints' && l.d.state === 'missing' ? `open ${snap.storeDir}/meta/last-known-good: no such file or directory` : l.error;
+    const lkgError = (init.name === 'meta' || init.name === 'meta/assigned') && l.d.state === 'missing' ? `open ${snap.storeDir}/meta/last-known-good: no such file or directory` : l.error;
     const want = init.name.startsWith('meta/') ? 'a regular file' : 'a directory';
     return { ...base, lastKnownGoodError: lkgError, statusError: null, source: 'none', willStart: false, reason: `${init.name} is not ${want}, so the kubelet's store initialisation fails and it will not start: ${init.error}` };
   }

@@ -5,6 +5,7 @@ import { loadCheckpointConfig, type LoadOutcome } from '../config/load.js';
 import type { KubeletVersion } from '../config/version.js';
 import type { ConfigJudge, Judgement } from './judge.js';
 import { flagValue } from '../store/proc.js';
+import { DKC_GATE_TEXT } from '../config/gates.js';
 
 export interface JudgeOptions {
   version: KubeletVersion;
@@ -59,12 +60,9 @@ export function judgeConfig(opts: JudgeOptions): ConfigJudge {
   return (bytes, file) => {
     const o = loadCheckpointConfig(bytes, file, { version: opts.version, argv: opts.argv, localGates: opts.localGates, keepPayload: false });
     const j = judgementOf(o);
-    return controller && j.stage === 'ok' && gateTurnedOff(o.config) ? { ...j, exitsOnceAdopted: GATE_OFF_TEXT } : j;
+    return controller && j.stage === 'ok' && gateTurnedOff(o.config) ? { ...j, exitsOnceAdopted: DKC_GATE_TEXT } : j;
   };
 }
-
-/** ValidateKubeletFlags' words when --dynamic-config-dir is given and the gate is off. */
-const GATE_OFF_TEXT = 'the DynamicKubeletConfig feature gate must be enabled in order to use the --dynamic-config-dir flag';
 
 /**
  * The adopted config's featureGates (the flags' already over the payload's) turn the gate off:

@@ -206,9 +206,8 @@ export async function verifyParallel(s: Session, makePool: JudgePoolFactory | nu
     // Closed first: the one-thread verify must not run beside workers still holding batches.
     pool.close();
     return single();
-  } finally {
-    pool.close();
   }
+  pool.close();
   const judge = lookupJudge(shared.tasks, shared.verdicts, s.judge);
   const reader = cachedReader(shared.tasks, s.reader, shared.digests);
   return { report: verifyStore(s.snap, { reader, judge, local: s.local, payloads: 'all' }), reader };

@@ -7,7 +7,7 @@
 // store does not matter and no status is reported. Pure: the caller reads the files.
 
 import { parseKubeletFlags } from '../config/flags.js';
-import { gateEnabled, knownGates, newGateState, setFromMap } from '../config/gates.js';
+import { DKC_GATE_TEXT as GATE_TEXT, gateEnabled, knownGates, newGateState, setFromMap } from '../config/gates.js';
 import type { KubeletVersion } from '../config/version.js';
 import { flagAsWritten, flagValue } from '../store/proc.js';
 import type { Judgement } from './judge.js';
@@ -38,7 +38,6 @@ export interface StartupInput {
   config: { path: string; judgement: Judgement } | null;
 }
 
-const GATE_TEXT = 'the DynamicKubeletConfig feature gate must be enabled in order to use the --dynamic-config-dir flag';
 const SECCOMP_TEXT = 'the SeccompDefault feature gate must be enabled in order to use the --seccomp-default flag';
 /** A KubeletConfiguration with nothing set: what the kubelet starts from without --config. */
 const EMPTY_CONFIG = Buffer.from('apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n');

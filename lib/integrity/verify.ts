@@ -265,9 +265,15 @@ function hashFindings(cp: Checkpoint, name: string, ref: string, ctx: PayloadCon
   ];
 }
 
-function payloadFindings(cp: Checkpoint, ref: string, ctx: PayloadContext): { findings: Finding[]; judgement: Judgement | null; key: string | null } {
+/**
+ * A checkpoint's files (read, checked for UTF-8 and the hash) and the verdict on its payload.
+ * `lkgKey`: last-known-good names this checkpoint under that key; where assigned names it under
+ * another (the key judged), that file is judged too (found by review: a broken last-known-good
+ * there went unreported), and `lkgJudgement` is its verdict.
+ */
+function payloadFindings(cp: Checkpoint, ref: string, ctx: PayloadContext, lkgKey: string | null): { findings: Finding[]; judgement: Judgement | null; lkgJudgement: Judgement | null } {
   const out: Finding[] = [];
-  if (cp.entry.kind !== 'dir') return { findings: out, judgement: null, key: null };
+  if (cp.entry.kind !== 'dir') return { findings: out, judgement: null, lkgJudgement: null };
   const meta = ctx.sources.of(cp);
   const read = new Map<string, Buffer>();
   for (const file of cp.files) {
@@ -283,27 +289,18 @@ function payloadFindings(cp: Checkpoint, ref: string, ctx: PayloadContext): { fi
   const name = meta?.source.name ?? ctx.opts.knownNames?.get(cp.uid);
   if (name) out.push(...hashFindings(cp, name, ref, ctx));
   const key = payloadKey(cp, meta?.source ?? null);
-  const file = key ? cp.files.find((x) => x.name === key) : undefined;
-  if (!key || !file || file.size > PAYLOAD_CAP) return { findings: out, judgement: null, key };
-  const bytes = read.get(key);
-  if (!bytes) return { findings: out, judgement: null, key };
-  const j = ctx.opts.judge(bytes, `${ctx.snap.storeDir}/${cp.rel}/${key}`);
-  out.push(...judgementFindings(j, file.rel, ref));
-  return { findings: out, judgement: j, key };
-}
-
-/**
- * The file `key` of a checkpoint judged on its own: last-known-good's, where assigned names the
- * same checkpoint under another key (payloadFindings judged assigned's). Null when it is not
- * there or not read (PAYLOAD_KEY_MISSING, UNREADABLE say so).
- */
-function keyJudgement(cp: Checkpoint, ref: string, key: string, ctx: PayloadContext): { findings: Finding[]; judgement: Judgement | null } {
-  const file = cp.files.find((x) => x.name === key);
-  if (!file || file.size > PAYLOAD_CAP) return { findings: [], judgement: null };
-  const r = ctx.opts.reader.read(cp, key);
-  if (!r.ok || r.truncated) return { findings: [], judgement: null };
-  const j = ctx.opts.judge(r.bytes, `${ctx.snap.storeDir}/${cp.rel}/${key}`);
-  return { findings: judgementFindings(j, file.rel, ref), judgement: j };
+  if (!key) return { findings: out, judgement: null, lkgJudgement: null };
+  /** The verdict on the file `k` from the bytes read above (null: not there, over the cap, not read). */
+  const judged = (k: string): Judgement | null => {
+    const file = cp.files.find((x) => x.name === k);
+    const bytes = read.get(k);
+    if (!file || file.size > PAYLOAD_CAP || !bytes) return null;
+    const j = ctx.opts.judge(bytes, `${ctx.snap.storeDir}/${cp.rel}/${k}`);
+    out.push(...judgementFindings(j, file.rel, ref));
+    return j;
+  };
+  const j = judged(key);
+  return { findings: out, judgement: j, lkgJudgement: lkgKey && lkgKey !== key ? judged(lkgKey) : j };
 }
 
 // ---- the whole store ---------------------------------------------------------------------
@@ -324,17 +321,11 @@ export function verifyStore(snap: Snapshot, opts: VerifyOptions): VerifyReport {
       if (opts.only && !opts.only.has(ref)) continue;
       findings.push(...checkpointEntryFindings(cp, ref));
       if (opts.payloads === 'referenced' && !sources.names(cp) && lkgRef !== ref) continue;
-      const p = payloadFindings(cp, ref, ctx);
+      const p = payloadFindings(cp, ref, ctx, ref === lkgRef ? lkgKey : null);
       findings.push(...p.findings);
-      // Found by review: assigned and last-known-good in one checkpoint under two keys; only
-      // assigned's file was judged, and a broken last-known-good went unreported.
-      if (ref === lkgRef && lkgKey && p.key !== null && p.key !== lkgKey && !cp.listError) {
-        const second = keyJudgement(cp, ref, lkgKey, ctx);
-        findings.push(...second.findings);
-        p.judgement = second.judgement;
-      }
-      if (ref === lkgRef && p.judgement && p.judgement.stage !== 'ok') {
-        findings.push(f('error', 'LKG_UNUSABLE', `last-known-good ${ref} would not ${p.judgement.stage === 'load-error' ? 'load' : 'validate'}: if the assigned config fails, the kubelet will not start`, `${cp.rel}`, 'last-known-good'));
+      const lj = p.lkgJudgement;
+      if (ref === lkgRef && lj && lj.stage !== 'ok') {
+        findings.push(f('error', 'LKG_UNUSABLE', `last-known-good ${ref} would not ${lj.stage === 'load-error' ? 'load' : 'validate'}: if the assigned config fails, the kubelet will not start`, `${cp.rel}`, 'last-known-good'));
       } else if (ref === lkgRef && lkgKey && cp.entry.kind === 'dir' && !cp.listError && !cp.files.some((x) => x.name === lkgKey)) {
         // The kubelet cannot read the file its meta file names: a load error (PAYLOAD_KEY_MISSING says which).
         findings.push(f('error', 'LKG_UNUSABLE', `last-known-good ${ref} would not load (it has no file "${lkgKey}"): if the assigned config fails, the kubelet will not start`, `${cp.rel}`, 'last-known-good'));

@@ -9,8 +9,7 @@ import path from 'node:path';
 import { CkptError, EnvError, RefusedError, fsReason } from '../errors.js';
 import { SafeDir, using } from '../store/safepath.js';
 import type { Entry } from '../store/snapshot.js';
-import { decodeMetaState } from '../store/meta.js';
-import type { MetaName } from '../store/types.js';
+import { metaSources } from '../store/refs.js';
 import { ChangedError, hintFor, isOurTemp } from './atomic.js';
 import { appendAudit, backupId, currentActor, ensureBackupsDir, openBackups, type Manifest } from './backup.js';
 import { guarded } from './guard.js';
@@ -100,15 +99,12 @@ export function planClean(ctx: RecoveryContext, req: Overrides): CleanPlan {
   const warnings: string[] = [];
   // A checkpoint a meta file names is the kubelet's to load, whatever its resourceVersion
   // looks like (found by review: an RV `tmp_1` read as a leftover, and would have been moved out).
-  const named = new Map<string, MetaName>();
-  for (const n of ['assigned', 'last-known-good'] as const) {
-    const d = decodeMetaState(snap.meta[n]);
-    if (d.state === 'source') named.set(`checkpoints/${d.source.uid}/${d.source.resourceVersion}`, n);
-  }
+  const sources = metaSources(snap);
   for (const e of entries) {
-    const by = named.get(e.rel);
-    if (by) {
-      warnings.push(`not removed: ${e.rel} is the checkpoint meta/${by} names (a resourceVersion that starts with tmp_), which the kubelet loads`);
+    const [top, uid, rv] = e.rel.split('/');
+    const cp = { uid: uid ?? '', rv: rv ?? '' };
+    if (top === 'checkpoints' && sources.names(cp)) {
+      warnings.push(`not removed: ${e.rel} is the checkpoint meta/${sources.of(cp)!.name} names (a resourceVersion that starts with tmp_), which the kubelet loads`);
       continue;
     }
     const r = inspect(snap.storeDir, e);

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { EnvError } from '../errors.js';
 import { flagValue, listKubeletProcesses } from './proc.js';
-import { resolveInRoot, rootedIsDir, rootedRead } from './rooted.js';
+import { resolveInRoot, rootedIsDir, rootedNoDir, rootedRead } from './rooted.js';
 import { expandExecStart, parseEnvFile, readKubeletUnit, splitWords, type NodeReader } from './systemd.js';
 
 export const DEFAULT_DYNAMIC_CONFIG_DIR = '/var/lib/kubelet/dynamic-config';
@@ -144,18 +144,6 @@ export function discover(opts: DiscoverOptions = {}): Discovery {
   return withoutKubeletStore(opts.flags !== undefined ? withGivenFlags(d, opts.flags, opts.root ?? '/') : d, opts.root ?? '/');
 }
 
-/** True only when the node path certainly holds no directory (absent, or something else); not when it cannot be looked at (EACCES). */
-function certainlyNoDir(root: string, nodePath: string): boolean {
-  const host = resolveInRoot(root, nodePath);
-  if (!host) return false;
-  try {
-    const st = fs.statSync(host, { throwIfNoEntry: false });
-    return !st || !st.isDirectory();
-  } catch {
-    return false;
-  }
-}
-
 /**
  * The kubelet keeps its store in `<--dynamic-config-dir>/store` (NewController): when the
  * command line's directory has none, the kubelet makes an empty one and runs its local config,
@@ -167,7 +155,7 @@ function withoutKubeletStore(d: Discovery, root: string): Discovery {
   // --dir with flags given by hand: the operator names the store; the flags may come from elsewhere.
   if (d.via === '--dir' && d.commandLine.source === '--kubelet-flags') return d;
   const flag = flagValue(d.commandLine.argv, 'dynamic-config-dir');
-  if (!flag || !certainlyNoDir(root, path.posix.join(nodeAbs(d.commandLine.cwd, flag), 'store'))) return d;
+  if (!flag || !rootedNoDir(root, path.posix.join(nodeAbs(d.commandLine.cwd, flag), 'store'))) return d;
   const why = `the kubelet's --dynamic-config-dir ${flag} holds no store/ directory: the kubelet makes an empty one there and runs its local config, so the store read here is not the one it uses`;
   return { ...d, steps: [...d.steps, why], storeUnused: why };
 }

@@ -75,6 +75,18 @@ export function rootedList(root: string, nodeDir: string): string[] {
   }
 }
 
+/** True only when the node path certainly holds no directory (absent, or something else); false when it cannot be looked at (EACCES). */
+export function rootedNoDir(root: string, nodePath: string): boolean {
+  const host = resolveInRoot(root, nodePath);
+  if (!host) return false;
+  try {
+    const st = fs.statSync(host, { throwIfNoEntry: false });
+    return !st || !st.isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 export function rootedIsDir(root: string, nodePath: string): boolean {
   const host = resolveInRoot(root, nodePath);
   if (!host) return false;
