@@ -254,7 +254,9 @@ function decide(snap: Snapshot, opts: PredictOptions): NextBoot {
   }
 
   if (a.d.state !== 'source' || !a.tried) {
-    return localOutcome(opts.local, `meta/assigned is ${a.d.state === 'missing' ? 'missing (the kubelet creates it empty)' : 'empty'}: the kubelet runs its local config`, null, { lastKnownGoodError: l.error });
+    const e = snap.meta.assigned.entry;
+    const missing = e.kind === 'symlink' ? `a symbolic link to ${e.linkTarget ?? '?'}, which does not exist (the kubelet creates it there, empty)` : 'missing (the kubelet creates it empty)';
+    return localOutcome(opts.local, `meta/assigned is ${a.d.state === 'missing' ? missing : 'empty'}: the kubelet runs its local config`, null, { lastKnownGoodError: l.error });
   }
   const src = a.d.source;
   const ta = a.tried;

@@ -234,7 +234,7 @@ function listSub(parent: SafeDir, e: Entry): Listing {
   return using(d, (x) => list(x, e.rel));
 }
 
-function readMeta(store: SafeDir, meta: SafeDir | null, metaDir: Entry, realStore: string, name: MetaName): MetaState {
+function readMeta(store: SafeDir, meta: SafeDir | null, metaDir: Entry, realStore: string, name: MetaName, root: string | undefined): MetaState {
   const rel = `meta/${name}`;
   if (!meta) {
     if (metaDir.kind === 'missing') return { name, entry: MISSING(rel, name), content: null };
@@ -243,7 +243,7 @@ function readMeta(store: SafeDir, meta: SafeDir | null, metaDir: Entry, realStor
     return { name, entry: { ...MISSING(rel, name), kind: 'unreadable', error: why }, content: { ok: false, code: metaDir.kind === 'symlink' ? 'escapes' : 'unreadable', error: why } };
   }
   const entry = statIn(meta, rel, name);
-  return { name, entry, content: metaContent(store, meta, realStore, entry) };
+  return { name, entry, content: metaContent(store, meta, realStore, entry, root) };
 }
 
 /**
@@ -251,7 +251,7 @@ function readMeta(store: SafeDir, meta: SafeDir | null, metaDir: Entry, realStor
  * target is a regular file inside the store (the kubelet follows links; we refuse to
  * follow one out of the store), and then by opening each component from the store down.
  */
-function metaContent(store: SafeDir, meta: SafeDir, realStore: string, entry: Entry): ContentRead | null {
+function metaContent(store: SafeDir, meta: SafeDir, realStore: string, entry: Entry, root: string | undefined): ContentRead | null {
   if (entry.kind === 'missing') return null;
   if (entry.kind === 'unreadable') return { ok: false, code: 'unreadable', error: entry.error ?? 'cannot stat' };
   if (entry.kind === 'dir') return { ok: false, code: 'not-regular', error: 'is a directory' };
@@ -261,6 +261,10 @@ function metaContent(store: SafeDir, meta: SafeDir, realStore: string, entry: En
     try {
       real = fs.realpathSync(meta.at(entry.name));
     } catch (err) {
+      // fsStore.Initialize's EnsureFile: Stat (through the link) says "does not exist", so it
+      // creates the file, and open(O_CREAT) follows the link: an empty file appears where the
+      // link points, and the kubelet reads that (= no file). It fails only where it cannot.
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT' && createsThroughLink(meta.at(entry.name), root)) return null;
       return { ok: false, code: 'symlink', error: `is a dangling symbolic link (${fsReason(err)})` };
     }
     if (!isWithin(realStore, real) || real === realStore) return { ok: false, code: 'escapes', error: `is a symbolic link to ${real}, outside the store` };
@@ -273,6 +277,43 @@ function metaContent(store: SafeDir, meta: SafeDir, realStore: string, entry: En
     }
   }
   return readCapped(meta, entry.name, META_CAP);
+}
+
+/**
+ * Whether open(O_CREAT) through the dangling link `link` would create a file: the links are
+ * followed as the kernel follows them (at most 40) to a name that does not exist, in a
+ * directory that does. Only names and directories are looked at, never a file's bytes.
+ */
+export function createsThroughLink(link: string, root?: string): boolean {
+  if (root && root !== '/') {
+    // On a mounted node, links resolve inside its root (an absolute target means the node's /).
+    const p = resolveInRoot(root, nodePathOf(root, link));
+    return p !== null && p !== link && missingIn(path.dirname(p), path.basename(p));
+  }
+  let p = link;
+  for (let hops = 0; hops < 40; hops++) {
+    let target: string;
+    try {
+      target = fs.readlinkSync(p);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return false;
+      return missingIn(p.slice(0, p.lastIndexOf('/')) || '/', p.slice(p.lastIndexOf('/') + 1));
+    }
+    // Not normalised here: `..` after a linked directory is the kernel's to resolve (realpath in missingIn).
+    p = target.startsWith('/') ? target : `${p.slice(0, p.lastIndexOf('/'))}/${target}`;
+  }
+  return false;
+}
+
+/** `name` is a plain name that does not exist in `dir`, a directory that does. */
+function missingIn(dir: string, name: string): boolean {
+  if (name === '' || name === '.' || name === '..') return false;
+  try {
+    const real = fs.realpathSync.native(dir);
+    return fs.statSync(real).isDirectory() && fs.lstatSync(path.join(real, name), { throwIfNoEntry: false }) === undefined;
+  } catch {
+    return false;
+  }
 }
 
 function readCapped(dir: SafeDir, name: string, cap: number): ContentRead {
@@ -694,7 +735,7 @@ export function takeSnapshot(dir: string, opts: SnapshotOptions = {}): Snapshot 
       throw new EnvError(`cannot read ${path.join(storeDir, 'meta')}: ${fsReason(err)}`, hintFor(err, storeDir), 'STORE_UNREADABLE');
     }
   }
-  const metaStates = Object.fromEntries(META_NAMES.map((n) => [n, readMeta(store, meta, metaDir, realStoreDir, n)])) as Record<MetaName, MetaState>;
+  const metaStates = Object.fromEntries(META_NAMES.map((n) => [n, readMeta(store, meta, metaDir, realStoreDir, n, opts.root)])) as Record<MetaName, MetaState>;
   meta?.close();
   let checkpointsDir = find('checkpoints');
   let uids: UidDir[] = [];

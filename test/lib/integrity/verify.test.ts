@@ -108,7 +108,35 @@ t.test('a dangling meta symlink: the kubelet cannot read it', async (t) => {
     fs.rmSync(path.join(dir, 'store/meta/assigned'));
     fs.symlinkSync('/nonexistent/x', path.join(dir, 'store/meta/assigned'));
   });
-  t.same(codes(r), ['META_NOT_REGULAR', 'NEXT_BOOT_FAILS']);
+  t.same(codes(r), ['META_NOT_REGULAR', 'NEXT_BOOT_FAILS'], 'its directory does not exist: the create fails');
+  t.equal(r.nextBoot.willStart, false);
+});
+
+t.test('a dangling meta symlink into a directory that exists: the kubelet creates the file, empty', async (t) => {
+  // fsStore.Initialize's EnsureFile: Stat through the link says "not there", os.Create follows
+  // the link and makes an empty file, which reads as "no assignment": the local config starts.
+  const links: Record<string, (dir: string) => string> = {
+    'a name beside it': () => 'nowhere',
+    'a chain of links': (dir) => {
+      fs.symlinkSync('gone/../nowhere2', path.join(dir, 'store/meta/hop'));
+      fs.mkdirSync(path.join(dir, 'store/meta/gone'));
+      return 'hop';
+    },
+    'an absolute path': (dir) => path.join(dir, 'outside-new'),
+  };
+  for (const [what, target] of Object.entries(links)) {
+    const r = verify(t, base({}), (dir) => {
+      fs.rmSync(path.join(dir, 'store/meta/assigned'));
+      fs.symlinkSync(target(dir), path.join(dir, 'store/meta/assigned'));
+    });
+    t.same(codes(r), ['META_NOT_REGULAR'], what);
+    t.same(r.nextBoot, { source: 'local', willStart: true, statusError: null }, what);
+  }
+  const loop = verify(t, base({}), (dir) => {
+    fs.rmSync(path.join(dir, 'store/meta/assigned'));
+    fs.symlinkSync('assigned', path.join(dir, 'store/meta/assigned'));
+  });
+  t.equal(loop.nextBoot.willStart, false, 'a loop: the create fails (ELOOP)');
 });
 
 t.test('checkpoints/ that is not a directory: the store initialisation fails; a symlink there: unknown', async (t) => {

@@ -4,7 +4,7 @@
 import t from 'tap';
 import fs from 'node:fs';
 import path from 'node:path';
-import { allCheckpoints, fsPayloadReader, takeSnapshot } from '../../../lib/store/snapshot.js';
+import { allCheckpoints, createsThroughLink, fsPayloadReader, takeSnapshot } from '../../../lib/store/snapshot.js';
 import { GOOD_PAYLOAD, asNobody, isRoot, metaYaml, tempDir, writeTree } from '../../helpers.js';
 
 const UID = '5808539f-48e3-4e47-8ce6-c261c48fa1d9';
@@ -95,4 +95,27 @@ t.test('a failure while checkpoints/ is listed: a file-system error marks it unr
   t.equal(snap.checkpointsDir.kind, 'unreadable');
   t.match(snap.checkpointsDir.error, /too many open files/);
   t.throws(() => takeSnapshot(dir, { onCheckpoints: () => { throw new TypeError('x is not a function'); } }), TypeError, 'not "checkpoints/ cannot be read"');
+});
+
+t.test('createsThroughLink: where open(O_CREAT) through a dangling link makes a file', async (t) => {
+  const d = tempDir('kckpt-dangle-');
+  fs.mkdirSync(path.join(d, 'meta'));
+  fs.mkdirSync(path.join(d, 'var/lib/x'), { recursive: true });
+  const link = (name: string, target: string) => {
+    fs.symlinkSync(target, path.join(d, 'meta', name));
+    return path.join(d, 'meta', name);
+  };
+  t.ok(createsThroughLink(link('a', 'new')), 'a name beside it');
+  t.ok(createsThroughLink(link('b', path.join(d, 'var/lib/x/new'))), 'an absolute path in a directory that exists');
+  t.notOk(createsThroughLink(link('c', 'missing-dir/new')), 'its directory does not exist');
+  t.notOk(createsThroughLink(link('d', 'd')), 'a loop');
+  t.notOk(createsThroughLink(link('e', 'new/')), 'a trailing slash');
+  t.notOk(createsThroughLink(link('f', '..')), 'a directory');
+  fs.writeFileSync(path.join(d, 'file'), 'x');
+  t.notOk(createsThroughLink(link('g', '../file/new')), 'a file where a directory belongs');
+  // On a mounted node, an absolute target is the node's path: /var/lib/x is inside the root, not on this host.
+  const abs = link('h', '/var/lib/x/new');
+  t.ok(createsThroughLink(abs, d), 'inside the root');
+  t.notOk(createsThroughLink(link('i', '/nonexistent-kckpt/new'), d), 'its directory is not in the root');
+  t.notOk(createsThroughLink(abs), 'without the root, the host has no /var/lib/x');
 });
