@@ -3,7 +3,7 @@
 // a payload reader and a config judge in; a NextBoot out.
 
 import { decodeMetaState, type MetaDecode } from '../store/meta.js';
-import { findCheckpoint, type Entry, type PayloadReader, type Snapshot } from '../store/snapshot.js';
+import { findCheckpoint, metaModifiedMs, type Entry, type PayloadReader, type Snapshot } from '../store/snapshot.js';
 import fs from 'node:fs';
 import { apiPathOf, toSourceRef, type ConfigMapSource, type MetaName, type SourceRef } from '../store/types.js';
 import { statusErrorFor, type ConfigJudge, type Judgement } from './judge.js';
@@ -45,11 +45,11 @@ export interface Trial {
   endsAt: string;
 }
 
-/** The 10-minute trial clock, from the mtime of meta/assigned. */
+/** The 10-minute trial clock, from the mtime of meta/assigned (AssignedModified: a Stat, which follows a link). */
 export function trialOf(snap: Snapshot): Trial | null {
   const e = snap.meta.assigned.entry;
   if (e.kind !== 'file' && e.kind !== 'symlink') return null;
-  const ends = e.mtimeMs + TRIAL_MS;
+  const ends = metaModifiedMs(snap.meta.assigned) + TRIAL_MS;
   return { inTrial: snap.takenAt.getTime() <= ends, endsAt: new Date(ends).toISOString() };
 }
 

@@ -2,7 +2,7 @@
 // the next boot and the problem count (DESIGN.md `status` JSON).
 
 import { decodeMetaState, type MetaDecode } from '../store/meta.js';
-import { allCheckpoints } from '../store/snapshot.js';
+import { allCheckpoints, metaModifiedMs } from '../store/snapshot.js';
 import { toSourceRef, type SourceRef } from '../store/types.js';
 import type { Session } from '../session.js';
 import type { Finding } from './findings.js';
@@ -66,14 +66,14 @@ export function buildStatus(s: Session, problems: Finding[]): StatusReport {
     store: s.snap.storeDir,
     assigned: refOf(a),
     lastKnownGood: refOf(l),
-    assignedModified: aExists ? new Date(ae.mtimeMs).toISOString() : null,
+    assignedModified: aExists ? new Date(metaModifiedMs(s.snap.meta.assigned)).toISOString() : null,
     // The kubelet's own clock (the boot vectors' inTrial), also when assigned is already
     // last-known-good: then nothing is promoted (promotesToLastKnownGood), as the text says.
     trial: a.state === 'source' ? trialOf(s.snap) : null,
     nextBoot,
     checkpoints: allCheckpoints(s.snap).length,
     problems,
-    meta: { assigned: summary(a, ae.mtimeMs, aExists), lastKnownGood: summary(l, le.mtimeMs, le.kind !== 'missing' && le.kind !== 'unreadable') },
+    meta: { assigned: summary(a, metaModifiedMs(s.snap.meta.assigned), aExists), lastKnownGood: summary(l, metaModifiedMs(s.snap.meta['last-known-good']), le.kind !== 'missing' && le.kind !== 'unreadable') },
     localConfig: s.local.path,
     kubeletCommandLine: s.discovery.commandLine?.source ?? null,
     upgradeHint: upgradeHint(s.kubeletArgv, nextBoot.source),

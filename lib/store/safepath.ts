@@ -67,6 +67,8 @@ export interface CappedRead {
   size: number;
   /** True when the file is longer than the cap and only `cap` bytes were kept. */
   truncated: boolean;
+  /** The opened file's mtime (a link's target's, where a link was followed). */
+  mtimeMs: number;
 }
 
 const O_READ = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK;
@@ -117,7 +119,7 @@ export function readOpened(fd: number, st: fs.Stats, file: string, cap: number):
   // A file that said it was empty (or shrank) leaves most of its 64 KiB buffer unused: the
   // caller may hold the bytes (verify holds 10,000 payloads), so they get a buffer of their size.
   const bytes = kept * 2 < buf.length ? Buffer.from(buf.subarray(0, kept)) : buf.subarray(0, kept);
-  return { bytes, size: st.size, truncated };
+  return { bytes, size: st.size, truncated, mtimeMs: st.mtimeMs };
 }
 
 // ---- directories opened once, entries reached through them ---------------------------------

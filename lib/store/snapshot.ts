@@ -44,7 +44,7 @@ export interface Entry {
 
 export type ContentRead =
   /** `sha256`: the bytes' lower-case hex SHA-256 when the reader already knows it. */
-  | { readonly ok: true; readonly bytes: Buffer; readonly size: number; readonly truncated: boolean; readonly sha256?: string }
+  | { readonly ok: true; readonly bytes: Buffer; readonly size: number; readonly truncated: boolean; readonly sha256?: string; readonly mtimeMs?: number }
   | { readonly ok: false; readonly code: 'missing' | 'symlink' | 'not-regular' | 'unreadable' | 'escapes'; readonly error: string };
 
 export interface MetaState {
@@ -316,10 +316,15 @@ function missingIn(dir: string, name: string): boolean {
   }
 }
 
+/** The mtime the kubelet sees of a meta file (its Stat follows a link: the target's, where we read it). */
+export function metaModifiedMs(m: MetaState): number {
+  return m.entry.kind === 'symlink' && m.content?.ok && m.content.mtimeMs !== undefined ? m.content.mtimeMs : m.entry.mtimeMs;
+}
+
 function readCapped(dir: SafeDir, name: string, cap: number): ContentRead {
   try {
     const r = dir.read(name, cap);
-    return { ok: true, bytes: r.bytes, size: r.size, truncated: r.truncated };
+    return { ok: true, bytes: r.bytes, size: r.size, truncated: r.truncated, mtimeMs: r.mtimeMs };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ELOOP') return { ok: false, code: 'symlink', error: 'is a symbolic link' };

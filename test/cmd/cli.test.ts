@@ -27,6 +27,19 @@ t.test('status -o json on the demo store: DESIGN.md shape', async (t) => {
   t.equal(s.assignedModified, written.toISOString());
 });
 
+t.test('a symlinked meta/assigned: the trial clock is its target\'s mtime, as the kubelet\'s Stat sees it', async (t) => {
+  const demo = copyFixture('demo/var/lib/kubelet/dynamic-config');
+  const meta = path.join(demo, 'store/meta');
+  fs.renameSync(path.join(meta, 'assigned'), path.join(meta, 'assigned.real'));
+  const old = new Date(Math.floor(Date.now() / 1000) * 1000 - 60 * 60 * 1000); // an hour ago: out of trial
+  fs.utimesSync(path.join(meta, 'assigned.real'), old, old);
+  fs.symlinkSync('assigned.real', path.join(meta, 'assigned')); // the link itself: now
+  const s = json(runCli(['--dir', demo, 'status', '--no-journal', '-o', 'json']));
+  t.same(s.trial, { inTrial: false, endsAt: new Date(old.getTime() + 600_000).toISOString() });
+  t.equal(s.assignedModified, old.toISOString());
+  t.equal(s.meta.assigned.modified, old.toISOString());
+});
+
 t.test('--root finds the store through kubeadm-flags.env', async (t) => {
   const r = runCli(['--root', DEMO_ROOT, 'status', '--no-journal', '-o', 'json', '-v']);
   t.equal(r.code, 0, r.stderr);
