@@ -7,9 +7,8 @@ import type { Argv } from 'yargs';
 import { RefusedError, UsageError } from '../lib/errors.js';
 import type { MetaPlan, RecoveryContext, RecoveryResult } from '../lib/recovery/index.js';
 import type { MigratePlan, NothingToMigrate } from '../lib/migrate/plan.js';
-import type { MigrateManifest, MigrateResult } from '../lib/migrate/apply.js';
+import type { MigrateBackup, MigrateResult } from '../lib/migrate/apply.js';
 
-type MigrateBackup = { manifest: MigrateManifest; path: string };
 import type { Session } from '../lib/session.js';
 import type { Streams } from '../lib/output/streams.js';
 import { output, processStreams, session, setExit, warn, type GlobalArgs } from './common.js';

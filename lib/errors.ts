@@ -84,6 +84,8 @@ export function fsReason(err: unknown): string {
       return 'read-only file system';
     case 'ENOSPC':
       return 'no space left on device';
+    case 'ECHANGED':
+      return e.message;
     default:
       return e?.code ? `${e.code}${e.message ? `: ${e.message}` : ''}` : String(e?.message ?? e);
   }

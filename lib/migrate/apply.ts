@@ -10,11 +10,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { CkptError, EnvError, RefusedError, fsReason } from '../errors.js';
 import { atomicRemove, atomicReplace, ChangedError, readState, sameState } from '../recovery/atomic.js';
-import { appendAudit, backupsDirOf, cleanBackupLeftovers, currentActor, ensureBackupsDir, writeBackupDir, BACKUP_ID, type Actor, type SavedState } from '../recovery/backup.js';
+import { appendAudit, cleanBackupLeftovers, openBackups, currentActor, ensureBackupsDir, writeBackupDir, BACKUP_ID, type Actor, type SavedState } from '../recovery/backup.js';
 import { guarded } from '../recovery/guard.js';
 import { findSystemctl, type RestartReport } from '../recovery/kubelet.js';
 import type { Overrides, RecoveryContext } from '../recovery/plan.js';
-import { openDirBelow, readFileCapped, using, type SafeDir } from '../store/safepath.js';
+import { openDirBelow, unsafeNameReason, using, type SafeDir } from '../store/safepath.js';
 import { nodePathOf } from '../store/rooted.js';
 import { diffFiles } from './diffs.js';
 import type { FlagEdit } from './flagedit.js';
@@ -174,23 +174,84 @@ function missingDirs(f: NodeFile): string[] {
   return out;
 }
 
-/** The manifest of a migrate backup, or null when `id` (default: the latest) is another kind. */
-export function migrateBackup(dynamicConfigDir: string, id: string | null): { manifest: MigrateManifest; path: string } | null {
-  const dir = backupsDirOf(dynamicConfigDir);
-  let names: string[];
+/** A migrate backup: its manifest and the copies it holds (read once, through descriptors). */
+export interface MigrateBackup {
+  manifest: MigrateManifest;
+  path: string;
+  copies: ReadonlyMap<string, Buffer>;
+}
+
+/**
+ * The manifest of a migrate backup, or null when `id` (default: the latest) is another kind.
+ * Its manifest names node files that undo writes, so the backup must be one only root (or this
+ * user) could have written, and every name in it must be what migrate writes: a plain copy name,
+ * a normalised absolute node path (found by review: `../` in a copy name read a host file).
+ */
+export function migrateBackup(dynamicConfigDir: string, id: string | null): MigrateBackup | null {
+  let backups: SafeDir | null;
   try {
-    names = fs.readdirSync(dir).filter((n) => BACKUP_ID.test(n)).sort();
+    backups = openBackups(dynamicConfigDir, false);
   } catch {
     return null;
   }
-  const pick = id ?? names[names.length - 1];
-  if (!pick || !names.includes(pick)) return null;
-  try {
-    const m = JSON.parse(readFileCapped(path.join(dir, pick, 'manifest.json'), 1024 * 1024).bytes.toString('utf8')) as MigrateManifest;
-    return m.kind === 'migrate' && Array.isArray(m.files) ? { manifest: m, path: path.join(dir, pick) } : null;
-  } catch {
-    return null;
-  }
+  if (!backups) return null;
+  return using(backups, (all) => {
+    const names = all.list().filter((n) => BACKUP_ID.test(n)).sort();
+    const pick = id ?? names[names.length - 1];
+    if (!pick || !names.includes(pick)) return null;
+    let b: SafeDir;
+    let m: MigrateManifest;
+    try {
+      b = all.dir(pick);
+    } catch {
+      return null;
+    }
+    return using(b, (dir) => {
+      try {
+        m = JSON.parse(dir.read('manifest.json', 1024 * 1024).bytes.toString('utf8')) as MigrateManifest;
+      } catch {
+        return null;
+      }
+      if (m?.kind !== 'migrate' || !Array.isArray(m.files)) return null;
+      const where = path.join(all.path, pick);
+      for (const [what, st] of [['the backups directory', all.stat()], [`backup ${pick}`, dir.stat()], [`backup ${pick}'s manifest`, dir.lstat('manifest.json')]] as const) {
+        const why = untrusted(st);
+        if (why) throw new RefusedError(`${what} (${where}) ${why}: its manifest names files undo would write, so it is not used`, 'restore from a backup only root wrote, or put the files back by hand', 'BACKUP_UNTRUSTED');
+      }
+      const copies = new Map<string, Buffer>();
+      for (const f of m.files) {
+        const bad = badSavedFile(f);
+        if (bad) throw new RefusedError(`backup ${pick} is damaged: ${bad}`, 'pick another backup (kubelet-ckpt undo --list)', 'BACKUP_DAMAGED');
+        if (f.copy === null || f.state === 'missing') continue;
+        try {
+          copies.set(f.copy, dir.read(f.copy, 1024 * 1024).bytes);
+        } catch (err) {
+          throw new RefusedError(`backup ${pick} is damaged: ${f.path}: ${fsReason(err)}`, 'pick another backup (kubelet-ckpt undo --list)', 'BACKUP_DAMAGED');
+        }
+      }
+      return { manifest: m, path: where, copies };
+    });
+  });
+}
+
+/** Why a backup directory or file cannot be trusted: another user's, or writable by others. */
+function untrusted(st: fs.Stats): string | null {
+  const me = process.geteuid?.() ?? 0;
+  if (st.uid !== 0 && st.uid !== me) return `belongs to uid ${st.uid}, neither root nor you`;
+  if (st.mode & 0o022) return `can be written by others (mode ${(st.mode & 0o7777).toString(8).padStart(4, '0')})`;
+  return null;
+}
+
+const ROLES: ReadonlySet<string> = new Set<NodeFile['kind']>(['unit', 'env', 'config']);
+
+/** What is wrong with one file of a manifest, or null. */
+function badSavedFile(f: SavedFile): string | null {
+  const nodePath = (p: unknown) => typeof p === 'string' && p.startsWith('/') && !p.includes('\0') && path.posix.normalize(p) === p && p !== '/';
+  if (!nodePath(f.path)) return `it names ${JSON.stringify(f.path)}, which is not a plain absolute path`;
+  if (!ROLES.has(f.role)) return `${f.path} has the role ${JSON.stringify(f.role)}`;
+  if (f.copy !== null && (typeof f.copy !== 'string' || unsafeNameReason(f.copy) !== null || f.copy === 'manifest.json')) return `the copy of ${f.path} is named ${JSON.stringify(f.copy)}, not a plain file name`;
+  if (f.createdDirs !== undefined && (!Array.isArray(f.createdDirs) || !f.createdDirs.every(nodePath))) return `${f.path} lists directories that are not plain absolute paths`;
+  return null;
 }
 
 // ---- apply ------------------------------------------------------------------------------------
@@ -316,19 +377,15 @@ export interface MigrateUndoPlan {
   overrides: Overrides;
 }
 
-function savedBytes(dir: string, f: SavedFile, id: string): Buffer | null {
+function savedBytes(copies: ReadonlyMap<string, Buffer>, f: SavedFile, id: string): Buffer | null {
   if (f.state === 'missing' || !f.copy) return null;
-  let bytes: Buffer;
-  try {
-    bytes = readFileCapped(path.join(dir, f.copy), 1024 * 1024).bytes;
-  } catch (err) {
-    throw new RefusedError(`backup ${id} is damaged: ${f.path}: ${fsReason(err)}`, 'pick another backup (kubelet-ckpt undo --list)', 'BACKUP_DAMAGED');
-  }
+  const bytes = copies.get(f.copy);
+  if (!bytes) throw new RefusedError(`backup ${id} is damaged: ${f.path}: its copy was not read`, 'pick another backup (kubelet-ckpt undo --list)', 'BACKUP_DAMAGED');
   if (sha256Hex(bytes) !== f.sha256) throw new RefusedError(`backup ${id} is damaged: the copy of ${f.path} does not match its recorded sha256`, 'pick another backup (kubelet-ckpt undo --list)', 'BACKUP_DAMAGED');
   return bytes;
 }
 
-export function planMigrateUndo(ctx: RecoveryContext, backup: { manifest: MigrateManifest; path: string }, o: Overrides): MigrateUndoPlan {
+export function planMigrateUndo(ctx: RecoveryContext, backup: MigrateBackup, o: Overrides): MigrateUndoPlan {
   const m = backup.manifest;
   const snap = ctx.session.snap;
   const warnings: string[] = [];
@@ -336,7 +393,7 @@ export function planMigrateUndo(ctx: RecoveryContext, backup: { manifest: Migrat
   const writes: Write[] = [];
   const changed: string[] = [];
   for (const f of m.files) {
-    const old = savedBytes(backup.path, f, m.id);
+    const old = savedBytes(backup.copies, f, m.id);
     const file = readNodeFile(ctx.root, f.path, f.role);
     const now = file.state.kind === 'file' ? sha256Hex(file.state.bytes) : null;
     if (now !== f.after && now !== f.sha256) changed.push(f.path);

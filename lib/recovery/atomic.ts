@@ -24,6 +24,11 @@ export class ChangedError extends RefusedError {
   }
 }
 
+/** A directory swapped since it was read (SafeDir.pin) stops a write as a change, not as a file-system fault. */
+export function changedOr<E extends Error>(err: unknown, other: E): ChangedError | E {
+  return (err as NodeJS.ErrnoException)?.code === 'ECHANGED' ? new ChangedError(`${(err as Error).message}; stopped`) : other;
+}
+
 /** Our temp-file name for `name`: starts with tmp_, carries kubelet-ckpt, unique. */
 export function tempName(name: string): string {
   return `tmp_${name}.kubelet-ckpt.${process.pid}.${crypto.randomBytes(4).toString('hex')}`;
@@ -44,7 +49,7 @@ export function openWriteDir(dir: string | SafeDir, what: string): SafeDir {
   try {
     parent = SafeDir.open(path.dirname(dir));
   } catch (err) {
-    throw new EnvError(`cannot use ${what}: ${fsReason(err)}`, null, 'STORE_UNWRITABLE');
+    throw changedOr(err, new EnvError(`cannot use ${what}: ${fsReason(err)}`, null, 'STORE_UNWRITABLE'));
   }
   return using(parent, (p) => {
     const name = path.basename(dir);

@@ -13,7 +13,7 @@ import { orderRVs } from '../store/order.js';
 import { SafeDir, kindWords, unsafeNameReason, using } from '../store/safepath.js';
 import type { Checkpoint, Snapshot } from '../store/snapshot.js';
 import { META_NAMES, type MetaName } from '../store/types.js';
-import { ChangedError, hintFor, isOurTemp, sameState, type FileState } from './atomic.js';
+import { ChangedError, changedOr, hintFor, isOurTemp, sameState, type FileState } from './atomic.js';
 import { appendAudit, currentActor, ensureBackupsDir } from './backup.js';
 import { guarded } from './guard.js';
 import { contentOf, readMetaStates, removalInterlocks, type Overrides, type RecoveryContext } from './plan.js';
@@ -104,7 +104,9 @@ export async function planPrune(ctx: RecoveryContext, req: PruneRequest): Promis
       }
       items.push({ path: cp.rel, before: `${cp.uid}/${cp.rv}`, after: null, kind: 'checkpoint', files: cp.files.map((f) => f.name), bytes: cp.files.reduce((n, f) => n + f.size, 0), uid: cp.uid, name: cp.rv });
     }
-    const others = u.others.filter((o) => isOurTemp(o.name) && o.kind === 'dir');
+    // A meta file may name even a resourceVersion that looks like our temp name: the kubelet loads it, so it stays (found by review).
+    const others = u.others.filter((o) => isOurTemp(o.name) && o.kind === 'dir' && !referenced.has(`${u.uid}/${o.name}`));
+    for (const o of u.others) if (isOurTemp(o.name) && referenced.has(`${u.uid}/${o.name}`)) warnings.push(`not pruned: ${o.rel} is a checkpoint a meta file names, although its name looks like a leftover of kubelet-ckpt`);
     for (const o of others) items.push({ path: o.rel, before: o.name, after: null, kind: 'leftover', files: [], bytes: 0, uid: u.uid, name: o.name });
     if (removedAll && u.others.length === others.length && u.checkpoints.length > 0) {
       items.push({ path: u.entry.rel, before: u.uid, after: null, kind: 'uid-dir', files: [], bytes: 0, uid: u.uid, name: '' });
@@ -178,7 +180,7 @@ export async function applyPrune(ctx: RecoveryContext, plan: PrunePlan): Promise
         result.freedBytes = (result.freedBytes ?? 0) + item.bytes;
       }
     } catch (err) {
-      const e = err instanceof CkptError ? err : new EnvError(`prune failed: ${fsReason(err)}`, hintFor(err), 'PRUNE_FAILED');
+      const e = err instanceof CkptError ? err : changedOr(err, new EnvError(`prune failed: ${fsReason(err)}`, hintFor(err), 'PRUNE_FAILED'));
       try {
         audit('failed', e.message);
       } catch {

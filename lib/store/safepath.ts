@@ -171,6 +171,9 @@ function notDirError(p: string): NodeJS.ErrnoException {
   return Object.assign(new Error(`${p} is not a directory`), { code: 'ENOTDIR' });
 }
 
+/** Paths pinned to the directory they named when first opened (SafeDir.pin). */
+const pins = new Map<string, { dev: number; ino: number }>();
+
 /** An open directory; names inside it are plain names, never paths. */
 export class SafeDir {
   private closed = false;
@@ -210,7 +213,44 @@ export class SafeDir {
   static open(abs: string): SafeDir {
     requireProc();
     const fd = fs.openSync(abs, O_DIR);
+    const pin = pins.get(path.resolve(abs));
+    if (pin) {
+      let st: fs.Stats;
+      try {
+        st = fs.fstatSync(fd);
+      } catch (err) {
+        fs.closeSync(fd);
+        throw err;
+      }
+      if (st.dev !== pin.dev || st.ino !== pin.ino) {
+        fs.closeSync(fd);
+        throw Object.assign(new Error(`${abs} is no longer the directory kubelet-ckpt read (it was replaced or moved while it ran)`), { code: 'ECHANGED' });
+      }
+    }
     return new SafeDir(fd, abs);
+  }
+
+  /**
+   * Remember which directory this path names now: a later open() of the same path (a command
+   * reopens the store for each step of a write) must reach this very directory, so that a
+   * store swapped for a link or another directory meanwhile is refused, never written into.
+   */
+  pin(key: string = this.path): this {
+    const st = fs.fstatSync(this.live);
+    pins.set(path.resolve(key), { dev: st.dev, ino: st.ino });
+    return this;
+  }
+
+  /** Open a directory afresh and pin it (a new reading of the store: what it names now is what counts). */
+  static openAndPin(abs: string): SafeDir {
+    pins.delete(path.resolve(abs));
+    const d = SafeDir.open(abs);
+    try {
+      return d.pin();
+    } catch (err) {
+      d.close();
+      throw err;
+    }
   }
 
   /** The path that reaches `name` through this descriptor. Throws UnsafePathError for a non-name. */

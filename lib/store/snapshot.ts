@@ -12,6 +12,7 @@ import { EnvError, fsReason } from '../errors.js';
 import { SafeDir, isWithin, openDirBelow, readOpened, unsafeNameReason, using } from './safepath.js';
 import { nodePathOf, resolveInRoot } from './rooted.js';
 import { META_NAMES, type MetaName } from './types.js';
+import { decodeMetaState } from './meta.js';
 
 /** The API server's ConfigMap size limit: nothing larger can have come from a ConfigMap. */
 export const PAYLOAD_CAP = 1024 * 1024;
@@ -559,7 +560,7 @@ function undecodableByName(x: SafeDir, names: readonly string[] | readonly fs.Di
  * lstat'ed now, as in `list`. The UID directory's own entry is the fstat of the descriptor it
  * is listed through.
  */
-function readUid(dirs: CheckpointDirs, cps: SafeDir, uid: string): UidDir {
+function readUid(dirs: CheckpointDirs, cps: SafeDir, uid: string, metaNamed: ReadonlySet<string>): UidDir {
   const rel = joinRel('checkpoints', uid);
   const listed = (own: Entry, checkpoints: Checkpoint[], others: Entry[], listError: string | null): UidDir => ({ uid, entry: own, checkpoints, others, listError });
   let d: SafeDir;
@@ -596,7 +597,8 @@ function readUid(dirs: CheckpointDirs, cps: SafeDir, uid: string): UidDir {
     const raws = undecodableByName(x, ents);
     for (const dirent of ents) {
       const r = joinRel(rel, dirent.name);
-      const named = !dirent.name.startsWith('tmp_');
+      // tmp_*: a leftover of an interrupted write, unless a meta file names it (then the kubelet loads it).
+      const named = !dirent.name.startsWith('tmp_') || metaNamed.has(`${uid}/${dirent.name}`);
       if (raws?.has(dirent.name)) {
         // A directory is a checkpoint that says why nothing inside is read; anything else an odd entry.
         const e = undecodableEntry(x, r, dirent.name, raws, 'resourceVersion');
@@ -661,7 +663,8 @@ export function locateStore(dir: string, root?: string): { dynamicConfigDir: str
   const sub = root ? inRoot(root, path.join(abs, 'store')) : path.join(abs, 'store');
   if (isDir(sub)) return { dynamicConfigDir: abs, storeDir: sub };
   if (path.basename(abs) === 'store' || isDir(path.join(abs, 'meta')) || isDir(path.join(abs, 'checkpoints'))) {
-    return { dynamicConfigDir: path.dirname(abs), storeDir: abs };
+    // The store's own parent, not a link's: the kubelet's --dynamic-config-dir, and where the lock and backups live.
+    return { dynamicConfigDir: path.dirname(root ? inRoot(root, abs) : realOr(abs)), storeDir: abs };
   }
   try {
     fs.readdirSync(abs);
@@ -675,9 +678,36 @@ export function locateStore(dir: string, root?: string): { dynamicConfigDir: str
   );
 }
 
+/** `uid/rv` of the checkpoints the meta files name (decoded as the kubelet decodes them). */
+function namedByMeta(states: Record<MetaName, MetaState>): Set<string> {
+  const out = new Set<string>();
+  for (const n of META_NAMES) {
+    const d = decodeMetaState(states[n]);
+    if (d.state === 'source' && d.source.uid && d.source.resourceVersion) out.add(`${d.source.uid}/${d.source.resourceVersion}`);
+  }
+  return out;
+}
+
+/** Pin the dynamic-config-dir too (the lock and backups are reached through it); one that cannot be opened is left to the command that needs it. */
+function pinQuietly(dir: string): void {
+  try {
+    SafeDir.openAndPin(dir).close();
+  } catch {
+    // reported, if it matters, by whatever opens it
+  }
+}
+
 /** A host path under `root` with its links resolved as on the node (rooted.ts); unchanged outside it or when it does not resolve. */
 function inRoot(root: string, host: string): string {
   return isWithin(path.resolve(root), path.resolve(host)) ? (resolveInRoot(root, nodePathOf(root, host)) ?? host) : host;
+}
+
+function realOr(p: string): string {
+  try {
+    return fs.realpathSync.native(p);
+  } catch {
+    return p;
+  }
 }
 
 function isDir(p: string): boolean {
@@ -716,7 +746,9 @@ export function takeSnapshot(dir: string, opts: SnapshotOptions = {}): Snapshot 
   let store: SafeDir;
   try {
     // Under --root, from the root down: a link swapped in on the way is refused, not followed out.
-    store = opts.root ? openDirBelow(opts.root, storeDir).dir : SafeDir.open(storeDir);
+    // Pinned: a write that reopens the store by its path must reach this very directory.
+    store = opts.root ? openDirBelow(opts.root, storeDir).dir.pin(storeDir) : SafeDir.openAndPin(storeDir);
+    pinQuietly(dynamicConfigDir);
   } catch (err) {
     throw new EnvError(`cannot read the store ${storeDir}: ${fsReason(err)}`, hintFor(err, storeDir), 'STORE_UNREADABLE');
   }
@@ -742,6 +774,7 @@ export function takeSnapshot(dir: string, opts: SnapshotOptions = {}): Snapshot 
   }
   const metaStates = Object.fromEntries(META_NAMES.map((n) => [n, readMeta(store, meta, metaDir, realStoreDir, n, opts.root)])) as Record<MetaName, MetaState>;
   meta?.close();
+  const metaNamed = namedByMeta(metaStates);
   let checkpointsDir = find('checkpoints');
   let uids: UidDir[] = [];
   const dirs = new CheckpointDirs(store);
@@ -753,7 +786,7 @@ export function takeSnapshot(dir: string, opts: SnapshotOptions = {}): Snapshot 
         cpList = { entries: listed.others, error: null };
         let seen = 0;
         uids = listed.dirs.map((name) => {
-          const u = readUid(dirs, cps, name);
+          const u = readUid(dirs, cps, name, metaNamed);
           seen += u.checkpoints.length;
           opts.onCheckpoints?.(seen);
           return u;

@@ -448,3 +448,35 @@ t.test('flags quoted one by one in ExecStart=: edited without leaving empty "" a
   t.equal(m.code, 0, m.stderr);
   t.equal(fs.readFileSync(unit, 'utf8'), `[Service]\nExecStart=/usr/local/bin/kubelet "--config=/var/lib/kubelet/config.yaml" \\\n  "--v=2"\n`);
 });
+
+t.test('undo of a migrate backup: names in its manifest are plain, and the backup is one only root could write', async (t) => {
+  // Found by review: a manifest whose copy was `../../…/secret` wrote a host file's bytes to a
+  // node path; the state directory was trusted whoever owned it.
+  const root = copyFixture('migrate/by-hand');
+  const m = runCli(['--root', root, 'migrate', '--yes', '-o', 'json']);
+  t.equal(m.code, 0, m.stderr);
+  const backup = json<{ backup: string }>(m).backup;
+  const manifestFile = path.join(backup, 'manifest.json');
+  const good = fs.readFileSync(manifestFile, 'utf8');
+  const migrated = tree(root);
+  const secret = path.join(t.testdir({ secret: 'host-only\n' }), 'secret');
+  type File = { copy: string | null; path: string };
+  for (const [what, edit] of [
+    ['a copy name with ..', (f: File) => (f.copy = path.relative(backup, secret))],
+    ['a node path with ..', (f: File) => (f.path = '/etc/../etc/leaked')],
+  ] as const) {
+    const manifest = JSON.parse(good) as { files: File[] };
+    edit(manifest.files.find((x) => x.copy !== null)!);
+    fs.writeFileSync(manifestFile, JSON.stringify(manifest));
+    const u = runCli(['--root', root, 'undo', '--yes']);
+    t.equal(u.code, 4, `${what}: refused\n${u.stderr}`);
+    t.match(u.stderr, /is damaged: .*not a plain/, what);
+    t.same(tree(root), migrated, `${what}: nothing written`);
+  }
+  fs.writeFileSync(manifestFile, good);
+  fs.chmodSync(backup, 0o777);
+  const u = runCli(['--root', root, 'undo', '--yes']);
+  t.equal(u.code, 4, u.stderr);
+  t.match(u.stderr, /can be written by others \(mode 0777\): its manifest names files undo would write/);
+  t.same(tree(root), migrated, 'nothing written');
+});

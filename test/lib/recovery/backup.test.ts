@@ -98,3 +98,18 @@ t.test('a backup directory that cannot be written is exit 3, nothing made', asyn
   t.throws(() => ensureBackupsDir(dcd), { code: 'STATE_UNSAFE', exitCode: 3, message: /backups is a regular file: .*nothing was changed/ });
   t.equal(fs.readFileSync(backupsDirOf(dcd), 'utf8'), 'a file');
 });
+
+t.test('a probe or backup left under this very pid (a container runs every time as pid 1) blocks nothing and is cleaned', async (t) => {
+  // Found by review: tmp_probe.kubelet-ckpt.<pid> left by a kill made every later run fail with
+  // "cannot be written", and its own pid kept it from being cleaned.
+  const dcd = t.testdir({});
+  const dir = ensureBackupsDir(dcd);
+  const stale = [`tmp_probe.kubelet-ckpt.${process.pid}`, `tmp_20260101T000000.000Z.kubelet-ckpt.${process.pid}`];
+  fs.writeFileSync(path.join(dir, stale[0]!), '');
+  fs.mkdirSync(path.join(dir, stale[1]!));
+  fs.writeFileSync(path.join(dir, stale[1]!, 'assigned'), 'x');
+  t.equal(ensureBackupsDir(dcd), dir, 'the probe has a name of its own');
+  const notes = cleanBackupLeftovers(dcd);
+  t.equal(notes.filter((n) => n.startsWith('removed')).length, 2, notes.join('\n'));
+  t.same(fs.readdirSync(dir), []);
+});

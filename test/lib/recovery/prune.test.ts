@@ -126,3 +126,31 @@ t.test('an undecodable meta file: references unknown, nothing pruned, even with 
   const dcd = makeStore(t.testdir({}), { rvs: ['1', '2'], assigned: 'raw:garbage: [', lkg: '2' });
   await t.rejects(planPrune(ctxOf(dcd), { keep: 0, force: true, restartKubelet: false }), { code: 'REFERENCES_UNKNOWN', exitCode: 4 });
 });
+
+t.test('the store swapped for a link to another store while pruning: stopped, nothing outside it removed', async (t) => {
+  // Found by review: each removal reopened the store by its path, so a store/ swapped for a
+  // link meanwhile led the removals into the other tree. The store is pinned when read.
+  const dcd = makeStore(t.testdir({ a: {} }), { rvs: ['1', '2', '3'], assigned: '3', lkg: '3' });
+  const other = makeStore(path.join(path.dirname(dcd), 'b'), { rvs: ['1', '2', '3'], assigned: '3', lkg: '3' });
+  const before = treeHash(other);
+  const ctx = ctxOf(dcd);
+  const plan = await planPrune(ctx, { keep: 0, force: true, restartKubelet: false });
+  const swap = (s: string) => {
+    if (s !== 'audit-begin') return;
+    fs.renameSync(path.join(dcd, 'store'), path.join(dcd, 'store.real'));
+    fs.symlinkSync(path.join(other, 'store'), path.join(dcd, 'store'));
+  };
+  await t.rejects(applyPrune({ ...ctx, hook: swap }, plan), { code: 'CHANGED_SINCE_PLAN', message: /is no longer the directory kubelet-ckpt read/ });
+  t.same(treeHash(other), before, 'the other store is untouched');
+  t.same(fs.readdirSync(path.join(dcd, 'store.real/checkpoints', UID)).sort(), ['1', '2', '3'], 'and so is this one');
+});
+
+t.test('a checkpoint a meta file names is never pruned, even named like our leftover', async (t) => {
+  // Found by review: prune removed UID/tmp_7.kubelet-ckpt that both meta files named.
+  const rv = 'tmp_7.kubelet-ckpt';
+  const dcd = makeStore(t.testdir({}), { rvs: ['1', rv], assigned: rv, lkg: rv });
+  const plan = await planPrune(ctxOf(dcd), { keep: 0, force: true, restartKubelet: false });
+  t.same(plan.items.map((i) => i.path), [`checkpoints/${UID}/1`]);
+  await applyPrune(ctxOf(dcd), plan);
+  t.same(fs.readdirSync(path.join(dcd, 'store/checkpoints', UID)), [rv]);
+});

@@ -4,7 +4,7 @@
 import t from 'tap';
 import fs from 'node:fs';
 import path from 'node:path';
-import { allCheckpoints, createsThroughLink, fsPayloadReader, takeSnapshot } from '../../../lib/store/snapshot.js';
+import { allCheckpoints, createsThroughLink, fsPayloadReader, locateStore, takeSnapshot } from '../../../lib/store/snapshot.js';
 import { GOOD_PAYLOAD, asNobody, isRoot, metaYaml, tempDir, writeTree } from '../../helpers.js';
 
 const UID = '5808539f-48e3-4e47-8ce6-c261c48fa1d9';
@@ -118,4 +118,16 @@ t.test('createsThroughLink: where open(O_CREAT) through a dangling link makes a 
   t.ok(createsThroughLink(abs, d), 'inside the root');
   t.notOk(createsThroughLink(link('i', '/nonexistent-kckpt/new'), d), 'its directory is not in the root');
   t.notOk(createsThroughLink(abs), 'without the root, the host has no /var/lib/x');
+});
+
+t.test('--dir naming the store through a link: the dynamic-config-dir is the store\'s own parent', async (t) => {
+  // Found by review: dirname of the link put the lock and backups beside the link, where a
+  // kubelet using the real directory was not seen and another lock could be taken.
+  const d = tempDir('kckpt-link-');
+  writeTree(d, { 'dcd/store/meta/assigned': '' });
+  fs.mkdirSync(path.join(d, 'links'));
+  fs.symlinkSync(path.join(d, 'dcd/store'), path.join(d, 'links/kstore'));
+  const s = locateStore(path.join(d, 'links/kstore'));
+  t.equal(s.dynamicConfigDir, fs.realpathSync(path.join(d, 'dcd')));
+  t.equal(s.storeDir, path.join(d, 'links/kstore'));
 });
