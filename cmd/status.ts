@@ -42,8 +42,8 @@ export async function handler(args: Args): Promise<void> {
 async function statusReport(args: Args, s: Session): Promise<StatusReport> {
   const report = buildStatus(s, problemsOf(s));
   // Always present in JSON: null says it was not read (--no-journal), not that it holds nothing.
-  report.journal = args.journal ? await journalEvidence(args, s) : null;
-  report.nextSteps = nextSteps(commandPrefix(args), { nextBoot: report.nextBoot, findings: report.problems, crashLoop: report.journal?.crashLoop, from: 'status' });
+  report.journal = args.journal ? await journalEvidence(args, s) : { read: false, lastEvent: null, summary: null, restarts: null, crashLoop: null };
+  report.nextSteps = nextSteps(commandPrefix(args), { nextBoot: report.nextBoot, findings: report.problems, crashLoop: report.journal?.crashLoop ?? undefined, from: 'status' });
   return report;
 }
 
@@ -99,7 +99,7 @@ async function journalEvidence(args: Args, s: Session): Promise<StatusReport['jo
   const { lastEvidence } = await import('../lib/journal/evidence.js');
   const { storeViewOf } = await import('../lib/journal/store-view.js');
   const e = await lastEvidence({ root: args.root, store: storeViewOf(s.snap) });
-  return { lastEvent: e.lastEvent, summary: e.summary ?? e.reason, restarts: e.restarts, crashLoop: e.crashLoop };
+  return { read: true, lastEvent: e.lastEvent, summary: e.summary ?? e.reason, restarts: e.restarts, crashLoop: e.crashLoop };
 }
 
 /**

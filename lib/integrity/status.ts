@@ -28,8 +28,8 @@ export interface StatusReport {
   /** Why checkpoints/ could not be listed (permission denied, a link not followed); null when it was. */
   checkpointsUnreadable: string | null;
   problems: Finding[];
-  /** The last journal evidence; null with --no-journal (not read). */
-  journal?: { lastEvent: unknown | null; summary: string | null; restarts: number; crashLoop: boolean } | null;
+  /** The last journal evidence; with --no-journal `read: false` and nothing else known (DESIGN: always an object with lastEvent). */
+  journal?: { read: true; lastEvent: unknown | null; summary: string | null; restarts: number; crashLoop: boolean } | { read: false; lastEvent: null; summary: null; restarts: null; crashLoop: null };
   /** Extra detail for text mode and -v: each meta file's state. */
   meta: { assigned: MetaSummary; lastKnownGood: MetaSummary };
   localConfig: string | null;

@@ -94,7 +94,7 @@ export function renderStatus(r: StatusReport, ctx: TextContext): string {
   lines.push(row('Problems', prob));
   if (ctx.verbose) lines.push(scope);
   if (ctx.verbose && r.localConfig) lines.push(row('Local config', r.localConfig));
-  if (r.journal) {
+  if (r.journal?.read) {
     const j = r.journal;
     const [first, ...rest] = fitText(j.summary ?? 'no kubelet config events found', ctx.width - L, !!ctx.tty);
     lines.push(row('Journal', first!), ...rest.map(more));
