@@ -29,7 +29,7 @@ export const GLOBAL_OPTIONS = {
   root: { type: 'string', describe: "treat PATH as the node's / (a mounted node disk): discovery and default paths resolve under it", requiresArg: true },
   'kubelet-flags': { type: 'string', describe: "the kubelet's command-line flags as one string, when they cannot be discovered (--dir on another machine): their overrides and --config apply", requiresArg: true },
   'kubelet-config': { type: 'string', describe: "the node's local --config file (for `local` refs and flag analysis); discovered when absent", requiresArg: true },
-  output: { alias: 'o', choices: ['text', 'json', 'yaml'] as const, default: 'text' as const, describe: 'output format: text for people, json/yaml for scripts' },
+  output: { alias: 'o', choices: ['text', 'json', 'yaml'] as const, default: 'text' as const, requiresArg: true, describe: 'output format: text for people, json/yaml for scripts' },
   color: { type: 'boolean', default: true, describe: 'colour on a terminal (--no-color, NO_COLOR or a non-TTY stdout turn it off)' },
   'kubelet-version': { type: 'string', describe: 'kubelet release whose rules apply: X.Y or auto (asks `kubelet --version`); default 1.23', requiresArg: true },
   quiet: { alias: 'q', type: 'boolean', default: false, describe: 'print less' },

@@ -3,7 +3,7 @@
 // every command (cmd/support/cli.ts, loaded only then). Errors of either become a message and
 // an exit code in one place.
 
-import { fastArgs } from './support/fastargs.js';
+import { fastArgs, splitAttached } from './support/fastargs.js';
 import { FAST_COMMANDS } from './support/fast-commands.js';
 import { runReported } from './support/reported.js';
 import { printedVersion } from './support/version.js';
@@ -16,7 +16,8 @@ async function run(argv: string[]): Promise<void> {
   return runCli(argv);
 }
 
-export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
+export async function main(given: string[] = process.argv.slice(2)): Promise<void> {
+  const argv = splitAttached(given);
   return runReported(argv, () => run(argv));
 }
 

@@ -5,7 +5,7 @@
 // every node). Any other command line, `status --help` included, hands over to the whole
 // program (cmd/main.ts), which the loader runs on request.
 
-import { fastArgs } from './support/fastargs.js';
+import { fastArgs, splitAttached } from './support/fastargs.js';
 import { runReported } from './support/reported.js';
 import { printedVersion } from './support/version.js';
 
@@ -15,7 +15,8 @@ declare global {
   var __kubeletCkptWhole: (() => void) | undefined;
 }
 
-export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
+export async function main(given: string[] = process.argv.slice(2)): Promise<void> {
+  const argv = splitAttached(given);
   if (printedVersion(argv)) return;
   const fast = await fastArgs(argv, { status: () => import('./status.js') });
   if (!fast) return globalThis.__kubeletCkptWhole!();

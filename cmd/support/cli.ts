@@ -3,7 +3,7 @@
 // never loads yargs or the other commands.
 
 import yargs from 'yargs';
-import { CkptError } from '../../lib/errors.js';
+import { CkptError, UsageError } from '../../lib/errors.js';
 import { keepStdinRef, usageErrorFor, type CommandModule } from './usage.js';
 import { withGlobals } from '../common.js';
 import { isTerminal } from './stdio.js';
@@ -46,6 +46,28 @@ function skipHelpCache(cli: unknown): void {
   if (usage) usage.cacheHelpMessage = () => undefined;
 }
 
+/** Options that take a list (and yargs' own keys); any other option is one value. */
+const LISTS = new Set(['_', '$0', 'refs', 'sources', 'target-node', 'targetNode', 'key', 'label', 'L']);
+
+/**
+ * An option given twice: the same value twice is that value; two different values are a usage
+ * error naming both (yargs would hand the handler an array: found by review, a crash with exit 5,
+ * or `-o json -o json` printing text).
+ */
+function singleValues(argv: Record<string, unknown>): void {
+  for (const [k, v] of Object.entries(argv)) {
+    if (LISTS.has(k) || !Array.isArray(v)) continue;
+    const distinct = [...new Set(v.map((x) => String(x)))];
+    if (distinct.length > 1) {
+      // One error, in the spelling people type: the long name (yargs also sets the alias and the camelCase key).
+      const same = JSON.stringify(v);
+      const name = Object.keys(argv).find((n) => n.length > 1 && !/[A-Z]/.test(n) && JSON.stringify(argv[n]) === same) ?? k;
+      throw new UsageError(`${name.length > 1 ? '--' : '-'}${name} was given ${v.length} times with different values (${distinct.join(', ')}): give it once`);
+    }
+    argv[k] = v[v.length - 1];
+  }
+}
+
 export function buildCli(argv: string[]) {
   let cli = withGlobals(yargs(argv))
     .scriptName('kubelet-ckpt')
@@ -63,6 +85,7 @@ export function buildCli(argv: string[]) {
       if (err && (err instanceof CkptError || err.name !== 'YError')) throw err;
       throw usageErrorFor(msg ?? err?.message ?? 'bad usage', argv, COMMANDS as unknown as CommandModule[]);
     });
+  cli = cli.middleware(singleValues, true);
   for (const c of COMMANDS) cli = cli.command(c as never);
   skipHelpCache(cli);
   return completion.install(cli, argv);

@@ -28,6 +28,24 @@ export interface FastCommand {
 export type FastTable = Readonly<Record<string, () => Promise<FastCommand>>>;
 
 
+/** Short options that take a value which is not a number (yargs reads `-ojson` as -o -j -s -o -n). */
+const VALUE_SHORTS = new Set(['o', 'L']);
+
+/**
+ * `-ojson` as `-o json` (getopt's attached value), for the short options that take a word;
+ * nothing after `--` is touched. Both parsers then see the one spelling they know.
+ */
+export function splitAttached(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') return out.concat(argv.slice(i));
+    if (a.length > 2 && a[0] === '-' && a[1] !== '-' && VALUE_SHORTS.has(a[1]!)) out.push(a.slice(0, 2), a.slice(a[2] === '=' ? 3 : 2));
+    else out.push(a);
+  }
+  return out;
+}
+
 /** The first word that is neither an option nor a global option's value: the command, maybe. */
 function commandName(argv: readonly string[]): string | null {
   for (let i = 0; i < argv.length; i++) {
