@@ -275,26 +275,35 @@ export function resolveTarget(s: Session, ref: string, opts: TargetOptions = {})
   if (ref.startsWith('/') || ref.startsWith('./') || ref.startsWith('../') || ref.startsWith('meta/')) {
     throw new UsageError(`--to ${ref}: only a checkpoint or local can be assigned (the kubelet loads nothing else)`, 'use --to local, assigned, lkg or UID/RV', 'UNKNOWN_REF');
   }
-  const r = resolveRef(snap, ref);
-  if (r.kind !== 'checkpoint') throw new UsageError(`--to ${ref}: not a checkpoint`, 'use --to local, assigned, lkg or UID/RV', 'UNKNOWN_REF');
-  const cp = r.checkpoint;
+  // A whole UID/RV that is not on disk is still a target: refused unless --force (targetProblems),
+  // as DESIGN's recovery rules say, not an unknown ref (found by review: exit 2 even with --force).
+  const whole = /^([^/]{36})\/([^/]+)$/.exec(ref);
+  const absent = whole !== null && !unsafeNameReason(whole[1]!) && !unsafeNameReason(whole[2]!) && !unlistable(snap, whole[1]!) && !snap.uids.some((u) => u.uid === whole[1] && u.checkpoints.some((c) => c.rv === whole[2]));
+  let cp: Checkpoint | null = null;
+  if (!absent) {
+    const r = resolveRef(snap, ref);
+    if (r.kind !== 'checkpoint') throw new UsageError(`--to ${ref}: not a checkpoint`, 'use --to local, assigned, lkg or UID/RV', 'UNKNOWN_REF');
+    cp = r.checkpoint;
+  }
+  const uid = cp?.uid ?? whole![1]!;
+  const rv = cp?.rv ?? whole![2]!;
   const flag = opts.configmap ? parseConfigMapFlag(opts.configmap) : null;
   // A checkpoint directory does not record its ConfigMap: a meta file naming the UID does.
   let known: ConfigMapSource | null = null;
   let knownFrom: MetaName | null = null;
   for (const n of ['assigned', 'last-known-good'] as const) {
     const d = decodeMetaState(snap.meta[n]);
-    if (d.state === 'source' && d.source.uid === cp.uid && !d.unsafe.length && d.source.namespace && d.source.name) {
-      if (!known || d.source.resourceVersion === cp.rv) [known, knownFrom] = [d.source, n];
+    if (d.state === 'source' && d.source.uid === uid && !d.unsafe.length && d.source.namespace && d.source.name) {
+      if (!known || d.source.resourceVersion === rv) [known, knownFrom] = [d.source, n];
     }
   }
   // Else the journal ("Kubelet restarting to use <apiPath>, UID: …" and other lines).
-  const learned = known ? null : opts.journal?.get(cp.uid) ?? null;
-  if (learned) known = { namespace: learned.namespace, name: learned.name, uid: cp.uid, resourceVersion: cp.rv, kubeletConfigKey: learned.key ?? '' };
+  const learned = known ? null : opts.journal?.get(uid) ?? null;
+  if (learned) known = { namespace: learned.namespace, name: learned.name, uid, resourceVersion: rv, kubeletConfigKey: learned.key ?? '' };
   const from = knownFrom ? `meta/${knownFrom}` : 'the journal';
   if (known && flag && (flag.namespace !== known.namespace || flag.name !== known.name)) {
     throw new UsageError(
-      `--configmap ${opts.configmap} contradicts ${from}: UID ${cp.uid} is ConfigMap ${known.namespace}/${known.name}`,
+      `--configmap ${opts.configmap} contradicts ${from}: UID ${uid} is ConfigMap ${known.namespace}/${known.name}`,
       'drop --configmap (the name is known), or check the UID',
       'BAD_CONFIGMAP',
     );
@@ -302,13 +311,13 @@ export function resolveTarget(s: Session, ref: string, opts: TargetOptions = {})
   const names = known ?? (flag ? { namespace: flag.namespace, name: flag.name, kubeletConfigKey: flag.key ?? 'kubelet' } : null);
   if (!names) {
     throw new UsageError(
-      `--to ${ref}: no meta file${opts.journal ? ' and no journal line' : ''} names UID ${cp.uid}, so the namespace and name of its ConfigMap are unknown (a checkpoint directory does not record them)`,
+      `--to ${ref}: no meta file${opts.journal ? ' and no journal line' : ''} names UID ${uid}, so the namespace and name of its ConfigMap are unknown (a checkpoint directory does not record them)`,
       `give them with --configmap NAMESPACE/NAME[:KEY] (KEY defaults to kubelet)${opts.journal ? '' : ', or let the journal name them (--journal auto|FILE)'}`,
       'NEEDS_CONFIGMAP',
     );
   }
-  const key = flag?.key ?? (names.kubeletConfigKey || payloadKey(cp, null) || 'kubelet');
-  return { kind: 'source', ref, source: { namespace: names.namespace, name: names.name, uid: cp.uid, resourceVersion: cp.rv, kubeletConfigKey: key }, checkpoint: cp };
+  const key = flag?.key ?? (names.kubeletConfigKey || (cp && payloadKey(cp, null)) || 'kubelet');
+  return { kind: 'source', ref, source: { namespace: names.namespace, name: names.name, uid, resourceVersion: rv, kubeletConfigKey: key }, checkpoint: cp };
 }
 
 /** Why the kubelet could not use the target (each overridable with --force). */

@@ -149,6 +149,9 @@ const cases: Case[] = [
   { name: 'a target failing verify: exit 4', store: { payloads: { '119980': 'kind: [' } }, args: ['rollback', '--yes'], code: 4, stderr: /fails verify: PAYLOAD_DECODE/ },
   { name: 'a target failing verify with --force', store: { payloads: { '119980': 'kind: [' } }, args: ['rollback', '--yes', '--force'], code: 0, after: [LKG, LKG], stderr: /warning: the target .* fails verify; writing anyway/ },
   { name: 'a missing target: exit 4', store: { lkg: '1' }, args: ['rollback', '--yes'], code: 4, stderr: /checkpoint 946d.*\/1 is not on disk/ },
+  // Found by a conformance review: a whole UID/RV not on disk was an "unknown ref" (exit 2), --force or not.
+  { name: '--to UID/RV not on disk: exit 4', args: ['reset', 'assigned', '--to', `${UID}/999999`, '--yes'], code: 4, stderr: /fails verify: checkpoint 946d785e-998a-11e7-a8dd-42010a800006\/999999 is not on disk\nhint: .*--force/ },
+  { name: '--to UID/RV not on disk, --force: written', args: ['reset', 'assigned', '--to', `${UID}/999999`, '--yes', '--force'], code: 0, after: [metaFor('999999'), LKG], stderr: /warning: the target .*999999 fails verify; writing anyway \(--force\): checkpoint .* is not on disk/ },
   { name: 'undo with no backup: exit 4', args: ['undo', '--yes'], code: 4, stderr: /there is no backup/ },
   { name: 'undo of an unknown id: exit 2', args: ['undo', '20990101T000000.000Z', '--yes'], code: 2, stderr: /no backup "20990101T000000.000Z"/ },
   { name: 'undo of a malformed id: exit 2', args: ['undo', '../x', '--yes'], code: 2, stderr: /bad backup id/ },
