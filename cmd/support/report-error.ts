@@ -5,6 +5,7 @@ import { asCkptError, EXIT } from '../../lib/errors.js';
 import { errorDocument } from '../../lib/output/document.js';
 import { toYaml } from '../../lib/output/print.js';
 import { printableBlock, printableMessage } from '../../lib/output/sanitize.js';
+import { lazyStderr } from './stdio.js';
 
 /** The output format, read from raw argv so that even a parse failure honours -o json. */
 export function rawFormat(argv: readonly string[]): string {
@@ -21,13 +22,15 @@ export function rawFormat(argv: readonly string[]): string {
 export function reportError(err: unknown, argv: readonly string[], verbose: boolean): number {
   const e = asCkptError(err);
   const format = rawFormat(argv);
+  // Through the sink that survives a reader gone (`2>&1 | head -1`): the exit code stays the error's.
+  const stderr = lazyStderr();
   if (format === 'json' || format === 'yaml') {
     const doc = errorDocument(e);
-    process.stderr.write(format === 'json' ? `${JSON.stringify(doc)}\n` : toYaml(doc));
+    stderr.write(format === 'json' ? `${JSON.stringify(doc)}\n` : toYaml(doc));
   } else {
-    process.stderr.write(`error: ${printableMessage(e.message)}\n`);
-    if (e.hint) process.stderr.write(`hint: ${printableMessage(e.hint)}\n`);
-    if (verbose && e.exitCode === EXIT.INTERNAL && e.stack) process.stderr.write(`${printableBlock(e.stack)}\n`);
+    stderr.write(`error: ${printableMessage(e.message)}\n`);
+    if (e.hint) stderr.write(`hint: ${printableMessage(e.hint)}\n`);
+    if (verbose && e.exitCode === EXIT.INTERNAL && e.stack) stderr.write(`${printableBlock(e.stack)}\n`);
   }
   return e.exitCode;
 }

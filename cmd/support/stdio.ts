@@ -27,14 +27,22 @@ export function isTerminal(fd: number): boolean {
  * SIGPIPE ends other tools (status --watch would otherwise run on with no one reading).
  */
 export function fdSink(fd: number): Sink {
+  // stderr's reader gone (`2>&1 | head -1`) only silences what is left: the exit code stays the
+  // command's (found by review: an error's exit 3 became 1).
+  let gone = false;
   return {
     write(chunk: string | Uint8Array): boolean {
+      if (gone) return true;
       const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
       for (let off = 0; off < buf.length; ) {
         try {
           off += fs.writeSync(fd, buf, off);
         } catch (err) {
           const code = (err as NodeJS.ErrnoException).code;
+          if (code === 'EPIPE' && fd === 2) {
+            gone = true;
+            return true;
+          }
           if (code === 'EPIPE') process.exit();
           if (code !== 'EAGAIN') throw err;
           Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);

@@ -48,3 +48,12 @@ t.test('stdout and stderr of a command that is not on a terminal: the exact byte
   t.equal(bad.status, 2);
   t.match(bad.stderr, /^error: unknown ref "zzzz"/);
 });
+
+t.test('stderr read by a reader that leaves early: the exit code is still the error\'s', async (t) => {
+  // Found by review: `status 2>&1 | head -1` on a missing store exited 1 (an EPIPE on the hint line), not 3.
+  for (const fmt of [[], ['-o', 'json']]) {
+    const args = ['--dir', '/nonexistent-kckpt', 'status', '--no-journal', ...fmt].map((a) => `'${a}'`).join(' ');
+    const r = spawnSync('bash', ['-c', `'${process.execPath}' '${cliPath}' ${args} 2>&1 | head -c 1 >/dev/null; echo "\${PIPESTATUS[0]}"`], { encoding: 'utf8', env: cleanEnv() });
+    t.equal(r.stdout.trim(), '3', `exit 3 ${fmt.join(' ')}`);
+  }
+});
