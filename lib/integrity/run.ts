@@ -216,10 +216,12 @@ export async function verifyParallel(s: Session, makePool: JudgePoolFactory | nu
 /**
  * `ls`: every checkpoint with what verify found about it (findings reached through a meta
  * file count for the checkpoint they name) and the one the next boot runs. A store whose
- * checkpoints/ cannot be listed is an error (exit 3), never "no checkpoints".
+ * checkpoints/ cannot be listed lists it as unlisted, with why (never a silent "no
+ * checkpoints"); like any unreadable entry inside the store, it is not an environment error
+ * (DESIGN's exit codes; found by review: exit 3). Only `--uid`, which needs the listing, fails.
  */
 export async function listSession(s: Session, makePool: JudgePoolFactory | null, uid?: string): Promise<ListReport> {
-  if (s.snap.checkpointsDir.kind === 'unreadable') throw unlistableError(`the store cannot be read: checkpoints/: ${s.snap.checkpointsDir.error ?? 'unknown error'}`);
+  if (s.snap.checkpointsDir.kind === 'unreadable' && uid !== undefined) throw unlistableError(`the store cannot be read: checkpoints/: ${s.snap.checkpointsDir.error ?? 'unknown error'}`);
   const { report, reader } = uid === undefined ? await verifyParallel(s, makePool) : { report: verifyUid(s, uid), reader: s.reader };
   const nb = predictNextBoot(s.snap, { reader, judge: s.judge, local: s.local });
   const bootsNext = nb.ref && (nb.source === 'assigned' || nb.source === 'last-known-good') ? `${nb.ref.uid}/${nb.ref.resourceVersion}` : null;

@@ -96,6 +96,8 @@ export function buildList(snap: Snapshot, reader: PayloadReader, opts: ListOptio
     for (const cp of u.checkpoints) if (cp.listError) unlisted.push({ path: cp.rel, why: cp.listError });
   }
   if (only === null) {
+    const c = snap.checkpointsDir;
+    if (c.kind === 'unreadable') unlisted.push({ path: 'checkpoints', why: c.error ?? 'cannot be read' });
     for (const e of snap.checkpointsOthers) {
       if (e.kind === 'symlink') unlisted.push({ path: e.rel, why: `a symbolic link to ${e.linkTarget ?? '?'}, which kubelet-ckpt does not follow` });
       else if (e.kind === 'unreadable' || e.error) unlisted.push({ path: e.rel, why: e.error ?? 'cannot be read' });
