@@ -95,13 +95,16 @@ export function usageErrorFor(msg: string, argv: readonly string[], commands: re
   if ((m = msg.match(/^Unknown arguments?: (.+)$/))) return unknownOptions(m[1]!, argv, cmd);
   if ((m = msg.match(/^Not enough non-option arguments: got (\d+), need at least (\d+)$/))) {
     const wanted = cmd ? cmd.command.split(' ').slice(1).filter((w) => w.startsWith('<')).join(' ') : '';
-    return new UsageError(cmd ? `${nameOf(cmd)} needs ${wanted}` : msg, hint, 'MISSING_ARGUMENT');
+    // A subcommand's own argument (fleet manifest <kind>) is not in the command's string: name the words typed.
+    const typed = cmd ? argv.slice(argv.indexOf(nameOf(cmd))).filter((w) => !w.startsWith('-')).join(' ') : '';
+    return new UsageError(cmd ? `${wanted ? `${nameOf(cmd)} needs ${wanted}` : `${typed} needs an argument`}` : msg, hint, 'MISSING_ARGUMENT');
   }
   if ((m = msg.match(/Argument: (\S+), Given: (.*), Choices: (.*)/))) {
     const positional = cmd?.command.match(new RegExp(`[<[]${m[1]}(\\.\\.)?[>\\]]`))?.[0];
     const choices = m[3]!.replace(/"/g, '').split(', ');
     const guess = closest(m[2]!.replace(/^"|"$/g, ''), choices);
-    return new UsageError(`invalid value ${m[2]} for ${positional ?? `--${m[1]}`}; it is one of ${choices.join(', ')}${guess ? `; did you mean ${guess}?` : ''}`, hint, 'INVALID_VALUE');
+    const given = optionsOf(cmd).includes(`--${m[1]}`) || argv.some((a) => a === `--${m![1]}` || a.startsWith(`--${m![1]}=`));
+    return new UsageError(`invalid value ${m[2]} for ${positional ?? (given ? `--${m[1]}` : `<${m[1]}>`)}; it is one of ${choices.join(', ')}${guess ? `; did you mean ${guess}?` : ''}`, hint, 'INVALID_VALUE');
   }
   if (/name a command/.test(msg)) return new UsageError(msg.replace(' (see --help)', ''), `the commands are: ${names.join(', ')}; see kubelet-ckpt --help`, 'USAGE');
   return new UsageError(msg.charAt(0).toLowerCase() + msg.slice(1), hint);

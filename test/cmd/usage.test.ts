@@ -83,3 +83,12 @@ t.test('an option given twice: one value when they agree, exit 2 naming both whe
   t.equal(bare.code, 2, '-o without a value');
   t.match(bare.stderr, /^error: option -o needs a value/);
 });
+
+t.test('a subcommand\'s argument: named as typed, a positional never as an option', async (t) => {
+  const none = runCli(['fleet', 'manifest']);
+  t.equal(none.code, 2);
+  t.match(none.stderr, /^error: fleet manifest needs an argument\n/);
+  const bogus = runCli(['fleet', 'manifest', 'bogus']);
+  t.equal(bogus.code, 2);
+  t.match(bogus.stderr, /^error: invalid value "bogus" for <kind>; it is one of npd, job, daemonset, sonobuoy, ansible\n/);
+});
