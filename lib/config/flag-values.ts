@@ -42,32 +42,35 @@ export function readCsvRecord(s: string): string[] {
   }
 }
 
-/** k<sep>v pairs separated by commas; empty items skipped; both sides trimmed. */
+// component-base's map flags (MapStringString, LangleSeparatedMapStringString, MapStringBool,
+// ColonSeparatedMultimapStringString) skip only an empty item: `a=1, ` holds " ", which has no
+// separator, so the flag fails ("malformed pair"); key and value are trimmed after the split.
+
+/** k<sep>v pairs separated by commas. */
 function parsePairs(s: string, sep: '=' | '<', what: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const item of s.split(',')) {
-    const t = item.trim();
-    if (t === '') continue;
-    const at = t.indexOf(sep);
+    if (item === '') continue;
+    const at = item.indexOf(sep);
     if (at < 0) throw new FlagValueError(`malformed pair, expect string${sep}${what}`);
-    out[t.slice(0, at).trim()] = t.slice(at + 1).trim();
+    out[item.slice(0, at).trim()] = item.slice(at + 1).trim();
   }
   return out;
 }
 
+/** cliflag.MapStringBool, which binds featureGates on the kubelet's command line. */
 function parseGateMap(s: string): Record<string, boolean> {
   const out: Record<string, boolean> = {};
   for (const item of s.split(',')) {
-    const t = item.trim();
-    if (t === '') continue;
-    const at = t.indexOf('=');
+    if (item === '') continue;
+    const at = item.indexOf('=');
     if (at < 0) throw new FlagValueError('malformed pair, expect string=bool');
-    const k = t.slice(0, at).trim();
-    const v = t.slice(at + 1).trim();
+    const k = item.slice(0, at).trim();
+    const v = item.slice(at + 1).trim();
     try {
       out[k] = parseGoBool(v);
     } catch (e) {
-      throw new FlagValueError(`invalid value of ${k}=${v}, err: ${(e as Error).message}`);
+      throw new FlagValueError(`invalid value of ${k}: ${v}, err: ${(e as Error).message}`);
     }
   }
   return out;
@@ -76,7 +79,7 @@ function parseGateMap(s: string): Record<string, boolean> {
 function parseMultimap(s: string): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const item of s.split(',')) {
-    if (item.trim() === '') continue;
+    if (item === '') continue;
     const at = item.indexOf(':');
     if (at < 0) throw new FlagValueError('malformed pair, expect string:string');
     const k = item.slice(0, at).trim();

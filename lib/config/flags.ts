@@ -35,6 +35,8 @@ export interface ParsedFlags {
   errors: string[];
   /** klog flags given (name → value), which a non-text logging format refuses. */
   klog: Record<string, string>;
+  /** --node-labels, every occurrence merged (cliflag.MapStringString: later keys win). */
+  nodeLabels: Record<string, string>;
 }
 
 /** Non-config kubelet flags that take no value (pflag NoOptDefVal), per flags-and-gates.md §2. */
@@ -116,12 +118,21 @@ export function parseKubeletFlags(argv: readonly string[], version: KubeletVersi
   const ignored: string[] = [];
   const errors: string[] = [];
   const klog: Record<string, string> = {};
+  const nodeLabels: Record<string, string> = {};
   const args = argv.length > 0 && !argv[0]!.startsWith('-') && /(^|\/)kubelet$/.test(argv[0]!) ? argv.slice(1) : [...argv];
 
   const record = (name: string, display: string, raw: string) => {
     const row = flags.get(name);
     if (!row) {
       if (name in KLOG_FLAG_DEFAULTS) klog[name] = raw;
+      // A KubeletFlags field ValidateKubeletFlags checks (startup.ts); a malformed pair fails the parse.
+      if (name === 'node-labels') {
+        try {
+          Object.assign(nodeLabels, parseFlagValue('map', raw));
+        } catch (e) {
+          errors.push(`invalid argument ${goQuote(raw)} for ${goQuote(`--${name}`)} flag: ${(e as FlagValueError).message}`);
+        }
+      }
       if (!ignored.includes(display)) ignored.push(display);
       return;
     }
@@ -182,7 +193,7 @@ export function parseKubeletFlags(argv: readonly string[], version: KubeletVersi
       occurrences: occ.length,
     };
   });
-  return { overrides, ignored, errors, klog };
+  return { overrides, ignored, errors, klog, nodeLabels };
 }
 
 /**

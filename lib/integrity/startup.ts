@@ -72,7 +72,33 @@ function checkFlags(argv: readonly string[], version: KubeletVersion): StartupCh
   if (knownGates(version).has('SeccompDefault') && present(argv, 'seccomp-default') && flagValue(argv, 'seccomp-default') !== 'false' && !gateEnabled(set.state, 'SeccompDefault')) {
     return fail('flag-validate', SECCOMP_TEXT, '--seccomp-default', 'add SeccompDefault=true to --feature-gates on the kubelet command line');
   }
+  const unknown = Object.keys(parsed.nodeLabels).filter((k) => kubernetesLabel(k) && !kubeletLabel(k)).sort();
+  if (unknown.length) {
+    return fail('flag-validate', `unknown 'kubernetes.io' or 'k8s.io' labels specified with --node-labels: [${unknown.join(' ')}]\n--node-labels in the 'kubernetes.io' namespace must begin with an allowed prefix (${[...KUBELET_LABEL_NAMESPACES].join(', ')}) or be in the specifically allowed set (${[...KUBELET_LABELS].join(', ')})`,
+      '--node-labels', 'drop these labels from --node-labels (the kubelet may not set them on itself since 1.16; label the node with kubectl instead)');
+  }
   return null;
+}
+
+// ValidateKubeletFlags' node-label rule (cmd/kubelet/app/options, pkg/kubelet/apis, 1.16–1.23):
+// a label in the kubernetes.io or k8s.io namespace must be one the kubelet may set on itself.
+const KUBELET_LABELS = new Set(['beta.kubernetes.io/arch', 'beta.kubernetes.io/instance-type', 'beta.kubernetes.io/os', 'failure-domain.beta.kubernetes.io/region', 'failure-domain.beta.kubernetes.io/zone', 'kubernetes.io/arch', 'kubernetes.io/hostname', 'kubernetes.io/os', 'node.kubernetes.io/instance-type', 'topology.kubernetes.io/region', 'topology.kubernetes.io/zone']);
+const KUBELET_LABEL_NAMESPACES = ['kubelet.kubernetes.io', 'node.kubernetes.io'];
+
+function labelNamespace(key: string): string {
+  const at = key.indexOf('/');
+  return at < 0 ? '' : key.slice(0, at);
+}
+
+function kubernetesLabel(key: string): boolean {
+  const ns = labelNamespace(key);
+  return ns === 'kubernetes.io' || ns.endsWith('.kubernetes.io') || ns === 'k8s.io' || ns.endsWith('.k8s.io');
+}
+
+function kubeletLabel(key: string): boolean {
+  if (KUBELET_LABELS.has(key)) return true;
+  const ns = labelNamespace(key);
+  return KUBELET_LABEL_NAMESPACES.some((a) => ns === a || ns.endsWith(`.${a}`));
 }
 
 function fromJudgement(j: Judgement, subject: string, unchecked: string[]): StartupCheck {

@@ -92,8 +92,12 @@ t.test('command-line errors use pflag wording', async (t) => {
     [['--fail-swap-on', 'false'], 'unknown command "false"'],
     [['--sync-frequency=10'], 'invalid argument "10" for "--sync-frequency" flag: time: missing unit in duration "10"'],
     [['--feature-gates=NodeSwap'], 'invalid argument "NodeSwap" for "--feature-gates" flag: malformed pair, expect string=bool'],
-    [['--feature-gates=NodeSwap=yes'], 'invalid argument "NodeSwap=yes" for "--feature-gates" flag: invalid value of NodeSwap=yes, err: strconv.ParseBool: parsing "yes": invalid syntax'],
+    [['--feature-gates=NodeSwap=yes'], 'invalid argument "NodeSwap=yes" for "--feature-gates" flag: invalid value of NodeSwap: yes, err: strconv.ParseBool: parsing "yes": invalid syntax'],
     [['--kube-reserved=cpu'], 'invalid argument "cpu" for "--kube-reserved" flag: malformed pair, expect string=string'],
+    // Only an empty item is skipped: ", " leaves " ", which has no separator (found by review).
+    [['--feature-gates=DynamicKubeletConfig=true, '], 'invalid argument "DynamicKubeletConfig=true, " for "--feature-gates" flag: malformed pair, expect string=bool'],
+    [['--kube-reserved=cpu=1, '], 'invalid argument "cpu=1, " for "--kube-reserved" flag: malformed pair, expect string=string'],
+    [['--eviction-hard=memory.available<1Gi, '], 'invalid argument "memory.available<1Gi, " for "--eviction-hard" flag: malformed pair, expect string<string'],
     [['--eviction-hard=memory.available=1Gi'], 'invalid argument "memory.available=1Gi" for "--eviction-hard" flag: malformed pair, expect string<string'],
     [['--address=not-an-ip'], 'invalid argument "not-an-ip" for "--address" flag: "not-an-ip" is not a valid IP address'],
     [['-v=x'], 'invalid argument "x" for "-v, --v" flag: strconv.ParseUint: parsing "x": invalid syntax'],

@@ -110,3 +110,17 @@ t.test('no command line and no --kubelet-config: the local config is said to be 
   t.equal(c.ok, true);
   t.match(c.unchecked, [/command line is not known/, /whether the kubelet has a --config file is not known/]);
 });
+
+t.test('--node-labels in the kubernetes.io or k8s.io namespace: only those the kubelet may set on itself', async (t) => {
+  // Found by review: ValidateKubeletFlags exits on node-role.kubernetes.io/worker (since 1.16); we said it starts.
+  for (const version of ['1.20', '1.23'] as const) {
+    const bad = run([DIR, GATE, '--node-labels=node-role.kubernetes.io/worker=,team=a', '--node-labels', 'x.k8s.io/y=1'], { version, local: MINIMAL });
+    t.equal(bad.ok, false, version);
+    t.equal(bad.stage, 'flag-validate');
+    t.equal(bad.error, "unknown 'kubernetes.io' or 'k8s.io' labels specified with --node-labels: [node-role.kubernetes.io/worker x.k8s.io/y]\n--node-labels in the 'kubernetes.io' namespace must begin with an allowed prefix (kubelet.kubernetes.io, node.kubernetes.io) or be in the specifically allowed set (beta.kubernetes.io/arch, beta.kubernetes.io/instance-type, beta.kubernetes.io/os, failure-domain.beta.kubernetes.io/region, failure-domain.beta.kubernetes.io/zone, kubernetes.io/arch, kubernetes.io/hostname, kubernetes.io/os, node.kubernetes.io/instance-type, topology.kubernetes.io/region, topology.kubernetes.io/zone)");
+  }
+  const fine = run([DIR, GATE, '--node-labels=node.kubernetes.io/pool=a,kubernetes.io/hostname=h,a.kubelet.kubernetes.io/x=1,example.com/kubernetes.io=2,kubernetes.io=3,team=b'], { local: MINIMAL });
+  t.equal(fine.ok, true, 'allowed prefixes, the allowed set, other namespaces, no namespace');
+  const malformed = run([DIR, GATE, '--node-labels=team=a, '], { local: MINIMAL });
+  t.match(malformed, { ok: false, stage: 'flags', error: 'invalid argument "team=a, " for "--node-labels" flag: malformed pair, expect string=string' });
+});
