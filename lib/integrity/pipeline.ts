@@ -5,7 +5,7 @@ import { loadCheckpointConfig, type LoadOutcome } from '../config/load.js';
 import type { KubeletVersion } from '../config/version.js';
 import type { ConfigJudge, Judgement } from './judge.js';
 import { flagValue } from '../store/proc.js';
-import { DKC_GATE_TEXT } from '../config/gates.js';
+import { DKC_GATE_TEXT, effectiveGates, gateEnabled } from '../config/gates.js';
 
 export interface JudgeOptions {
   version: KubeletVersion;
@@ -60,7 +60,7 @@ export function judgeConfig(opts: JudgeOptions): ConfigJudge {
   return (bytes, file) => {
     const o = loadCheckpointConfig(bytes, file, { version: opts.version, argv: opts.argv, localGates: opts.localGates, keepPayload: false });
     const j = judgementOf(o);
-    return controller && j.stage === 'ok' && gateTurnedOff(o.config) ? { ...j, exitsOnceAdopted: DKC_GATE_TEXT } : j;
+    return controller && j.stage === 'ok' && gateTurnedOff(o.config, opts) ? { ...j, exitsOnceAdopted: DKC_GATE_TEXT } : j;
   };
 }
 
@@ -70,9 +70,15 @@ export function judgeConfig(opts: JudgeOptions): ConfigJudge {
  * such a checkpoint, sets its gates, and ValidateKubeletServer then exits on the flag, at every
  * start (reference flags-and-gates.md §3.1 step 5; found by review: status said it starts).
  */
-function gateTurnedOff(config: Record<string, unknown> | null): boolean {
+function gateTurnedOff(config: Record<string, unknown> | null, opts: JudgeOptions): boolean {
   const gates = config?.featureGates;
-  return gates !== null && typeof gates === 'object' && (gates as Record<string, unknown>).DynamicKubeletConfig === false;
+  if (gates === null || typeof gates !== 'object') return false;
+  // SetFromMap over the gates already set (the local config's): `AllBeta: false` turns off every
+  // Beta gate nothing set, DynamicKubeletConfig among them on 1.20/1.21 (found by review).
+  const g = gates as Record<string, boolean>;
+  if (g.DynamicKubeletConfig === false) return true;
+  if (g.DynamicKubeletConfig === true || g.AllBeta !== false) return false;
+  return !gateEnabled(effectiveGates({ version: opts.version, localGates: opts.localGates, configGates: g }).state, 'DynamicKubeletConfig');
 }
 
 export interface LocalJudgement extends Judgement {

@@ -133,3 +133,16 @@ t.test('a checkpoint that turns DynamicKubeletConfig off (1.20/1.21): adopted, t
   }
   t.match(run('1.23', '--dynamic-config-dir=/var/lib/kubelet/dynamic-config --feature-gates=DynamicKubeletConfig=true').nextBoot, { source: 'assigned', willStart: true }, '1.23 (the flag must name the gate, and wins)');
 });
+
+t.test('AllBeta: false in a checkpoint (1.20/1.21) turns DynamicKubeletConfig off too, unless something named it', async (t) => {
+  // Found by review: SetFromMap's AllBeta special sets every Beta gate not set before, and the gate is Beta on 1.20/1.21.
+  const dcd = copyFixture('stores/healthy');
+  fs.appendFileSync(path.join(dcd, `store/checkpoints/${X}/119980/kubelet`), 'featureGates:\n  AllBeta: false\n');
+  const run = (version: string, flags: string) => json(runCli(['--dir', dcd, '--kubelet-version', version, `--kubelet-flags=${flags}`, 'status', '--no-journal', '-o', 'json'])) as { nextBoot: { source: string; willStart: boolean; reason: string } };
+  const dir = '--dynamic-config-dir=/var/lib/kubelet/dynamic-config';
+  for (const version of ['1.20', '1.21']) {
+    t.match(run(version, dir).nextBoot, { source: 'assigned', willStart: false, reason: /turn DynamicKubeletConfig off: the kubelet adopts it, then exits/ }, version);
+    t.match(run(version, `${dir} --feature-gates=DynamicKubeletConfig=true`).nextBoot, { source: 'assigned', willStart: true }, `${version}: named by the flags`);
+  }
+  t.match(run('1.23', `${dir} --feature-gates=DynamicKubeletConfig=true`).nextBoot, { source: 'assigned', willStart: true }, '1.23: the gate is no longer Beta');
+});
