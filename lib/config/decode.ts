@@ -178,7 +178,7 @@ function jsoniterWording(bytes: Uint8Array, root: JNode, format: PayloadFormat, 
 export function decodeKubeletConfig(bytes: Uint8Array, filePath: string, opts: DecodeOptions = {}): DecodeResult {
   const version = opts.version ?? DEFAULT_VERSION;
   if (bytes.length === 0) return { ok: false, error: `kubelet config file ${goQuote(filePath)} was empty` };
-  const format: PayloadFormat = hasJsonPrefix(bytes) ? 'json' : 'yaml';
+  const format: PayloadFormat = hasJsonPrefix(bytes, version === '1.20' ? 2048 : Infinity) ? 'json' : 'yaml';
   const fail = (msg: string) => ({ ok: false as const, error: `failed to decode: ${msg}`, format });
   const doc = parseDocument(bytes, format);
   if (!doc.ok) return fail(doc.error);

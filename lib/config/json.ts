@@ -285,12 +285,16 @@ export function parseGoJson(bytes: Uint8Array): JsonParse {
   }
 }
 
-/** utilyaml.IsJSONBuffer: the first non-space character is `{`. */
-export function hasJsonPrefix(bytes: Uint8Array): boolean {
+/**
+ * The JSON serializer's RecognizesData: the first non-space character is `{`. From 1.21 it is
+ * utilyaml.IsJSONBuffer over the whole buffer; 1.20's apimachinery peeks only 2048 bytes
+ * (GuessJSONStream(peek, 2048)), so JSON after that much blank space goes the YAML way there.
+ */
+export function hasJsonPrefix(bytes: Uint8Array, window = Infinity): boolean {
   // A first byte that is printable ASCII and no blank decides at once (nearly every payload).
   const b0 = bytes[0];
   if (b0 !== undefined && b0 > 0x20 && b0 < 0x7f) return b0 === 0x7b;
-  const text = Buffer.from(bytes.subarray(0, Math.min(bytes.length, 4096))).toString('utf8');
+  const text = Buffer.from(bytes.subarray(0, Math.min(bytes.length, window))).toString('utf8');
   // unicode.IsSpace: unlike JS \s it does not include the BOM (U+FEFF).
   const trimmed = text.replace(/^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/u, '');
   return trimmed.startsWith('{');

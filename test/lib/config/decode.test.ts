@@ -111,3 +111,17 @@ t.test('null leaves values and pointers unset', async (t) => {
   t.match(r, { ok: true });
   if (r.ok) t.same(r.config, { apiVersion: 'kubelet.config.k8s.io/v1beta1', kind: 'KubeletConfiguration', evictionHard: {}, enforceNodeAllocatable: [] });
 });
+
+t.test('JSON after blank space: 1.21+ look at the whole buffer, 1.20 peeks 2048 bytes', async (t) => {
+  // Found by review: we looked at 4096 bytes for every release (apimachinery: IsJSONBuffer from
+  // 1.21, GuessJSONStream(peek, 2048) in 1.20).
+  const doc = '{"kind":"KubeletConfiguration","apiVersion":"kubelet.config.k8s.io/v1beta1","maxPods":110}';
+  const at = (blank: number, version: '1.20' | '1.21' | '1.23') => {
+    const r = decodeKubeletConfig(Buffer.from('\n'.repeat(blank) + doc), '/k', { version });
+    return r.format;
+  };
+  t.equal(at(5000, '1.23'), 'json', 'past 4096 bytes: still JSON on 1.23');
+  t.equal(at(5000, '1.21'), 'json');
+  t.equal(at(2047, '1.20'), 'json', 'within the peek on 1.20');
+  t.equal(at(3000, '1.20'), 'yaml', 'beyond the peek on 1.20: the YAML decoder');
+});
