@@ -24,6 +24,8 @@ export interface Judgement {
    * DynamicKubeletConfig gate that --dynamic-config-dir needs): the kubelet's error.
    */
   exitsOnceAdopted?: string;
+  /** Why, in words: `its featureGates turn DynamicKubeletConfig off`. */
+  exitsBecause?: string;
 }
 
 export type ConfigJudge = (bytes: Buffer, filePath: string) => Judgement;

@@ -38,6 +38,13 @@ export interface NextBoot {
   /** What the kubelet would log about each config it tried (null when not tried / fine). */
   assignedError: string | null;
   lastKnownGoodError: string | null;
+  /**
+   * The config gets the kubelet past its config bootstrap (`willStart` is that, as the
+   * kubelet's own start-up decides it), and the kubelet then exits with this error, at every
+   * start: its gates turn DynamicKubeletConfig off, or InitializeTLS refuses its TLS names.
+   * Null otherwise.
+   */
+  exitsAfterBootstrap: string | null;
 }
 
 export interface Trial {
@@ -55,7 +62,7 @@ export function trialOf(snap: Snapshot): Trial | null {
 
 type Tried =
   /** `exits`: the kubelet adopts it, then exits (Judgement.exitsOnceAdopted). */
-  | { ok: true; source: ConfigMapSource; exits?: string }
+  | { ok: true; source: ConfigMapSource; exits?: { error: string; because: string } }
   | { ok: false; stage: 'load-error' | 'validate-error' | 'internal-error'; error: string }
   | { ok: 'unknown'; why: string };
 
@@ -105,7 +112,7 @@ function tryCheckpoint(snap: Snapshot, reader: PayloadReader, judge: ConfigJudge
   }
   if (content.truncated) return { ok: 'unknown', why: `${dirRel}/${s.kubeletConfigKey} is larger than 1 MiB and was not parsed` };
   const j = judge(content.bytes, file);
-  if (j.stage === 'ok') return j.exitsOnceAdopted ? { ok: true, source: s, exits: j.exitsOnceAdopted } : { ok: true, source: s };
+  if (j.stage === 'ok') return j.exitsOnceAdopted ? { ok: true, source: s, exits: { error: j.exitsOnceAdopted, because: j.exitsBecause ?? 'the kubelet stops on it after adopting it' } } : { ok: true, source: s };
   return { ok: false, stage: j.stage, error: j.error ?? j.stage };
 }
 
@@ -161,10 +168,12 @@ function localOutcome(local: LocalConfig, why: string, statusError: string | nul
   const j = local.judgement;
   const checked = localWords(local);
   const bad = j !== null && j.stage !== 'ok';
+  const exits = j !== null && j.stage === 'ok' && j.exitsOnceAdopted ? j : null;
   return {
     source: 'local',
     ref: null,
-    reason: bad ? `${why}; the local config fails: ${j!.error}` : `${why}; ${checked}`,
+    reason: bad ? `${why}; the local config fails: ${j!.error}` : exits ? `${why}; the local config is valid, but ${exits.exitsBecause}: the kubelet exits (${exits.exitsOnceAdopted}), at every start` : `${why}; ${checked}`,
+    exitsAfterBootstrap: exits ? exits.exitsOnceAdopted! : null,
     statusError,
     willStart: bad ? false : true,
     promotesToLastKnownGood: false,
@@ -211,15 +220,15 @@ export function predictNextBoot(snap: Snapshot, opts: PredictOptions): NextBoot 
   return { ...nb, unchecked: opts.local.startup?.unchecked ?? [] };
 }
 
-function adoptedThenExits(what: string, error: string): string {
-  return `${what} loads and validates, but its featureGates turn DynamicKubeletConfig off: the kubelet adopts it, then exits (${error}), at every start`;
+function adoptedThenExits(what: string, exits: { error: string; because: string }): string {
+  return `${what} loads and validates, but ${exits.because}: the kubelet adopts it, then exits (${exits.error}), at every start`;
 }
 
 function decide(snap: Snapshot, opts: PredictOptions): NextBoot {
   const a = judgeSide(snap, opts, 'assigned');
   const l = judgeSide(snap, opts, 'last-known-good');
   const statusError = a.tried && a.tried.ok === false ? statusErrorFor(a.tried.stage) : null;
-  const base = { ref: null, statusError, promotesToLastKnownGood: false, assignedError: a.error, lastKnownGoodError: l.error };
+  const base = { ref: null, statusError, promotesToLastKnownGood: false, assignedError: a.error, lastKnownGoodError: l.error, exitsAfterBootstrap: null };
 
   // server.go checks the flags, their gates and the local config (defaults, --config file,
   // flags) before the controller's Bootstrap: a failure there stops the kubelet whatever the
@@ -261,11 +270,12 @@ function decide(snap: Snapshot, opts: PredictOptions): NextBoot {
   const src = a.d.source;
   const ta = a.tried;
   if (ta.ok === 'unknown') return { ...base, source: 'unknown', willStart: null, reason: ta.why };
-  if (ta.ok === true && ta.exits) return { ...base, source: 'assigned', ref: toSourceRef(src), willStart: false, reason: adoptedThenExits(`assigned checkpoint ${label(src)}`, ta.exits) };
   if (ta.ok === true) {
     const ls = l.d.state === 'source' ? l.d.source : null;
     const same = ls !== null && (['uid', 'resourceVersion', 'kubeletConfigKey', 'name', 'namespace'] as const).every((k) => ls[k] === src[k]);
-    return { ...base, source: 'assigned', ref: toSourceRef(src), willStart: true, promotesToLastKnownGood: !same, reason: `assigned checkpoint ${label(src)} loads and validates` };
+    const adopted = { ...base, source: 'assigned' as const, ref: toSourceRef(src), willStart: true, promotesToLastKnownGood: !same };
+    if (ta.exits) return { ...adopted, exitsAfterBootstrap: ta.exits.error, reason: adoptedThenExits(`assigned checkpoint ${label(src)}`, ta.exits) };
+    return { ...adopted, reason: `assigned checkpoint ${label(src)} loads and validates` };
   }
   const failed = `assigned checkpoint ${label(src)} ${ta.stage === 'validate-error' ? 'fails validation' : ta.stage === 'load-error' ? 'fails to load' : 'hits an internal error'} (${ta.error})`;
   if (l.d.state !== 'source' || !l.tried) {
@@ -273,7 +283,7 @@ function decide(snap: Snapshot, opts: PredictOptions): NextBoot {
   }
   const tl = l.tried;
   if (tl.ok === 'unknown') return { ...base, source: 'unknown', willStart: null, reason: `${failed}; ${tl.why}` };
-  if (tl.ok === true && tl.exits) return { ...base, source: 'last-known-good', ref: toSourceRef(l.d.source), willStart: false, reason: `${failed}; ${adoptedThenExits(`last-known-good ${label(l.d.source)}`, tl.exits)}` };
+  if (tl.ok === true && tl.exits) return { ...base, source: 'last-known-good', ref: toSourceRef(l.d.source), willStart: true, exitsAfterBootstrap: tl.exits.error, reason: `${failed}; ${adoptedThenExits(`last-known-good ${label(l.d.source)}`, tl.exits)}` };
   if (tl.ok === true) {
     return { ...base, source: 'last-known-good', ref: toSourceRef(l.d.source), willStart: true, reason: `${failed}; the kubelet falls back to last-known-good ${label(l.d.source)}` };
   }

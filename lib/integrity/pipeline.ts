@@ -6,6 +6,7 @@ import type { KubeletVersion } from '../config/version.js';
 import type { ConfigJudge, Judgement } from './judge.js';
 import { flagValue } from '../store/proc.js';
 import { DKC_GATE_TEXT, effectiveGates, gateEnabled } from '../config/gates.js';
+import { tlsError } from '../config/tls.js';
 
 export interface JudgeOptions {
   version: KubeletVersion;
@@ -60,9 +61,15 @@ export function judgeConfig(opts: JudgeOptions): ConfigJudge {
   return (bytes, file) => {
     const o = loadCheckpointConfig(bytes, file, { version: opts.version, argv: opts.argv, localGates: opts.localGates, keepPayload: false });
     const j = judgementOf(o);
-    return controller && j.stage === 'ok' && gateTurnedOff(o.config, opts) ? { ...j, exitsOnceAdopted: DKC_GATE_TEXT } : j;
+    if (!controller || j.stage !== 'ok') return j;
+    // After Bootstrap, in the kubelet's order: InitializeTLS (UnsecuredDependencies), then ValidateKubeletServer's gate check.
+    const tls = tlsError(o.config);
+    if (tls) return { ...j, exitsOnceAdopted: tls, exitsBecause: TLS_BECAUSE };
+    return gateTurnedOff(o.config, opts) ? { ...j, exitsOnceAdopted: DKC_GATE_TEXT, exitsBecause: 'its featureGates turn DynamicKubeletConfig off' } : j;
   };
 }
+
+const TLS_BECAUSE = 'its tlsCipherSuites or tlsMinVersion name something the kubelet does not know (InitializeTLS)';
 
 /**
  * The adopted config's featureGates (the flags' already over the payload's) turn the gate off:
@@ -92,5 +99,7 @@ export function judgeLocalConfig(bytes: Buffer, file: string, opts: JudgeOptions
   const j = judgementOf(o);
   const gates = (o.payload?.featureGates ?? undefined) as Record<string, boolean> | undefined;
   if (j.stage === 'load-error') return { ...j, error: `failed to load Kubelet config file ${file}, error ${j.error}`, gates };
-  return { ...j, gates };
+  // Valid, yet the kubelet stops in InitializeTLS when it runs this config (no checkpoint adopted).
+  const tls = j.stage === 'ok' ? tlsError(o.config) : null;
+  return tls ? { ...j, gates, exitsOnceAdopted: tls, exitsBecause: TLS_BECAUSE } : { ...j, gates };
 }

@@ -84,5 +84,5 @@ export function buildStatus(s: Session, problems: Finding[]): StatusReport {
 
 /** status exits 1 when the next boot fails, is degraded (fell back) or is unknown. */
 export function statusDegraded(r: StatusReport): boolean {
-  return r.nextBoot.willStart !== true || r.nextBoot.statusError !== null;
+  return r.nextBoot.willStart !== true || r.nextBoot.statusError !== null || r.nextBoot.exitsAfterBootstrap !== null;
 }

@@ -340,6 +340,8 @@ export function verifyStore(snap: Snapshot, opts: VerifyOptions): VerifyReport {
   // The kubelet exits before it reads the store: the store's own outcome does not arise.
   if (st && !st.ok) findings.push(f('error', 'STARTUP_FAILS', `the kubelet will not start: ${nb.reason}`, null, null));
   else if (nb.willStart === false) findings.push(f('error', 'NEXT_BOOT_FAILS', `the kubelet will not start: ${nb.reason}`, null, 'assigned'));
+  // Past its config bootstrap, then down at every start: as good as not starting for the node.
+  else if (nb.exitsAfterBootstrap) findings.push(f('error', 'NEXT_BOOT_FAILS', `the kubelet gets past its config bootstrap, then exits at every start: ${nb.reason}`, null, 'assigned'));
   findings.sort(bySeverity);
   return { ok: !findings.some((x) => x.severity === 'error'), findings, nextBoot: { source: nb.source, willStart: nb.willStart, statusError: nb.statusError } };
 }

@@ -23,6 +23,7 @@ type NextBoot = StatusReport['nextBoot'];
 
 /** The verdict on the next boot in words, and how alarming it is (status, the TUI). */
 export function nextBootVerdict(nb: NextBoot): { text: string; tone: 'good' | 'warn' | 'bad' } {
+  if (nb.willStart === true && nb.exitsAfterBootstrap) return { text: 'STARTS, THEN EXITS', tone: 'bad' };
   if (nb.willStart === true) return nb.statusError ? { text: 'starts, degraded', tone: 'warn' } : { text: 'starts', tone: 'good' };
   if (nb.willStart === false) return { text: 'WILL NOT START', tone: 'bad' };
   return { text: 'cannot be predicted', tone: 'warn' };

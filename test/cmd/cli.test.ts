@@ -305,5 +305,5 @@ t.test('ls as a user who cannot read a UID directory: named as not listed (permi
   fs.chmodSync(path.join(dir, 'store/checkpoints', X), 0o000);
   const r = asNobody(['--dir', dir, 'ls']);
   t.equal(r.code, 0, r.stderr);
-  t.equal(r.stdout, `no checkpoints listed\nnot listed: checkpoints/${X}: permission denied (kubelet-ckpt verify reports it)\n`);
+  t.equal(r.stdout, `no checkpoints listed\nnot listed: checkpoints/${X}: permission denied (run as root (sudo) to list it)\n`);
 });

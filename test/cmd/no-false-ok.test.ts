@@ -128,7 +128,7 @@ t.test('a checkpoint that turns DynamicKubeletConfig off (1.20/1.21): adopted, t
   const run = (version: string, flags: string) => json(runCli(['--dir', dcd, '--kubelet-version', version, `--kubelet-flags=${flags}`, 'status', '--no-journal', '-o', 'json'])) as { nextBoot: { source: string; willStart: boolean; reason: string } };
   for (const version of ['1.20', '1.21']) {
     const nb = run(version, '--dynamic-config-dir=/var/lib/kubelet/dynamic-config').nextBoot;
-    t.match(nb, { source: 'assigned', willStart: false, reason: /featureGates turn DynamicKubeletConfig off: the kubelet adopts it, then exits \(the DynamicKubeletConfig feature gate must be enabled in order to use the --dynamic-config-dir flag\), at every start/ }, version);
+    t.match(nb, { source: 'assigned', willStart: true, exitsAfterBootstrap: 'the DynamicKubeletConfig feature gate must be enabled in order to use the --dynamic-config-dir flag', reason: /featureGates turn DynamicKubeletConfig off: the kubelet adopts it, then exits \(the DynamicKubeletConfig feature gate must be enabled in order to use the --dynamic-config-dir flag\), at every start/ }, version);
     t.match(run(version, '--dynamic-config-dir=/var/lib/kubelet/dynamic-config --feature-gates=DynamicKubeletConfig=true').nextBoot, { source: 'assigned', willStart: true }, `${version}: the flag's gate wins over the checkpoint's`);
   }
   t.match(run('1.23', '--dynamic-config-dir=/var/lib/kubelet/dynamic-config --feature-gates=DynamicKubeletConfig=true').nextBoot, { source: 'assigned', willStart: true }, '1.23 (the flag must name the gate, and wins)');
@@ -141,8 +141,43 @@ t.test('AllBeta: false in a checkpoint (1.20/1.21) turns DynamicKubeletConfig of
   const run = (version: string, flags: string) => json(runCli(['--dir', dcd, '--kubelet-version', version, `--kubelet-flags=${flags}`, 'status', '--no-journal', '-o', 'json'])) as { nextBoot: { source: string; willStart: boolean; reason: string } };
   const dir = '--dynamic-config-dir=/var/lib/kubelet/dynamic-config';
   for (const version of ['1.20', '1.21']) {
-    t.match(run(version, dir).nextBoot, { source: 'assigned', willStart: false, reason: /turn DynamicKubeletConfig off: the kubelet adopts it, then exits/ }, version);
+    t.match(run(version, dir).nextBoot, { source: 'assigned', willStart: true, exitsAfterBootstrap: /DynamicKubeletConfig feature gate must be enabled/, reason: /turn DynamicKubeletConfig off: the kubelet adopts it, then exits/ }, version);
     t.match(run(version, `${dir} --feature-gates=DynamicKubeletConfig=true`).nextBoot, { source: 'assigned', willStart: true }, `${version}: named by the flags`);
   }
   t.match(run('1.23', `${dir} --feature-gates=DynamicKubeletConfig=true`).nextBoot, { source: 'assigned', willStart: true }, '1.23: the gate is no longer Beta');
+});
+
+t.test('tlsMinVersion or tlsCipherSuites the kubelet does not know: valid, adopted, then InitializeTLS stops it at every start', async (t) => {
+  // Found by review: status said it starts. ValidateKubeletConfiguration has no TLS rule on
+  // 1.20–1.23; cliflag.TLSVersion / TLSCipherSuites fail in UnsecuredDependencies, after Bootstrap.
+  const flags = '--kubelet-flags=--dynamic-config-dir=/var/lib/kubelet/dynamic-config --feature-gates=DynamicKubeletConfig=true';
+  for (const [add, error] of [
+    ['tlsMinVersion: TLSv1.2\n', 'unknown tls version "TLSv1.2"'],
+    ['tlsCipherSuites:\n- TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256\n- TLS_RSA_WITH_NULL_SHA\n', "Cipher suite TLS_RSA_WITH_NULL_SHA not supported or doesn't exist"],
+  ] as const) {
+    const dcd = copyFixture('stores/healthy');
+    fs.appendFileSync(path.join(dcd, `store/checkpoints/${X}/119980/kubelet`), add);
+    const r = runCli(['--dir', dcd, flags, 'status', '--no-journal', '-o', 'json']);
+    t.equal(r.code, 1, 'status: degraded');
+    const nb = json<{ nextBoot: { source: string; willStart: boolean; reason: string; exitsAfterBootstrap: string | null } }>(r).nextBoot;
+    t.equal(nb.source, 'assigned', add);
+    t.equal(nb.willStart, true, `${add}: past Bootstrap, as the kubelet's start-up decides (the referee's willStart)`);
+    t.equal(nb.exitsAfterBootstrap, error, add);
+    const v = json<{ findings: { code: string; message: string }[] }>(runCli(['--dir', dcd, flags, 'verify', '-o', 'json']));
+    t.match(v.findings, [{ code: 'NEXT_BOOT_FAILS', message: /gets past its config bootstrap, then exits at every start/ }], 'verify');
+    t.match(runCli(['--dir', dcd, flags, 'status', '--no-journal']).stdout, /^Next boot +assigned 946d785e-998a-11e7-a8dd-42010a800006\/119980: STARTS, THEN EXITS$/m, 'text');
+    t.match(nb.reason, `loads and validates, but its tlsCipherSuites or tlsMinVersion name something the kubelet does not know (InitializeTLS): the kubelet adopts it, then exits (${error}), at every start`, add);
+  }
+  const fine = copyFixture('stores/healthy');
+  fs.appendFileSync(path.join(fine, `store/checkpoints/${X}/119980/kubelet`), 'tlsMinVersion: VersionTLS13\ntlsCipherSuites:\n- TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305\n- TLS_AES_128_GCM_SHA256\n');
+  t.match(json<{ nextBoot: unknown }>(runCli(['--dir', fine, flags, 'status', '--no-journal', '-o', 'json'])).nextBoot, { source: 'assigned', willStart: true }, 'names it knows');
+});
+
+t.test('the local config with a tlsMinVersion the kubelet does not know: the local next boot exits after start-up', async (t) => {
+  const dcd = copyFixture('stores/healthy');
+  fs.writeFileSync(path.join(dcd, 'store/meta/assigned'), '');
+  fs.writeFileSync(path.join(dcd, 'store/meta/last-known-good'), '');
+  const local = path.join(t.testdir({ 'kubelet.yaml': 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ntlsMinVersion: tls12\n' }), 'kubelet.yaml');
+  const nb = json<{ nextBoot: { source: string; willStart: boolean; reason: string; exitsAfterBootstrap: string | null } }>(runCli(['--dir', dcd, '--kubelet-config', local, 'status', '--no-journal', '-o', 'json'])).nextBoot;
+  t.match(nb, { source: 'local', willStart: true, exitsAfterBootstrap: 'unknown tls version "tls12"', reason: /the local config is valid, but its tlsCipherSuites or tlsMinVersion name something the kubelet does not know \(InitializeTLS\): the kubelet exits \(unknown tls version "tls12"\), at every start/ });
 });
