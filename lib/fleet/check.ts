@@ -39,7 +39,8 @@ function target(nb: NextBoot): string {
 /** The problems the next boot and the journal show, worst first. */
 export function problemsOf(nb: NextBoot | null, crash: Evidence | null): Problem[] {
   const p: Problem[] = [];
-  if (nb?.willStart === false) p.push('will-not-start');
+  // Past its config bootstrap, then down at every start: for the node, it does not start.
+  if (nb?.willStart === false || nb?.exitsAfterBootstrap) p.push('will-not-start');
   if (nb && nb.willStart === true && nb.statusError !== null && (nb.source === 'last-known-good' || nb.source === 'local')) p.push('fell-back');
   if (crash?.crashLoop) p.push('crash-loop');
   return p;

@@ -167,7 +167,7 @@ function troubleOf(r: Partial<NodeReport>): { problems: Trouble[]; reason: strin
   const p: Trouble[] = [];
   const nb = r.nextBoot;
   if (r.store?.state === 'unreadable') p.push('store-unreadable');
-  if (nb && nb.willStart === false) p.push('will-not-start');
+  if (nb && (nb.willStart === false || (typeof nb.exitsAfterBootstrap === 'string' && nb.exitsAfterBootstrap !== ''))) p.push('will-not-start');
   if (nb && nb.fellBack === true) p.push('fell-back');
   if (nb && nb.source === 'unknown') p.push('unknown');
   if (r.crashLoop && r.crashLoop.crashLoop === true) p.push('crash-loop');

@@ -52,7 +52,8 @@ function families(r: NodeReport, nowMs: number): Family[] {
       'The source the kubelet runs at its next start: 1 for the predicted one (assigned, last-known-good, local, none, unknown).',
       (['assigned', 'last-known-good', 'local', 'none', 'unknown'] as const).map((s) => ({ labels: { source: s, ...refLabels(s === nb.source ? nb.ref : null) }, value: bool(s === nb.source) })),
     );
-    add('will_start', 'Whether the kubelet starts at its next start: 1 yes, 0 no, NaN unknown.', [{ labels: {}, value: nb.willStart === null ? NaN : bool(nb.willStart) }]);
+    // 0 too for a kubelet that gets past its config bootstrap and then exits at every start.
+    add('will_start', 'Whether the kubelet starts at its next start: 1 yes, 0 no, NaN unknown.', [{ labels: {}, value: nb.willStart === null ? NaN : bool(nb.willStart && !nb.exitsAfterBootstrap) }]);
     add('fell_back', 'Whether the assigned config fails and the kubelet falls back to last-known-good or local: 1 yes.', [{ labels: {}, value: bool(nb.fellBack) }]);
   }
   const configs: Family['samples'] = [];

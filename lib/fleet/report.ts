@@ -85,7 +85,7 @@ function metaConfig(s: Session, name: MetaName): MetaConfig {
 export function reportNextBoot(s: Session, nb: NextBoot, assigned: MetaConfig, lkg: MetaConfig): ReportNextBoot {
   const sha = nb.source === 'assigned' ? assigned.sha256 : nb.source === 'last-known-good' ? lkg.sha256 : nb.source === 'local' ? localSha(s) : null;
   const fellBack = nb.statusError !== null && (nb.source === 'last-known-good' || nb.source === 'local');
-  return { source: nb.source, ref: nb.ref, sha256: sha, willStart: nb.willStart, fellBack, statusError: nb.statusError, reason: nb.reason };
+  return { source: nb.source, ref: nb.ref, sha256: sha, willStart: nb.willStart, fellBack, statusError: nb.statusError, reason: nb.reason, exitsAfterBootstrap: nb.exitsAfterBootstrap };
 }
 
 export function countFindings(findings: readonly Finding[], scope: ReportFindings['scope']): ReportFindings {

@@ -34,6 +34,8 @@ export interface ReportNextBoot {
   fellBack: boolean;
   statusError: string | null;
   reason: string;
+  /** It gets past its config bootstrap and then exits with this error, at every start (NextBoot.exitsAfterBootstrap). */
+  exitsAfterBootstrap: string | null;
 }
 
 /** What the kubelet runs now, when the journal says (the newest kubelet process's load). */
