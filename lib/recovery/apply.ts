@@ -6,12 +6,12 @@
 import fs from 'node:fs';
 import { SafeDir, using } from '../store/safepath.js';
 import { CkptError, EnvError, RefusedError, fsReason } from '../errors.js';
-import { atomicRemove, atomicReplace, hintFor, isOurTemp, openWriteDir, requireRealDir, sameState, ChangedError } from './atomic.js';
+import { atomicRemove, atomicReplace, hintFor, openWriteDir, requireRealDir, sameState, ChangedError } from './atomic.js';
 import { appendAudit, cleanBackupLeftovers, currentActor, ensureBackupsDir, hashOf, writeBackup, type AuditEntry } from './backup.js';
 import { findSystemctl, type Systemctl } from './kubelet.js';
 import { guarded } from './guard.js';
 import type { HeldLock } from './lock.js';
-import { tempPid } from './lock.js';
+import { staleTemp } from './lock.js';
 import { metaDirOf, readMetaStates, type MetaPlan, type RecoveryContext } from './plan.js';
 import { metaChanges, type RecoveryResult } from './result.js';
 import type { StepHook } from './steps.js';
@@ -51,9 +51,7 @@ function cleanMetaLeftovers(store: string): string[] {
     return out;
   }
   return using(dir, (d) => {
-    for (const n of d.list().filter(isOurTemp)) {
-      const pid = tempPid(n);
-      if (pid === process.pid) continue;
+    for (const n of d.list().filter(staleTemp)) {
       try {
         if (!d.lstat(n).isFile()) continue;
         d.unlink(n);

@@ -29,9 +29,18 @@ export function changedOr<E extends Error>(err: unknown, other: E): ChangedError
   return (err as NodeJS.ErrnoException)?.code === 'ECHANGED' ? new ChangedError(`${(err as Error).message}; stopped`) : other;
 }
 
+/** Temp names this process made: in a container every run may be pid 1, so the pid in a name does not say it is ours. */
+const madeHere = new Set<string>();
+
 /** Our temp-file name for `name`: starts with tmp_, carries kubelet-ckpt, unique. */
 export function tempName(name: string): string {
-  return `tmp_${name}.kubelet-ckpt.${process.pid}.${crypto.randomBytes(4).toString('hex')}`;
+  const t = `tmp_${name}.kubelet-ckpt.${process.pid}.${crypto.randomBytes(4).toString('hex')}`;
+  madeHere.add(t);
+  return t;
+}
+
+export function madeByThisProcess(name: string): boolean {
+  return madeHere.has(name);
 }
 
 /** True for names of temp entries kubelet-ckpt itself leaves (never the kubelet's). */

@@ -12,7 +12,7 @@ import { META_CAP } from '../store/snapshot.js';
 import { EnvError, RefusedError, UsageError, fsReason } from '../errors.js';
 import { SafeDir, kindWords, unsafeNameReason, using } from '../store/safepath.js';
 import type { MetaName } from '../store/types.js';
-import { hintFor, isOurTemp, tempName, type FileState } from './atomic.js';
+import { hintFor, isOurTemp, madeByThisProcess, tempName, type FileState } from './atomic.js';
 import { STATE_DIR, openStateDir, openSub, tempPid } from './lock.js';
 
 export { STATE_DIR };
@@ -97,15 +97,6 @@ export function openBackups(dynamicConfigDir: string, create: boolean): SafeDir 
   return using(state, (d) => openSub(d, 'backups', create));
 }
 
-/** Temp names this process made: the only ones of its own pid cleanBackupLeftovers leaves (a container's runs share a pid). */
-const madeHere = new Set<string>();
-
-/** A temp name in backups/ for `id`, unique, and left alone by this process's cleanBackupLeftovers. */
-export function backupTempName(id: string): string {
-  const tmp = tempName(id);
-  madeHere.add(tmp);
-  return tmp;
-}
 
 /**
  * Make sure the backups directory exists and can be written (a probe file is created and
@@ -157,7 +148,8 @@ export function cleanBackupLeftovers(dynamicConfigDir: string): string[] {
         notes.push(`${at} is not kubelet-ckpt's: left alone`);
         continue;
       }
-      if (pid === process.pid && madeHere.has(n)) continue;
+      // Held lock: no other writer; only this process's own (a pid alone may be reused) stay.
+      if (pid === process.pid && madeByThisProcess(n)) continue;
       try {
         const st = dir.lstat(n);
         if (st.isDirectory()) removeFlatDir(dir, n);
@@ -228,7 +220,7 @@ export function writeBackupDir(
     let t = now.getTime();
     while (d.lstatIfAny(backupId(new Date(t)))) t += 1;
     const id = backupId(new Date(t));
-    const tmp = backupTempName(id);
+    const tmp = tempName(id);
     const final = path.join(dirPath, id);
     const manifest = manifestFor(id, new Date(t).toISOString());
     try {

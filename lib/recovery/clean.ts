@@ -10,8 +10,8 @@ import { CkptError, EnvError, RefusedError, fsReason } from '../errors.js';
 import { SafeDir, using } from '../store/safepath.js';
 import type { Entry } from '../store/snapshot.js';
 import { metaSources } from '../store/refs.js';
-import { ChangedError, changedOr, hintFor, isOurTemp } from './atomic.js';
-import { appendAudit, backupId, backupTempName, currentActor, ensureBackupsDir, openBackups, type Manifest } from './backup.js';
+import { ChangedError, changedOr, hintFor, isOurTemp, tempName } from './atomic.js';
+import { appendAudit, backupId, currentActor, ensureBackupsDir, openBackups, type Manifest } from './backup.js';
 import { guarded } from './guard.js';
 import { removalInterlocks, type Overrides, type RecoveryContext } from './plan.js';
 import { refusalText, removalStart, type PruneChange, type RecoveryResult } from './result.js';
@@ -135,7 +135,7 @@ function makeLeftoverBackup(plan: CleanPlan, now: Date): { id: string; dir: stri
     let t = now.getTime();
     while (d.lstatIfAny(backupId(new Date(t)))) t += 1;
     const id = backupId(new Date(t));
-    const tmp = backupTempName(id);
+    const tmp = tempName(id);
     const manifest: LeftoverManifest = {
       id, time: new Date(t).toISOString(), command: plan.commandLine, store: plan.store, user: currentActor(), files: [], after: {},
       moved: plan.items.map((i, n) => ({ from: i.path, to: `leftovers/${n}`, kind: i.kind })),

@@ -11,12 +11,11 @@
 // apply inside the callback. A second command waits up to LOCK_WAIT_MS and then refuses
 // (exit 4) naming the holder. Nested calls in one process reuse the held lock.
 
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { EnvError, RefusedError, fsReason } from '../errors.js';
 import { SafeDir, kindWords, using } from '../store/safepath.js';
-import { hintFor, isOurTemp } from './atomic.js';
+import { hintFor, isOurTemp, madeByThisProcess, tempName } from './atomic.js';
 import { sleepSync } from './steps.js';
 
 /** How long a second recovery command waits for the lock before it refuses (exit 4). */
@@ -163,7 +162,7 @@ export function lockedError(file: string, info: LockInfo, waitedMs = 0): Refused
 
 /** Write the lock text to a temp file; on any failure (a full disk) the temp file is removed. */
 function writeTemp(dir: SafeDir, text: string): string {
-  const tmp = `tmp_lock.kubelet-ckpt.${process.pid}.${crypto.randomBytes(4).toString('hex')}`;
+  const tmp = tempName('lock');
   try {
     dir.writeNew(tmp, text);
   } catch (err) {
@@ -193,6 +192,16 @@ export function tempPid(name: string): number | null {
   return m ? Number(m[1]) : null;
 }
 
+/**
+ * Our temp file `name` whose writer is gone: another pid no longer running, or this very pid
+ * when this process did not make it (a pid reused: a container's runs are all pid 1).
+ */
+export function staleTemp(name: string): boolean {
+  const pid = tempPid(name);
+  if (!isOurTemp(name) || pid === null) return false;
+  return pid === process.pid ? !madeByThisProcess(name) : !pidAlive(pid);
+}
+
 function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -213,7 +222,7 @@ function cleanStateDir(dir: SafeDir): string[] {
     const st = dir.lstatIfAny(n);
     if (!st) continue;
     const pid = tempPid(n);
-    if (isOurTemp(n) && st.isFile() && pid !== null && (pid === process.pid ? false : !pidAlive(pid))) {
+    if (st.isFile() && staleTemp(n)) {
       try {
         dir.unlink(n);
         notes.push(`removed ${path.join(dir.path, n)}, left by an interrupted kubelet-ckpt (pid ${pid})`);

@@ -55,3 +55,15 @@ t.test('an unreadable lock file is taken over; a read-only place is exit 3', asy
   const file = path.join(t.testdir({ f: 'x' }), 'f');
   t.throws(() => acquireLock(path.join(file, 'sub'), 'x'), { code: 'LOCK_FAILED', exitCode: 3 });
 });
+
+t.test('staleTemp: ours, and its writer gone; a pid reused by this very process counts as gone', async (t) => {
+  const { staleTemp } = await import('../../../lib/recovery/lock.js');
+  const { tempName } = await import('../../../lib/recovery/atomic.js');
+  const { spawnSync } = await import('node:child_process');
+  t.equal(staleTemp(tempName('assigned')), false, 'made by this process: in use');
+  t.equal(staleTemp(`tmp_assigned.kubelet-ckpt.${process.pid}.00c0ffee`), true, 'this pid, not made here: a previous run under the same pid (a container\'s pid 1)');
+  const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
+  t.equal(staleTemp(`tmp_assigned.kubelet-ckpt.${dead}.00c0ffee`), true, 'a pid no longer running');
+  t.equal(staleTemp(`tmp_assigned.kubelet-ckpt.${process.ppid}.00c0ffee`), false, 'a pid still running');
+  t.equal(staleTemp('tmp_assigned123'), false, 'the kubelet\'s own: never ours to remove');
+});
