@@ -46,17 +46,20 @@ function skipHelpCache(cli: unknown): void {
   if (usage) usage.cacheHelpMessage = () => undefined;
 }
 
-/** Options that take a list (and yargs' own keys); any other option is one value. */
-const LISTS = new Set(['_', '$0', 'refs', 'sources', 'target-node', 'targetNode', 'key', 'label', 'L']);
+/** yargs' own keys, and positionals that take a list; options that do say so themselves (array: true). */
+const LISTS = new Set(['_', '$0', 'refs', 'sources']);
 
 /**
  * An option given twice: the same value twice is that value; two different values are a usage
  * error naming both (yargs would hand the handler an array: found by review, a crash with exit 5,
  * or `-o json -o json` printing text).
  */
-function singleValues(argv: Record<string, unknown>): void {
+function singleValues(argv: Record<string, unknown>, y?: { getOptions?: () => { array?: string[] } }): void {
+  // The command's own array options (diff --key/--label, fleet --target-node), aliases and camelCase included.
+  const arrays = new Set(y?.getOptions?.().array ?? []);
+  const isList = (k: string) => LISTS.has(k) || arrays.has(k) || arrays.has(k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`));
   for (const [k, v] of Object.entries(argv)) {
-    if (LISTS.has(k) || !Array.isArray(v)) continue;
+    if (isList(k) || !Array.isArray(v)) continue;
     const distinct = [...new Set(v.map((x) => String(x)))];
     if (distinct.length > 1) {
       // One error, in the spelling people type: the long name (yargs also sets the alias and the camelCase key).
@@ -85,7 +88,7 @@ export function buildCli(argv: string[]) {
       if (err && (err instanceof CkptError || err.name !== 'YError')) throw err;
       throw usageErrorFor(msg ?? err?.message ?? 'bad usage', argv, COMMANDS as unknown as CommandModule[]);
     });
-  cli = cli.middleware(singleValues, true);
+  cli = cli.middleware(singleValues as never, true);
   for (const c of COMMANDS) cli = cli.command(c as never);
   skipHelpCache(cli);
   return completion.install(cli, argv);

@@ -13,7 +13,7 @@ export interface NextStep {
 }
 
 export interface StepInputs {
-  nextBoot?: Pick<NextBoot, 'source' | 'willStart' | 'statusError'> | null;
+  nextBoot?: (Pick<NextBoot, 'source' | 'willStart' | 'statusError'> & { exitsAfterBootstrap?: string | null }) | null;
   findings: readonly Pick<Finding, 'code' | 'severity'>[];
   crashLoop?: boolean | undefined;
   /** The command asking: it does not suggest itself. */
@@ -36,14 +36,16 @@ export function nextSteps(prefix: string, i: StepInputs): NextStep[] {
     if (i.crashLoop) add('journal', 'the kubelet is crash-looping: its restarts and what it logged');
     return out;
   }
-  if (nb?.willStart === false) {
-    add('reset all --dry-run', 'the kubelet will not start: what resetting both meta files to the local config would write');
+  // Past its config bootstrap, then down at every start (verify says so with NEXT_BOOT_FAILS): as bad as not starting.
+  const exits = nb?.willStart === true && (!!nb.exitsAfterBootstrap || has('NEXT_BOOT_FAILS'));
+  if (nb?.willStart === false || exits) {
+    add('reset all --dry-run', `the kubelet ${exits ? 'exits at every start' : 'will not start'}: what resetting both meta files to the local config would write`);
   } else if (nb?.source === 'last-known-good' || (nb?.statusError && nb.source === 'local')) {
     add('diff lkg', 'the assigned config fails: what changed from last-known-good to it');
     add('rollback --dry-run', 'what making last-known-good the assigned config again would write');
   }
   // When the kubelet will not start, reset all (above) clears last-known-good as well.
-  if (has('LKG_UNUSABLE') && nb?.willStart !== false) add('reset last-known-good --dry-run', 'last-known-good would not load: what clearing it would write');
+  if (has('LKG_UNUSABLE') && nb?.willStart !== false && !exits) add('reset last-known-good --dry-run', 'last-known-good would not load: what clearing it would write');
   if (i.crashLoop) add('journal', 'the kubelet is crash-looping: its restarts and what it logged');
   if (i.from !== 'verify' && (nb?.willStart === null || i.findings.some((f) => f.severity === 'error'))) add('verify', 'every problem in detail');
   if (has('TMP_LEFTOVER')) add('clean', "remove the leftovers of interrupted writes (a dry run first; backed up, undoable)");

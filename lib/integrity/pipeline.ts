@@ -5,8 +5,8 @@ import { loadCheckpointConfig, type LoadOutcome } from '../config/load.js';
 import type { KubeletVersion } from '../config/version.js';
 import type { ConfigJudge, Judgement } from './judge.js';
 import { flagValue } from '../store/proc.js';
-import { DKC_GATE_TEXT, effectiveGates, gateEnabled } from '../config/gates.js';
-import { tlsError } from '../config/tls.js';
+import { DKC_GATE_TEXT, effectiveGates, gateEnabled, type GateState } from '../config/gates.js';
+import { afterBootstrap } from '../config/after-bootstrap.js';
 
 export interface JudgeOptions {
   version: KubeletVersion;
@@ -61,15 +61,27 @@ export function judgeConfig(opts: JudgeOptions): ConfigJudge {
   return (bytes, file) => {
     const o = loadCheckpointConfig(bytes, file, { version: opts.version, argv: opts.argv, localGates: opts.localGates, keepPayload: false });
     const j = judgementOf(o);
-    if (!controller || j.stage !== 'ok') return j;
-    // After Bootstrap, in the kubelet's order: InitializeTLS (UnsecuredDependencies), then ValidateKubeletServer's gate check.
-    const tls = tlsError(o.config);
-    if (tls) return { ...j, exitsOnceAdopted: tls, exitsBecause: TLS_BECAUSE };
-    return gateTurnedOff(o.config, opts) ? { ...j, exitsOnceAdopted: DKC_GATE_TEXT, exitsBecause: 'its featureGates turn DynamicKubeletConfig off' } : j;
+    if (j.stage !== 'ok') return j;
+    // After Bootstrap, in the kubelet's order: InitializeTLS (UnsecuredDependencies), then run():
+    // ValidateKubeletServer's gate check first (only a command line known to name the store
+    // says the controller runs), then what it builds from the config.
+    const after = afterBootstrap(o.config, enabledIn(o.config, opts));
+    if (after && !after.error.startsWith('failed to run Kubelet: ')) return { ...j, exitsOnceAdopted: after.error, exitsBecause: after.because };
+    if (controller && gateTurnedOff(o.config, opts)) return { ...j, exitsOnceAdopted: `failed to run Kubelet: ${DKC_GATE_TEXT}`, exitsBecause: 'its featureGates turn DynamicKubeletConfig off' };
+    return after ? { ...j, exitsOnceAdopted: after.error, exitsBecause: after.because } : j;
   };
 }
 
-const TLS_BECAUSE = 'its tlsCipherSuites or tlsMinVersion name something the kubelet does not know (InitializeTLS)';
+/** The gates in force once `config` is: its featureGates (the flags' over them) over the local config's. */
+function enabledIn(config: Record<string, unknown> | null, opts: JudgeOptions): (gate: string) => boolean {
+  // Worked out when first asked: most configs never get to a check that depends on a gate.
+  let state: GateState | null = null;
+  return (gate) => {
+    const gates = config?.featureGates;
+    state ??= effectiveGates({ version: opts.version, localGates: opts.localGates, configGates: gates !== null && typeof gates === 'object' ? (gates as Record<string, boolean>) : {} }).state;
+    return gateEnabled(state, gate);
+  };
+}
 
 /**
  * The adopted config's featureGates (the flags' already over the payload's) turn the gate off:
@@ -99,7 +111,7 @@ export function judgeLocalConfig(bytes: Buffer, file: string, opts: JudgeOptions
   const j = judgementOf(o);
   const gates = (o.payload?.featureGates ?? undefined) as Record<string, boolean> | undefined;
   if (j.stage === 'load-error') return { ...j, error: `failed to load Kubelet config file ${file}, error ${j.error}`, gates };
-  // Valid, yet the kubelet stops in InitializeTLS when it runs this config (no checkpoint adopted).
-  const tls = j.stage === 'ok' ? tlsError(o.config) : null;
-  return tls ? { ...j, gates, exitsOnceAdopted: tls, exitsBecause: TLS_BECAUSE } : { ...j, gates };
+  // Valid, yet the kubelet stops once it runs this config (when no checkpoint is adopted).
+  const after = j.stage === 'ok' ? afterBootstrap(o.config, enabledIn(o.config, { ...opts, localGates: undefined })) : null;
+  return after ? { ...j, gates, exitsOnceAdopted: after.error, exitsBecause: after.because } : { ...j, gates };
 }

@@ -51,9 +51,10 @@ function cleanMetaLeftovers(store: string): string[] {
     return out;
   }
   return using(dir, (d) => {
-    for (const n of d.list().filter(staleTemp)) {
+    for (const n of d.list()) {
       try {
-        if (!d.lstat(n).isFile()) continue;
+        const st = d.lstat(n);
+        if (!st.isFile() || !staleTemp(n, st.mtimeMs)) continue;
         d.unlink(n);
         out.push(`removed meta/${n}, left by an interrupted kubelet-ckpt`);
       } catch {

@@ -12,8 +12,8 @@ import { META_CAP } from '../store/snapshot.js';
 import { EnvError, RefusedError, UsageError, fsReason } from '../errors.js';
 import { SafeDir, kindWords, unsafeNameReason, using } from '../store/safepath.js';
 import type { MetaName } from '../store/types.js';
-import { hintFor, isOurTemp, madeByThisProcess, tempName, type FileState } from './atomic.js';
-import { STATE_DIR, openStateDir, openSub, tempPid } from './lock.js';
+import { hintFor, isOurTemp, tempName, type FileState } from './atomic.js';
+import { STATE_DIR, openStateDir, openSub, staleTemp } from './lock.js';
 
 export { STATE_DIR };
 export const BACKUP_ID = /^[0-9]{8}T[0-9]{6}\.[0-9]{3}Z$/;
@@ -143,15 +143,13 @@ export function cleanBackupLeftovers(dynamicConfigDir: string): string[] {
     for (const n of dir.list()) {
       if (n === 'audit.log' || BACKUP_ID.test(n)) continue;
       const at = path.join(dir.path, n);
-      const pid = tempPid(n);
       if (!isOurTemp(n)) {
         notes.push(`${at} is not kubelet-ckpt's: left alone`);
         continue;
       }
-      // Held lock: no other writer; only this process's own (a pid alone may be reused) stay.
-      if (pid === process.pid && madeByThisProcess(n)) continue;
       try {
         const st = dir.lstat(n);
+        if (!staleTemp(n, st.mtimeMs)) continue;
         if (st.isDirectory()) removeFlatDir(dir, n);
         else if (st.isFile()) dir.unlink(n);
         else throw Object.assign(new Error(`is ${kindWords(st)}`), { code: 'ENOTREG' });

@@ -192,14 +192,20 @@ export function tempPid(name: string): number | null {
   return m ? Number(m[1]) : null;
 }
 
+/** Older than this, a temp file of ours is no write in progress (they last milliseconds; a locked run, minutes). */
+const STALE_MS = 15 * 60 * 1000;
+
 /**
- * Our temp file `name` whose writer is gone: another pid no longer running, or this very pid
- * when this process did not make it (a pid reused: a container's runs are all pid 1).
+ * Our temp file `name` (modified at `mtimeMs`) whose writer is gone. This process's own are in
+ * use. A pid in the name says little across containers (every run may be pid 1, in a namespace
+ * of its own): a file of this very pid not made here, or of a pid that runs here, is left alone
+ * until it is old; one of a pid that no longer runs here is gone.
  */
-export function staleTemp(name: string): boolean {
+export function staleTemp(name: string, mtimeMs: number, now = Date.now()): boolean {
   const pid = tempPid(name);
-  if (!isOurTemp(name) || pid === null) return false;
-  return pid === process.pid ? !madeByThisProcess(name) : !pidAlive(pid);
+  if (!isOurTemp(name) || pid === null || madeByThisProcess(name)) return false;
+  if (now - mtimeMs > STALE_MS) return true;
+  return pid !== process.pid && !pidAlive(pid);
 }
 
 function pidAlive(pid: number): boolean {
@@ -222,7 +228,7 @@ function cleanStateDir(dir: SafeDir): string[] {
     const st = dir.lstatIfAny(n);
     if (!st) continue;
     const pid = tempPid(n);
-    if (st.isFile() && staleTemp(n)) {
+    if (st.isFile() && staleTemp(n, st.mtimeMs)) {
       try {
         dir.unlink(n);
         notes.push(`removed ${path.join(dir.path, n)}, left by an interrupted kubelet-ckpt (pid ${pid})`);

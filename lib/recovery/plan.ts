@@ -9,7 +9,7 @@ import type { Session } from '../session.js';
 import { encodeEmptyMeta, encodeMeta } from '../store/encode.js';
 import { decodeMeta, decodeMetaState, type MetaDecode } from '../store/meta.js';
 import { flagValue } from '../store/proc.js';
-import { payloadKey, resolveRef, unlistable, unlistableError } from '../store/refs.js';
+import { MIN_PREFIX, payloadKey, resolveRef, unlistable, unlistableError } from '../store/refs.js';
 import type { Checkpoint } from '../store/snapshot.js';
 import { unsafeNameReason } from '../store/safepath.js';
 import { META_NAMES, type ConfigMapSource, type MetaName } from '../store/types.js';
@@ -277,16 +277,15 @@ export function resolveTarget(s: Session, ref: string, opts: TargetOptions = {})
   }
   // A whole UID/RV that is not on disk is still a target: refused unless --force (targetProblems),
   // as DESIGN's recovery rules say, not an unknown ref (found by review: exit 2 even with --force).
-  const whole = /^([^/]{36})\/([^/]+)$/.exec(ref);
-  const absent = whole !== null && !unsafeNameReason(whole[1]!) && !unsafeNameReason(whole[2]!) && !unlistable(snap, whole[1]!) && !snap.uids.some((u) => u.uid === whole[1] && u.checkpoints.some((c) => c.rv === whole[2]));
+  const absent = absentTarget(snap, ref);
   let cp: Checkpoint | null = null;
   if (!absent) {
     const r = resolveRef(snap, ref);
     if (r.kind !== 'checkpoint') throw new UsageError(`--to ${ref}: not a checkpoint`, 'use --to local, assigned, lkg or UID/RV', 'UNKNOWN_REF');
     cp = r.checkpoint;
   }
-  const uid = cp?.uid ?? whole![1]!;
-  const rv = cp?.rv ?? whole![2]!;
+  const uid = cp?.uid ?? absent!.uid;
+  const rv = cp?.rv ?? absent!.rv;
   const flag = opts.configmap ? parseConfigMapFlag(opts.configmap) : null;
   // A checkpoint directory does not record its ConfigMap: a meta file naming the UID does.
   let known: ConfigMapSource | null = null;
@@ -320,11 +319,26 @@ export function resolveTarget(s: Session, ref: string, opts: TargetOptions = {})
   return { kind: 'source', ref, source: { namespace: names.namespace, name: names.name, uid, resourceVersion: rv, kubeletConfigKey: key }, checkpoint: cp };
 }
 
+/**
+ * `UID/RV` naming a resourceVersion that is not on disk: a UID directory the UID (or a unique
+ * prefix of at least MIN_PREFIX characters) names, without that RV, or a whole UID with no
+ * directory at all. Null when the ref is anything else (resolveRef then decides).
+ */
+function absentTarget(snap: Session['snap'], ref: string): { uid: string; rv: string } | null {
+  const m = /^([^/]+)\/([^/]+)$/.exec(ref);
+  if (!m || unsafeNameReason(m[1]!) || unsafeNameReason(m[2]!)) return null;
+  const [, u, rv] = m as unknown as [string, string, string];
+  const dirs = u.length >= MIN_PREFIX ? snap.uids.filter((x) => x.uid.startsWith(u)) : [];
+  if (dirs.length === 1) return !unlistable(snap, dirs[0]!.uid) && !dirs[0]!.checkpoints.some((c) => c.rv === rv) ? { uid: dirs[0]!.uid, rv } : null;
+  return dirs.length === 0 && u.length === 36 && !unlistable(snap, u) ? { uid: u, rv } : null;
+}
+
 /** Why the kubelet could not use the target (each overridable with --force). */
 export function targetProblems(s: Session, t: Target): string[] {
   if (t.kind === 'local') {
     const j = s.local.judgement;
     if (s.local.path && j && j.stage !== 'ok') return [`the local config ${s.local.path} fails: ${j.error ?? j.stage}: the kubelet would not start on it`];
+    if (s.local.path && j?.exitsOnceAdopted) return [`the local config ${s.local.path} is valid, but ${j.exitsBecause}: the kubelet exits once it runs it (${j.exitsOnceAdopted})`];
     return [];
   }
   const src = t.source;
@@ -345,12 +359,15 @@ export function targetProblems(s: Session, t: Target): string[] {
   for (const f of report.findings) if (f.severity === 'error' && f.ref === ref) out.push(`${f.code}: ${f.message}`);
   // verify judged the key a meta file names for this UID; judge ours when it is another.
   const judged = payloadKey(cp, [...META_NAMES].map((n) => decodeMetaState(s.snap.meta[n])).find((d): d is Extract<MetaDecode, { state: 'source' }> => d.state === 'source' && d.source.uid === cp.uid)?.source ?? null);
-  if (judged !== src.kubeletConfigKey && cp.files.some((f) => f.name === src.kubeletConfigKey)) {
+  if (cp.files.some((f) => f.name === src.kubeletConfigKey)) {
     const r = s.reader.read(cp, src.kubeletConfigKey);
-    if (!r.ok) out.push(`${cp.rel}/${src.kubeletConfigKey} cannot be read: ${r.error}`);
-    else {
+    if (!r.ok) {
+      if (judged !== src.kubeletConfigKey) out.push(`${cp.rel}/${src.kubeletConfigKey} cannot be read: ${r.error}`);
+    } else {
       const j = s.judge(r.bytes, `${s.snap.storeDir}/${cp.rel}/${src.kubeletConfigKey}`);
-      if (j.stage !== 'ok') out.push(`${cp.rel}/${src.kubeletConfigKey} fails: ${j.error ?? j.stage}`);
+      if (j.stage !== 'ok' && judged !== src.kubeletConfigKey) out.push(`${cp.rel}/${src.kubeletConfigKey} fails: ${j.error ?? j.stage}`);
+      // Valid, yet the kubelet dies on it once adopted (found by review: rollback wrote such a last-known-good without --force).
+      if (j.stage === 'ok' && j.exitsOnceAdopted) out.push(`${cp.rel}/${src.kubeletConfigKey} is valid, but ${j.exitsBecause}: the kubelet exits once it adopts it (${j.exitsOnceAdopted})`);
     }
   }
   return out;

@@ -35,7 +35,7 @@ export interface ResolveOptions {
 }
 
 const META_ALIASES: Record<string, MetaName> = { assigned: 'assigned', 'last-known-good': 'last-known-good', lkg: 'last-known-good' };
-const MIN_PREFIX = 4;
+export const MIN_PREFIX = 4;
 
 /** Why the checkpoints of `uid` cannot be listed (checkpoints/ or the UID directory unreadable), else null. */
 export function unlistable(snap: Snapshot, uid: string): string | null {

@@ -265,7 +265,8 @@ function metaContent(store: SafeDir, meta: SafeDir, realStore: string, entry: En
       // fsStore.Initialize's EnsureFile: Stat (through the link) says "does not exist", so it
       // creates the file, and open(O_CREAT) follows the link: an empty file appears where the
       // link points, and the kubelet reads that (= no file). It fails only where it cannot.
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT' && createsThroughLink(meta.at(entry.name), root)) return null;
+      // Under --root the link's host path is what maps into the root (a descriptor path would not).
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT' && createsThroughLink(root ? path.join(meta.path, entry.name) : meta.at(entry.name), root)) return null;
       return { ok: false, code: 'symlink', error: `is a dangling symbolic link (${fsReason(err)})` };
     }
     if (!isWithin(realStore, real) || real === realStore) return { ok: false, code: 'escapes', error: `is a symbolic link to ${real}, outside the store` };

@@ -128,7 +128,7 @@ t.test('a checkpoint that turns DynamicKubeletConfig off (1.20/1.21): adopted, t
   const run = (version: string, flags: string) => json(runCli(['--dir', dcd, '--kubelet-version', version, `--kubelet-flags=${flags}`, 'status', '--no-journal', '-o', 'json'])) as { nextBoot: { source: string; willStart: boolean; reason: string } };
   for (const version of ['1.20', '1.21']) {
     const nb = run(version, '--dynamic-config-dir=/var/lib/kubelet/dynamic-config').nextBoot;
-    t.match(nb, { source: 'assigned', willStart: true, exitsAfterBootstrap: 'the DynamicKubeletConfig feature gate must be enabled in order to use the --dynamic-config-dir flag', reason: /featureGates turn DynamicKubeletConfig off: the kubelet adopts it, then exits \(the DynamicKubeletConfig feature gate must be enabled in order to use the --dynamic-config-dir flag\), at every start/ }, version);
+    t.match(nb, { source: 'assigned', willStart: true, exitsAfterBootstrap: 'failed to run Kubelet: the DynamicKubeletConfig feature gate must be enabled in order to use the --dynamic-config-dir flag', reason: /featureGates turn DynamicKubeletConfig off: the kubelet adopts it, then exits \(failed to run Kubelet: the DynamicKubeletConfig feature gate must be enabled in order to use the --dynamic-config-dir flag\), at every start/ }, version);
     t.match(run(version, '--dynamic-config-dir=/var/lib/kubelet/dynamic-config --feature-gates=DynamicKubeletConfig=true').nextBoot, { source: 'assigned', willStart: true }, `${version}: the flag's gate wins over the checkpoint's`);
   }
   t.match(run('1.23', '--dynamic-config-dir=/var/lib/kubelet/dynamic-config --feature-gates=DynamicKubeletConfig=true').nextBoot, { source: 'assigned', willStart: true }, '1.23 (the flag must name the gate, and wins)');
@@ -180,4 +180,29 @@ t.test('the local config with a tlsMinVersion the kubelet does not know: the loc
   const local = path.join(t.testdir({ 'kubelet.yaml': 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\ntlsMinVersion: tls12\n' }), 'kubelet.yaml');
   const nb = json<{ nextBoot: { source: string; willStart: boolean; reason: string; exitsAfterBootstrap: string | null } }>(runCli(['--dir', dcd, '--kubelet-config', local, 'status', '--no-journal', '-o', 'json'])).nextBoot;
   t.match(nb, { source: 'local', willStart: true, exitsAfterBootstrap: 'unknown tls version "tls12"', reason: /the local config is valid, but its tlsCipherSuites or tlsMinVersion name something the kubelet does not know \(InitializeTLS\): the kubelet exits \(unknown tls version "tls12"\), at every start/ });
+});
+
+t.test('a kubelet that exits at every start gets the advice of one that does not start', async (t) => {
+  // Found by review: with willStart true plus exitsAfterBootstrap, status suggested only verify.
+  const dcd = copyFixture('stores/healthy');
+  fs.appendFileSync(path.join(dcd, `store/checkpoints/${X}/119980/kubelet`), 'cpuManagerPolicy: Static\n');
+  const s = json<{ nextBoot: { source: string; exitsAfterBootstrap: string | null }; nextSteps: { command: string }[] }>(runCli(['--dir', dcd, 'status', '--no-journal', '-o', 'json']));
+  t.equal(s.nextBoot.exitsAfterBootstrap, 'failed to run Kubelet: unknown policy: "Static"');
+  t.match(s.nextSteps.map((x) => x.command), [/reset all --dry-run$/]);
+  const v = json<{ nextSteps: { command: string }[] }>(runCli(['--dir', dcd, 'verify', '-o', 'json']));
+  t.match(v.nextSteps.map((x) => x.command), [/reset all --dry-run$/], 'verify too');
+});
+
+t.test('--root: a dangling meta link into a directory of the node is created by the kubelet there', async (t) => {
+  // Found by review: the --root branch was handed a descriptor path, which does not map into the root.
+  const root = t.testdir({ etc: { systemd: { system: { 'kubelet.service': '[Service]\nExecStart=/usr/bin/kubelet --dynamic-config-dir=/var/lib/kubelet/dynamic-config --feature-gates=DynamicKubeletConfig=true\n' } } } });
+  const dcd = path.join(root, 'var/lib/kubelet/dynamic-config');
+  fs.cpSync(path.join(repoRoot, 'fixtures/stores/healthy'), dcd, { recursive: true });
+  fs.rmSync(path.join(dcd, 'store/meta/assigned'));
+  for (const [name, target] of [['relative', '../../../assigned-file'], ['node-absolute', '/var/lib/kubelet/assigned-file']] as const) {
+    fs.rmSync(path.join(dcd, 'store/meta/assigned'), { force: true });
+    fs.symlinkSync(target, path.join(dcd, 'store/meta/assigned'));
+    const nb = json<{ nextBoot: { source: string; willStart: boolean } }>(runCli(['--root', root, 'status', '--no-journal', '-o', 'json'])).nextBoot;
+    t.match(nb, { source: 'local', willStart: true }, name);
+  }
 });

@@ -148,9 +148,12 @@ const cases: Case[] = [
   { name: 'an unsafe ref: exit 2', args: ['reset', 'all', '--to', `${UID}/..`, '--yes'], code: 2, stderr: /bad ref/ },
   { name: 'a target failing verify: exit 4', store: { payloads: { '119980': 'kind: [' } }, args: ['rollback', '--yes'], code: 4, stderr: /fails verify: PAYLOAD_DECODE/ },
   { name: 'a target failing verify with --force', store: { payloads: { '119980': 'kind: [' } }, args: ['rollback', '--yes', '--force'], code: 0, after: [LKG, LKG], stderr: /warning: the target .* fails verify; writing anyway/ },
+  // Found by review: a last-known-good the kubelet dies on once adopted was written without --force.
+  { name: 'a target that stops the kubelet once adopted: exit 4', store: { payloads: { '119980': `${GOOD_PAYLOAD}tlsMinVersion: VersionTLS99\n` } }, args: ['rollback', '--yes'], code: 4, stderr: /is valid, but its tlsCipherSuites or tlsMinVersion name something the kubelet does not know \(InitializeTLS\): the kubelet exits once it adopts it \(unknown tls version "VersionTLS99"\)/ },
   { name: 'a missing target: exit 4', store: { lkg: '1' }, args: ['rollback', '--yes'], code: 4, stderr: /checkpoint 946d.*\/1 is not on disk/ },
   // Found by a conformance review: a whole UID/RV not on disk was an "unknown ref" (exit 2), --force or not.
   { name: '--to UID/RV not on disk: exit 4', args: ['reset', 'assigned', '--to', `${UID}/999999`, '--yes'], code: 4, stderr: /fails verify: checkpoint 946d785e-998a-11e7-a8dd-42010a800006\/999999 is not on disk\nhint: .*--force/ },
+  { name: '--to UIDPREFIX/RV not on disk, --force: written for that UID', args: ['reset', 'assigned', '--to', `${UID.slice(0, 8)}/999999`, '--yes', '--force'], code: 0, after: [metaFor('999999'), LKG] },
   { name: '--to UID/RV not on disk, --force: written', args: ['reset', 'assigned', '--to', `${UID}/999999`, '--yes', '--force'], code: 0, after: [metaFor('999999'), LKG], stderr: /warning: the target .*999999 fails verify; writing anyway \(--force\): checkpoint .* is not on disk/ },
   { name: 'undo with no backup: exit 4', args: ['undo', '--yes'], code: 4, stderr: /there is no backup/ },
   { name: 'undo of an unknown id: exit 2', args: ['undo', '20990101T000000.000Z', '--yes'], code: 2, stderr: /no backup "20990101T000000.000Z"/ },

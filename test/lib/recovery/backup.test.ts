@@ -109,6 +109,10 @@ t.test('a probe or backup left under this very pid (a container runs every time 
   fs.mkdirSync(path.join(dir, stale[1]!));
   fs.writeFileSync(path.join(dir, stale[1]!, 'assigned'), 'x');
   t.equal(ensureBackupsDir(dcd), dir, 'the probe has a name of its own');
+  // Fresh, they may be another container's run in progress (its pid 1 is not ours to ask); old, they are leftovers.
+  t.same(cleanBackupLeftovers(dcd), [], 'fresh: left alone');
+  const old = new Date(Date.now() - 60 * 60 * 1000);
+  for (const n of stale) fs.utimesSync(path.join(dir, n), old, old);
   const notes = cleanBackupLeftovers(dcd);
   t.equal(notes.filter((n) => n.startsWith('removed')).length, 2, notes.join('\n'));
   t.same(fs.readdirSync(dir), []);

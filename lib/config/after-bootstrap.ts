@@ -1,0 +1,143 @@
+// What stops the kubelet after its config bootstrap, on the final config alone (1.20–1.23):
+// checks made once a config is in force (a checkpoint already adopted, or the local config),
+// on fields ValidateKubeletConfiguration does not check in these releases. The kubelet then
+// exits at every start. In the kubelet's order: InitializeTLS (UnsecuredDependencies, its error
+// as is), then run() ("failed to run Kubelet: …"), then NewMainKubelet ("…failed to create
+// kubelet: …"). Checks that need the host (files, CPUs, NUMA nodes, cgroups, swap) are left out.
+
+import { goQuote } from './gostrconv.js';
+import { parseQuantity, QuantityError } from './quantity.js';
+import { tryParseGoDuration } from './duration.js';
+
+/** What stops it, and why in words (status's reason). */
+export interface AfterBootstrap {
+  error: string;
+  because: string;
+}
+
+/**
+ * cliflag.TLSCipherSuites' names on 1.20–1.23: crypto/tls's suites, secure and insecure
+ * (the IANA names), and the two short ChaCha20 names kept for old configs.
+ */
+const CIPHER_SUITES: ReadonlySet<string> = new Set([
+  'TLS_RSA_WITH_RC4_128_SHA', 'TLS_RSA_WITH_3DES_EDE_CBC_SHA', 'TLS_RSA_WITH_AES_128_CBC_SHA', 'TLS_RSA_WITH_AES_256_CBC_SHA',
+  'TLS_RSA_WITH_AES_128_CBC_SHA256', 'TLS_RSA_WITH_AES_128_GCM_SHA256', 'TLS_RSA_WITH_AES_256_GCM_SHA384',
+  'TLS_ECDHE_ECDSA_WITH_RC4_128_SHA', 'TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA', 'TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA',
+  'TLS_ECDHE_RSA_WITH_RC4_128_SHA', 'TLS_ECDHE_RSA_WITH_3DES_EDE_CBC_SHA', 'TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA', 'TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA',
+  'TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256', 'TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256',
+  'TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256', 'TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256', 'TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384', 'TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384',
+  'TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256', 'TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256',
+  'TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305', 'TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305',
+  'TLS_AES_128_GCM_SHA256', 'TLS_AES_256_GCM_SHA384', 'TLS_CHACHA20_POLY1305_SHA256',
+]);
+
+/** cliflag.TLSVersion's names (an empty value is the default). */
+const TLS_VERSIONS: ReadonlySet<string> = new Set(['VersionTLS10', 'VersionTLS11', 'VersionTLS12', 'VersionTLS13']);
+
+/** pkg/kubelet/eviction/api: the signals ParseThresholdConfig knows. */
+const EVICTION_SIGNALS: ReadonlySet<string> = new Set(['memory.available', 'allocatableMemory.available', 'nodefs.available', 'nodefs.inodesFree', 'imagefs.available', 'imagefs.inodesFree', 'pid.available']);
+/** parseResourceList: what kubeReserved/systemReserved may reserve. */
+const RESERVABLE: ReadonlySet<string> = new Set(['cpu', 'memory', 'ephemeral-storage', 'pid']);
+
+const RUN = 'failed to run Kubelet: ';
+const CREATE = `${RUN}failed to create kubelet: `;
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj | null => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : null);
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+/**
+ * The first check the final config fails, in the kubelet's order, or null. `enabled` answers
+ * for the feature gates in force (the config's over the node's).
+ */
+export function afterBootstrap(config: Obj | null, enabled: (gate: string) => boolean): AfterBootstrap | null {
+  if (!config) return null;
+  return tls(config) ?? run(config, enabled) ?? createKubelet(config);
+}
+
+function tls(c: Obj): AfterBootstrap | null {
+  const because = 'its tlsCipherSuites or tlsMinVersion name something the kubelet does not know (InitializeTLS)';
+  const suites = c.tlsCipherSuites;
+  if (Array.isArray(suites)) {
+    for (const s of suites) if (!CIPHER_SUITES.has(String(s))) return { error: `Cipher suite ${String(s)} not supported or doesn't exist`, because };
+  }
+  const v = str(c.tlsMinVersion);
+  if (v && !TLS_VERSIONS.has(v)) return { error: `unknown tls version ${goQuote(v)}`, because };
+  return null;
+}
+
+function run(c: Obj, enabled: (gate: string) => boolean): AfterBootstrap | null {
+  const mode = str(obj(c.authorization)?.mode);
+  if (mode !== null && mode !== '' && mode !== 'AlwaysAllow' && mode !== 'Webhook') {
+    return { error: `${RUN}unknown authorization mode ${mode}`, because: 'its authorization.mode is neither AlwaysAllow nor Webhook (BuildAuthz)' };
+  }
+  // With reservedSystemCPUs, the cpu entries are replaced before the lists are parsed.
+  const cpusReserved = !!str(c.reservedSystemCPUs);
+  for (const field of ['kubeReserved', 'systemReserved'] as const) {
+    for (const [k, v] of Object.entries(obj(c[field]) ?? {})) {
+      if (k === 'cpu' && cpusReserved) continue;
+      const why = reservedError(k, String(v));
+      if (why) return { error: `${RUN}${why}`, because: `its ${field} reserves what the kubelet cannot (parseResourceList)` };
+    }
+  }
+  const hard = Object.keys(obj(c.evictionHard) ?? {}).find((k) => !EVICTION_SIGNALS.has(k));
+  if (hard !== undefined) return { error: `${RUN}unsupported eviction signal ${hard}`, because: 'its evictionHard names a signal the kubelet does not know (ParseThresholdConfig)' };
+  for (const [k, v] of Object.entries(obj(c.qosReserved) ?? {})) {
+    const why = qosError(k, String(v));
+    if (why) return { error: `${RUN}${why}`, because: 'its qosReserved is not a memory percentage (ParseQOSReserved)' };
+  }
+  const cpu = str(c.cpuManagerPolicy);
+  if (enabled('CPUManager') && cpu && cpu !== 'none' && cpu !== 'static') {
+    return { error: `${RUN}unknown policy: ${goQuote(cpu)}`, because: 'its cpuManagerPolicy is neither none nor static (the CPU manager)' };
+  }
+  const mem = str(c.memoryManagerPolicy);
+  if (enabled('MemoryManager') && mem && mem !== 'None' && mem !== 'Static') {
+    return { error: `${RUN}unknown policy: ${goQuote(mem)}`, because: 'its memoryManagerPolicy is neither None nor Static (the memory manager)' };
+  }
+  return null;
+}
+
+function createKubelet(c: Obj): AfterBootstrap | null {
+  const sync = str(c.syncFrequency);
+  const ns = sync === null ? null : tryParseGoDuration(sync);
+  if (ns !== null && ns < 0n) return { error: `${CREATE}invalid sync frequency ${ns}`, because: 'its syncFrequency is negative (NewMainKubelet)' };
+  if (c.makeIPTablesUtilChains !== false && c.iptablesMasqueradeBit !== undefined && c.iptablesMasqueradeBit === c.iptablesDropBit) {
+    return { error: `${CREATE}iptables-masquerade-bit and iptables-drop-bit must be different`, because: 'its iptablesMasqueradeBit and iptablesDropBit are the same bit (NewMainKubelet)' };
+  }
+  const soft = obj(c.evictionSoft) ?? {};
+  const grace = obj(c.evictionSoftGracePeriod) ?? {};
+  for (const field of ['evictionSoft', 'evictionSoftGracePeriod', 'evictionMinimumReclaim'] as const) {
+    const bad = Object.keys(obj(c[field]) ?? {}).find((k) => !EVICTION_SIGNALS.has(k));
+    if (bad !== undefined) return { error: `${CREATE}unsupported eviction signal ${bad}`, because: `its ${field} names a signal the kubelet does not know (ParseThresholdConfig)` };
+  }
+  const graceless = Object.keys(soft).find((k) => !(k in grace));
+  if (graceless !== undefined) return { error: `${CREATE}grace period must be specified for the soft eviction threshold ${graceless}`, because: 'its evictionSoft has a threshold with no evictionSoftGracePeriod (ParseThresholdConfig)' };
+  const mode = str(c.configMapAndSecretChangeDetectionStrategy);
+  if (mode && mode !== 'Get' && mode !== 'Cache' && mode !== 'Watch') {
+    return { error: `${CREATE}unknown configmap and secret manager mode: ${mode}`, because: 'its configMapAndSecretChangeDetectionStrategy is not Get, Cache or Watch (NewMainKubelet)' };
+  }
+  return null;
+}
+
+function reservedError(k: string, v: string): string | null {
+  if (!RESERVABLE.has(k)) return `cannot reserve ${goQuote(k)} resource`;
+  try {
+    if (parseQuantity(v).negative) return `resource quantity for ${goQuote(k)} cannot be negative: ${v}`;
+  } catch (e) {
+    if (e instanceof QuantityError) return e.message;
+    throw e;
+  }
+  return null;
+}
+
+function qosError(k: string, v: string): string | null {
+  if (k !== 'memory') return `cannot reserve ${goQuote(k)} resource`;
+  if (!v.endsWith('%')) return `percentage expected, got '${v}'`;
+  // strings.TrimRight(v, "%"), then strconv.ParseInt(…, 10, 64).
+  const n = v.replace(/%+$/, '');
+  if (!/^[+-]?[0-9]+$/.test(n)) return `invalid number in percentage '${v}'`;
+  const p = BigInt(n);
+  if (p > 9223372036854775807n || p < -9223372036854775808n) return `invalid number in percentage '${v}'`;
+  if (p < 0n || p > 100n) return 'percentage must be between 0 and 100';
+  return null;
+}

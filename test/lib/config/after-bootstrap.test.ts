@@ -1,0 +1,38 @@
+// What stops the kubelet once a valid config is in force (lib/config/after-bootstrap.ts),
+// from a source review of 1.20–1.23 (server.go InitializeTLS and run(), NewMainKubelet).
+import t from 'tap';
+import { afterBootstrap } from '../../../lib/config/after-bootstrap.js';
+
+const on = () => true;
+const off = () => false;
+const err = (c: Record<string, unknown>, enabled = on) => afterBootstrap(c, enabled)?.error ?? null;
+
+t.test('a config with none of these fields, or good values, passes', async (t) => {
+  t.equal(err({}), null);
+  t.equal(err({ tlsMinVersion: 'VersionTLS12', tlsCipherSuites: ['TLS_AES_128_GCM_SHA256', 'TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305'], authorization: { mode: 'Webhook' }, kubeReserved: { cpu: '100m', memory: '1Gi', 'ephemeral-storage': '1Gi', pid: '100' }, evictionHard: { 'memory.available': '100Mi', 'nodefs.available': '10%' }, qosReserved: { memory: '50%%' }, cpuManagerPolicy: 'static', memoryManagerPolicy: 'Static', syncFrequency: '1m0s', iptablesMasqueradeBit: 14, iptablesDropBit: 15, evictionSoft: { 'memory.available': '1Gi' }, evictionSoftGracePeriod: { 'memory.available': '1m' }, configMapAndSecretChangeDetectionStrategy: 'Cache' }), null);
+});
+
+t.test('each check, worded as the kubelet words it, in its order', async (t) => {
+  t.equal(err({ tlsCipherSuites: ['TLS_RSA_WITH_NULL_SHA'] }), "Cipher suite TLS_RSA_WITH_NULL_SHA not supported or doesn't exist");
+  t.equal(err({ tlsMinVersion: 'TLSv1.2' }), 'unknown tls version "TLSv1.2"');
+  t.equal(err({ authorization: { mode: 'RBAC' } }), 'failed to run Kubelet: unknown authorization mode RBAC');
+  t.equal(err({ kubeReserved: { gpu: '1' } }), 'failed to run Kubelet: cannot reserve "gpu" resource');
+  t.equal(err({ systemReserved: { memory: '-1Gi' } }), 'failed to run Kubelet: resource quantity for "memory" cannot be negative: -1Gi');
+  t.match(err({ kubeReserved: { memory: 'lots' } }), /^failed to run Kubelet: quantities must match the regular expression/);
+  t.equal(err({ kubeReserved: { cpu: 'x' }, reservedSystemCPUs: '0-1' }), null, 'reservedSystemCPUs replaces the cpu entry before it is parsed');
+  t.equal(err({ evictionHard: { 'memory.availble': '100Mi' } }), 'failed to run Kubelet: unsupported eviction signal memory.availble');
+  t.equal(err({ qosReserved: { cpu: '10%' } }), 'failed to run Kubelet: cannot reserve "cpu" resource');
+  t.equal(err({ qosReserved: { memory: '10' } }), "failed to run Kubelet: percentage expected, got '10'");
+  t.equal(err({ qosReserved: { memory: 'x%' } }), "failed to run Kubelet: invalid number in percentage 'x%'");
+  t.equal(err({ qosReserved: { memory: '101%' } }), 'failed to run Kubelet: percentage must be between 0 and 100');
+  t.equal(err({ cpuManagerPolicy: 'Static' }), 'failed to run Kubelet: unknown policy: "Static"', 'policies are lower case');
+  t.equal(err({ cpuManagerPolicy: 'Static' }, off), null, 'only with the CPUManager gate');
+  t.equal(err({ memoryManagerPolicy: 'static' }), 'failed to run Kubelet: unknown policy: "static"', 'policies are capitalised');
+  t.equal(err({ syncFrequency: '-1s' }), 'failed to run Kubelet: failed to create kubelet: invalid sync frequency -1000000000');
+  t.equal(err({ iptablesMasqueradeBit: 14, iptablesDropBit: 14 }), 'failed to run Kubelet: failed to create kubelet: iptables-masquerade-bit and iptables-drop-bit must be different');
+  t.equal(err({ iptablesMasqueradeBit: 14, iptablesDropBit: 14, makeIPTablesUtilChains: false }), null, 'only when it makes the chains');
+  t.equal(err({ evictionSoft: { 'memory.available': '1Gi' } }), 'failed to run Kubelet: failed to create kubelet: grace period must be specified for the soft eviction threshold memory.available');
+  t.equal(err({ evictionMinimumReclaim: { 'disk.available': '1Gi' } }), 'failed to run Kubelet: failed to create kubelet: unsupported eviction signal disk.available');
+  t.equal(err({ configMapAndSecretChangeDetectionStrategy: 'Poll' }), 'failed to run Kubelet: failed to create kubelet: unknown configmap and secret manager mode: Poll');
+  t.equal(err({ tlsMinVersion: 'x', authorization: { mode: 'RBAC' } }), 'unknown tls version "x"', 'InitializeTLS comes first');
+});
