@@ -84,12 +84,14 @@ export function output<T>(result: T, text: TextRenderer<T>, args: GlobalArgs, st
 
 /** `kubelet-ckpt` with the options that chose the store, for the next steps a command prints. */
 export function commandPrefix(args: GlobalArgs): string {
+  // A value that starts with "-" (every --kubelet-flags) goes as --opt=value: pasted back, it would read as an option.
   const words = ['kubelet-ckpt'];
-  if (args.root) words.push('--root', args.root);
-  if (args.dir) words.push('--dir', args.dir);
-  if (args['kubelet-config']) words.push('--kubelet-config', args['kubelet-config']);
-  if (args['kubelet-flags'] !== undefined) words.push('--kubelet-flags', args['kubelet-flags']);
-  if (args['kubelet-version']) words.push('--kubelet-version', args['kubelet-version']);
+  const opt = (name: string, v: string) => (v.startsWith('-') ? words.push(`--${name}=${v}`) : words.push(`--${name}`, v));
+  if (args.root) opt('root', args.root);
+  if (args.dir) opt('dir', args.dir);
+  if (args['kubelet-config']) opt('kubelet-config', args['kubelet-config']);
+  if (args['kubelet-flags'] !== undefined) opt('kubelet-flags', args['kubelet-flags']);
+  if (args['kubelet-version']) opt('kubelet-version', args['kubelet-version']);
   return words.map(shellWord).join(' ');
 }
 

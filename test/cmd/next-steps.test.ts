@@ -128,3 +128,14 @@ t.test('the kubelet exits on its flags before it reads the store: no reset is su
   const pure = nextSteps('k', { nextBoot: { source: 'none', willStart: false, statusError: null }, findings: [{ code: 'STARTUP_FAILS', severity: 'error' }, { code: 'LKG_UNUSABLE', severity: 'error' }], crashLoop: true, from: 'status' });
   t.strictSame(pure.map((x) => x.command), ['k verify', 'k journal']);
 });
+
+t.test('a --kubelet-flags value goes into the suggested commands as --kubelet-flags=…, which can be pasted back', async (t) => {
+  // Found by review: `--kubelet-flags '--dynamic-config-dir=…'` is read back as an option of its own.
+  const dir = copyFixture('stores/fell-back');
+  const flags = '--dynamic-config-dir=/var/lib/kubelet/dynamic-config --feature-gates=DynamicKubeletConfig=true';
+  const j = json<{ nextSteps: { command: string }[] }>(runCli(['--dir', dir, `--kubelet-flags=${flags}`, 'status', '--no-journal', '-o', 'json']));
+  const cmd = j.nextSteps.find((s) => s.command.endsWith(' verify'))!.command;
+  t.equal(cmd, `kubelet-ckpt --dir ${dir} '--kubelet-flags=${flags}' verify`);
+  const again = runCli(['--dir', dir, `--kubelet-flags=${flags}`, 'verify', '-o', 'json']);
+  t.not(again.code, 2, 'the same words run');
+});
