@@ -51,7 +51,8 @@ function badKeyName(name: string): string | null {
   if (unsafe) return unsafe;
   if (name.length > 253) return 'is longer than a ConfigMap key may be (253)';
   if (!CONFIGMAP_KEY.test(name)) return 'has characters a ConfigMap key may not contain';
-  if (name.startsWith('tmp_')) return null;
+  // IsConfigMapKey: `..data` and the like are the atomic writer's, never a key.
+  if (name.startsWith('..')) return "starts with '..', which a ConfigMap key may not";
   return null;
 }
 

@@ -237,3 +237,8 @@ t.test('TMP_LEFTOVER: a link or FIFO named tmp_* is not called a leftover safe t
     'meta/tmp_link is a symbolic link to /etc named like a leftover of an interrupted write in meta/, which no write leaves; clean leaves it alone: inspect it and remove it by hand',
   ]);
 });
+
+t.test('a checkpoint file whose name starts with "..": no ConfigMap key does, so the kubelet never wrote it', async (t) => {
+  const r = verify(t, base({ [`store/checkpoints/${U}/1/..data`]: 'x' }));
+  t.match(r.findings.filter((x) => x.code === 'CHECKPOINT_ENTRY').map((x) => x.message), [/\.\.data: the file name starts with '\.\.', which a ConfigMap key may not/]);
+});
