@@ -46,6 +46,9 @@ function trialText(r: StatusReport, p: TextContext['p']): string {
 /** What promotion to last-known-good waits for, in words that agree with the trial line (status, the TUI's Meta tab). */
 export function promotionText(r: StatusReport): string | null {
   if (!r.nextBoot.promotesToLastKnownGood || r.nextBoot.source !== 'assigned') return null;
+  // The kubelet exits within seconds of adopting it: only a trial check that runs first (one is
+  // started at once, when the trial is already over) may promote it.
+  if (r.nextBoot.exitsAfterBootstrap) return r.trial?.inTrial ? null : 'its trial is over: the trial check that runs as the kubelet starts may still make it last-known-good before the kubelet exits';
   if (r.trial?.inTrial) return `becomes last-known-good once its 10-minute trial is over (${shortTime(r.trial.endsAt)})`;
   return 'its trial is over: a running kubelet makes it last-known-good';
 }
