@@ -70,6 +70,10 @@ interface Proc {
   bootstrapFailed: boolean;
   /** Counted into the restart and crash-loop tallies (a process is final once the next one opens). */
   settled: boolean;
+  /** It logged "starting controller": a second one, under the same pid, is a new process (a containerised kubelet keeps its pid). */
+  controllerStarted: boolean;
+  /** Opened on such a second start: a restart, though the pid did not change. */
+  samePidRestart: boolean;
 }
 
 interface Checkpoint {
@@ -126,7 +130,10 @@ export class Correlator {
       const cur = this.cur;
       // A late line of the process systemd just reported gone still belongs to it.
       const same = cur !== null && (ev.pid === null || cur.pid === null || cur.pid === ev.pid);
-      const p = !cur || !same || (cur.closed && cur.pid === null && cur.exited) ? this.open(ev.pid, at) : cur;
+      const again = same && ev.kind === 'controller-start' && cur!.controllerStarted;
+      const p = !cur || !same || again || (cur.closed && cur.pid === null && cur.exited) ? this.open(ev.pid, at) : cur;
+      if (again) p.samePidRestart = true;
+      if (ev.kind === 'controller-start') p.controllerStarted = true;
       if (p.pid === null) p.pid = ev.pid;
       touch(p, at);
       kubeletEvent(p, ev, this.loadOf(ev));
@@ -155,7 +162,7 @@ export class Correlator {
   private open(pid: number | null, at: Stamp | null): Proc {
     // The previous process is final from here on.
     if (this.procs.length > this.procHead) this.settle(this.procs[this.procs.length - 1]!);
-    const p: Proc = { pid, first: own(at), last: own(at), closed: false, loaded: null, lastLoad: null, kubeletEnd: null, exitStatus: null, exited: false, limitHit: false, bootstrapFailed: false, settled: false };
+    const p: Proc = { pid, first: own(at), last: own(at), closed: false, loaded: null, lastLoad: null, kubeletEnd: null, exitStatus: null, exited: false, limitHit: false, bootstrapFailed: false, settled: false, controllerStarted: false, samePidRestart: false };
     this.procs.push(p);
     if (this.procs.length - this.procHead > MAX_PROCESSES) {
       this.procHead++;
@@ -172,7 +179,7 @@ export class Correlator {
     if (p.settled) return;
     p.settled = true;
     if (p.pid !== null) {
-      if (this.lastPid !== null && p.pid !== this.lastPid) this.pidChanges++;
+      if (this.lastPid !== null && (p.pid !== this.lastPid || p.samePidRestart)) this.pidChanges++;
       this.lastPid = p.pid;
     }
     if (!this.loop && failedStart(p)) {

@@ -36,6 +36,9 @@ interface YearlessRef {
   steps: number;
 }
 
+/** 2001, 2002 and 2003: what lies between one provisional (leap) year and the next. */
+const THREE_COMMON_YEARS_MS = 3 * 365 * 86_400_000;
+
 /** Records the window dropped, kept for the parser to fill again (Pipeline.reuse): a long read then makes no garbage of its events. */
 const POOL_SIZE = 64;
 
@@ -200,7 +203,10 @@ export class Pipeline {
     const l = t.local;
     if (l.year !== null) return localMs(l, this.o.utc);
     if (this.o.year !== null) return localMsIn(l, this.o.year + steps, this.o.utc);
-    return Date.UTC(2000 + 4 * steps, l.month - 1, l.day, l.hour, l.minute, l.second, Math.floor(l.micros / 1000));
+    // Leap years (2000, 2004, …) so that Feb 29 is a date, each pulled back by the three years
+    // between them: one step is then one year, and times across New Year are minutes apart (a
+    // crash loop over midnight; found by review: it was three years).
+    return Date.UTC(2000 + 4 * steps, l.month - 1, l.day, l.hour, l.minute, l.second, Math.floor(l.micros / 1000)) - steps * THREE_COMMON_YEARS_MS;
   }
 
   /** --since/--until; a year-less line is judged by the year the lines so far suggest. */

@@ -28,13 +28,22 @@ export function parseTimeBound(text: string, now: Date, option: string): number 
     return now.getTime() + sign * +rel[2]! * UNITS[rel[3]!]!;
   }
   const local = /^(\d{4})-(\d\d)-(\d\d)(?:[ T](\d\d):(\d\d)(?::(\d\d)(?:\.(\d{1,3}))?)?)?$/.exec(t);
-  if (local) {
+  // A date that does not exist (Feb 30, month 13, second 60) is refused, as journalctl refuses it, not rolled over.
+  if (local && realDate(local)) {
     const [, y, mo, d, h = '0', mi = '0', s = '0', ms = '0'] = local;
     return new Date(+y!, +mo! - 1, +d!, +h, +mi, +s, +ms.padEnd(3, '0')).getTime();
   }
-  if (/^\d{4}-\d\d-\d\dT.*(Z|[+-]\d\d:?\d\d)$/.test(t)) {
+  const zoned = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d)(?::(\d\d))?.*(Z|[+-]\d\d:?\d\d)$/.exec(t);
+  if (zoned && realDate(zoned)) {
     const ms = Date.parse(t);
     if (Number.isFinite(ms)) return ms;
   }
   throw new UsageError(`${option} ${JSON.stringify(text)} is not a time`, 'use e.g. "2021-08-24 13:00", "2021-08-24T04:00:00Z", "-2h", "30 min ago", "today"');
+}
+
+/** Year, month, day and the optional hour, minute, second of a match: a calendar date and a clock time that exist. */
+function realDate(m: RegExpExecArray): boolean {
+  const [y, mo, d, h = 0, mi = 0, sec = 0] = [m[1], m[2], m[3], m[4], m[5], m[6]].map((x) => (x === undefined ? undefined : +x)) as number[];
+  if (mo! < 1 || mo! > 12 || d! < 1 || h! > 23 || mi! > 59 || sec! > 59) return false;
+  return d! <= new Date(Date.UTC(y!, mo!, 0)).getUTCDate();
 }

@@ -315,3 +315,30 @@ t.test('text: a continued message is folded with ⏎, and what a log hides in a 
   t.match(r.stdout, /sync-failed +- +\\x1b\[2J\\x1b\]0;pwned\\x07\\u202eevil\n/);
   t.notMatch(r.stdout, /[\x00-\x08\x0b-\x1f\x7f\u202e]/, 'nothing raw reaches the terminal');
 });
+
+t.test('found by review: crash loops the correlation missed, and dates that do not exist', async (t) => {
+  const dir = t.testdir({});
+  // A containerised kubelet keeps its pid: each "starting controller" is a process of its own.
+  const samePid = ['00', '10', '20'].map((s) => `I0310 10:00:${s}.000001       7 controller.go:101] kubelet config controller: starting controller\nF0310 10:00:${s}.100001       7 server.go:262] failed to determine a valid configuration, error: failed to decode, error: x\n`).join('');
+  fs.writeFileSync(path.join(dir, 'same-pid.log'), samePid);
+  const a = runCli(['journal', '--file', path.join(dir, 'same-pid.log'), '--year', '2026', '--utc', '-o', 'json']);
+  t.equal(a.code, 1, 'a crash loop');
+  t.match(json(a), { restarts: 2, crashLoop: true, processes: [{ pid: 7 }, { pid: 7 }, { pid: 7 }] });
+  // Three failed starts in three minutes over New Year, with no --year: the year steps are one year apart.
+  const ny = [['Dec 31 23:58:00', '1231 23:58:00', 100], ['Dec 31 23:59:30', '1231 23:59:30', 200], ['Jan 01 00:01:00', '0101 00:01:00', 300]]
+    .map(([p, k, pid]) => `${p} n1 systemd[1]: Started kubelet: The Kubernetes Node Agent.\n${p} n1 kubelet[${pid}]: I${k}.000001     ${pid} controller.go:101] kubelet config controller: starting controller\n${p} n1 kubelet[${pid}]: F${k}.100000     ${pid} server.go:262] failed to determine a valid configuration, error: failed to decode, error: x\n${p} n1 systemd[1]: kubelet.service: Main process exited, code=exited, status=255/n/a\n`).join('');
+  const f = path.join(dir, 'new-year.log');
+  fs.writeFileSync(f, ny);
+  fs.utimesSync(f, new Date('2026-01-01T00:05:00Z'), new Date('2026-01-01T00:05:00Z'));
+  for (const year of [[], ['--year', '2025']]) {
+    const r = runCli(['journal', '--file', f, '--utc', ...year, '-o', 'json'], { env: { ...cleanEnv(), TZ: 'UTC' } });
+    t.equal(r.code, 1, `crash loop ${year.join(' ') || 'without --year'}`);
+    t.equal(json<{ crashLoop: boolean }>(r).crashLoop, true);
+  }
+  for (const bad of ['2026-02-30', '2026-13-01', '2026-03-01T12:00:60', '2026-03-01 24:00', '2025-02-29T00:00:00Z']) {
+    const r = runCli(['journal', '--file', f, '--since', bad]);
+    t.equal(r.code, 2, `${bad}: not a time`);
+    t.match(r.stderr, /is not a time/);
+  }
+  t.equal(runCli(['journal', '--file', f, '--since', '2024-02-29', '--year', '2025']).code === 2, false, 'Feb 29 of a leap year is a date');
+});
