@@ -322,15 +322,39 @@ function openJournalctl(where: string[], label: string, spec: SourceSpec): Opene
     warnings,
     close: () => {
       const c = child as ChildProcess | null;
-      if (c && c.exitCode === null) c.kill();
+      if (c && c.exitCode === null) stopChild(c);
     },
   };
 }
 
+/** How long journalctl gets to go after SIGTERM before SIGKILL (the NPD check's whole budget is 5 s). */
+const KILL_GRACE_MS = 200;
+
+/**
+ * Stop journalctl: SIGTERM, then, if it is still there, SIGKILL, and our ends of its pipes are
+ * closed and it no longer keeps this process alive: a journalctl that ignores SIGTERM, hangs on
+ * a dead disk or has a child holding its output must not hold a bounded read (found by review:
+ * 20 s for an 800 ms bound).
+ */
+function stopChild(c: ChildProcess): void {
+  if (c.exitCode !== null || c.signalCode !== null) return;
+  c.kill();
+  const t = setTimeout(() => {
+    if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    c.stdout?.destroy();
+    c.stderr?.destroy();
+    c.unref();
+  }, KILL_GRACE_MS);
+  t.unref();
+}
+
 /** Spawn journalctl with `args`: its stdout, stderr kept (8 KiB), and how it ended. */
 function spawnJournalctl(bin: string, args: string[], spec: SourceSpec, onChild: (c: ChildProcess) => void): { child: ChildProcess; stderr: () => string; exited: Promise<{ code: number | null; error: NodeJS.ErrnoException | null }> } {
-  const child = childProcess().spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], signal: spec.signal });
+  // Not spawn's own `signal` (SIGTERM only): an abort stops it the way close() does.
+  const child = childProcess().spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   onChild(child);
+  if (spec.signal?.aborted) stopChild(child);
+  else spec.signal?.addEventListener('abort', () => stopChild(child), { once: true });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => {
     if (stderr.length < 8192) stderr += d.toString('utf8');
@@ -349,10 +373,17 @@ async function* runJournalctl(where: string[], spec: SourceSpec, onChild: (c: Ch
     used.withFields = withFields;
     const { child, stderr: errText, exited } = spawnJournalctl(bin, journalctlArgs(where, spec, withFields), spec, onChild);
     let produced = 0;
-    for await (const c of child.stdout! as AsyncIterable<Buffer>) {
-      produced += c.length;
-      yield c;
+    try {
+      for await (const c of child.stdout! as AsyncIterable<Buffer>) {
+        produced += c.length;
+        yield c;
+      }
+    } catch (err) {
+      // Its pipe closed by us (stopChild) when the bound ran out: what was read stands.
+      if (spec.signal?.aborted) return;
+      throw err;
     }
+    if (spec.signal?.aborted) return;
     const { code, error } = await exited;
     const stderr = errText();
     if (error?.name === 'AbortError' || spec.signal?.aborted) return;
@@ -388,8 +419,9 @@ async function* followJournalctl(where: string[], spec: SourceSpec, onChild: (c:
   } catch (err) {
     if (!spec.signal?.aborted) throw err;
   }
+  if (spec.signal?.aborted) return;
   const { code, error } = await exited;
-  if (spec.signal?.aborted || error?.name === 'AbortError') return;
+  if (error?.name === 'AbortError') return;
   if (error) throw journalctlMissing(bin, error, spec);
   if (code !== 0 && code !== null) throw journalctlFailed(errText(), code);
 }

@@ -76,6 +76,20 @@ t.test('a journalctl that hangs is cut off by the time limit', async (t) => {
   t.match(ev.summary, /kubelet \(pid 1042\) loaded kube-system\/node-config-a \(7a0c1f4e\/100\)/);
 });
 
+t.test('a journalctl that ignores SIGTERM, or whose child holds its output, is cut off too', async (t) => {
+  // Found by review: only SIGTERM was sent, and the read waited for the pipes to close: 20 s for an 800 ms bound.
+  const dir = t.testdir({ journal: {} });
+  const line = fs.readFileSync(path.join(FIX, 'legacy-1.13.json'), 'utf8').split('\n').find((l) => l.includes('loading Kubelet configuration checkpoint'))!;
+  fs.writeFileSync(path.join(dir, 'line.json'), line + '\n');
+  for (const body of [`trap '' TERM; cat '${dir}/line.json'; sleep 10; sleep 10`, `cat '${dir}/line.json'; sleep 20 & wait`]) {
+    const bin = fake(dir, body);
+    const t0 = performance.now();
+    const ev = await lastEvidence({ journalctl: bin, journalDirs: [path.join(dir, 'journal')], timeoutMs: 300 });
+    t.ok(performance.now() - t0 < 3000, `returned soon after the limit (${Math.round(performance.now() - t0)} ms)`);
+    t.match(ev.lastEvent, { kind: 'checkpoint-load', resourceVersion: '100' }, 'what was read stands');
+  }
+});
+
 t.test('a failing journalctl gives no evidence, never an error', async (t) => {
   const dir = t.testdir({ journal: {} });
   const bin = fake(dir, 'echo nope >&2; exit 1');
