@@ -2,6 +2,8 @@
 // meta files and their payload hashes, the next-boot prediction, findings, crash loop.
 // A store that cannot be found or read still yields a report that says so.
 
+import fs from 'node:fs';
+import path from 'node:path';
 import { childProcess, sha256Hex } from '../builtins.js';
 import { CkptError } from '../errors.js';
 import { readFileCapped } from '../store/safepath.js';
@@ -123,6 +125,22 @@ function storeStateOf(err: CkptError): StoreState {
   return err.code === 'STORE_NOT_FOUND' ? 'absent' : 'unreadable';
 }
 
+/**
+ * The store directory a report names when the store could not be read: absolute, and the
+ * store/ below the dynamic-config-dir when it is there, as a readable store's path is
+ * (found by review: the raw --dir, relative, and one level up).
+ */
+function storePathOf(dir: string | null): string | null {
+  if (dir === null) return null;
+  const abs = path.resolve(dir);
+  if (path.basename(abs) === 'store') return abs;
+  try {
+    return fs.lstatSync(path.join(abs, 'store')).isDirectory() ? path.join(abs, 'store') : abs;
+  } catch {
+    return abs;
+  }
+}
+
 export async function buildNodeReport(o: ReportOptions): Promise<NodeReport> {
   let s: Session | null = null;
   let storeError: CkptError | null = null;
@@ -143,7 +161,7 @@ export async function buildNodeReport(o: ReportOptions): Promise<NodeReport> {
     node: { ...nodeName({ given: o.nodeName, kubeletArgv: argv, root: o.root, hostname: o.hostname }), host: o.hostname ?? (await import('node:os')).hostname() },
     kubelet: { version: o.askKubelet && o.root === '/' ? kubeletBinaryVersion() : null, rules: o.rules, config: s?.local.path ?? null },
     store: storeError
-      ? { path: o.dir ?? discover({ root: o.root }).dir, state: storeStateOf(storeError), error: storeError.message, checkpoints: null }
+      ? { path: storePathOf(o.dir ?? discover({ root: o.root }).dir), state: storeStateOf(storeError), error: storeError.message, checkpoints: null }
       : storeOk(s!.snap),
     assigned: null,
     lastKnownGood: null,

@@ -311,3 +311,11 @@ t.test('merge: stdin through a pipe, many reads: every report is read', async (t
   t.equal(json(r).nodes, 5000);
   t.same(json(r).warnings, []);
 });
+
+t.test('a store that cannot be read is named by its absolute path, as a readable one is', async (t) => {
+  // Found by review: the raw --dir, relative, stood where other reports name an absolute path.
+  const dir = t.testdir({});
+  const r = runCli(['--dir', 'missing-node', 'report', '--no-journal'], { cwd: dir });
+  const store = (JSON.parse(r.stdout) as { store: { path: string; state: string } }).store;
+  t.equal(store.path, path.join(dir, 'missing-node'));
+});
