@@ -1,7 +1,7 @@
 // readJournal: open a source, scan it for candidate lines, parse them into events, resolve
 // times, correlate with the store, and filter. The result is DESIGN.md's `journal` JSON.
 
-import { UsageError } from '../errors.js';
+import { CkptError, EnvError, UsageError, fsReason } from '../errors.js';
 import { checkUidFilter, type StoreView } from './correlate.js';
 import type { JournalResult } from './events.js';
 import { decodingSink, LineParser } from './lines.js';
@@ -105,6 +105,12 @@ export async function readJournalDetailed(opts: ReadJournalOptions, onProgress?:
     const make = (sample: Buffer) => new LineScanner(markersFor(sample), decodingSink(parser));
     bytes = src.fd !== null ? await scanFd(src.fd, { start: src.start, size: src.size, ready: () => opts.onOpen?.(src.size) }, make, report, abort.signal) : await scanChunks(src.chunks!, make, report);
     skipped = parser.skipped;
+  } catch (err) {
+    // A read that fails part-way (EIO on a failing disk, EAGAIN from a special file) is the
+    // source's fault, said as such (exit 3), not an internal error (found by review: exit 5).
+    const code = (err as NodeJS.ErrnoException)?.code;
+    if (!(err instanceof CkptError) && typeof code === 'string' && /^E[A-Z]+$/.test(code)) throw new EnvError(`cannot read ${src.label}: ${fsReason(err)}`, null, 'JOURNAL_UNREADABLE');
+    throw err;
   } finally {
     if (timer) clearTimeout(timer);
     src.close();
