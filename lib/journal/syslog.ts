@@ -237,6 +237,10 @@ export class YearInference {
   /** Returns the number of year steps seen so far, to be stored with the time. */
   step(t: LocalTime): number {
     this.version++;
+    // Dec 31 just after Jan 1: a line of the old year that came late (journald stores systemd's
+    // line before the kubelet's last buffered one), not the next year going back; it is read in
+    // the year before and the state stays on Jan 1 (found by review: the year stepped twice).
+    if (this.wraps > 0 && this.lastMonth === 1 && this.lastDay === 1 && t.month === 12 && t.day === 31) return this.wraps - 1;
     if (this.lastMonth !== 0 && t.month < this.lastMonth && !jitter({ month: this.lastMonth, day: this.lastDay }, t)) this.wraps++;
     this.lastMonth = t.month;
     this.lastDay = t.day;

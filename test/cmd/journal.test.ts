@@ -342,3 +342,17 @@ t.test('found by review: crash loops the correlation missed, and dates that do n
   }
   t.equal(runCli(['journal', '--file', f, '--since', '2024-02-29', '--year', '2025']).code === 2, false, 'Feb 29 of a leap year is a date');
 });
+
+t.test('found by review: a line of Dec 31 stored just after one of Jan 1 does not step the year twice', async (t) => {
+  const dir = t.testdir({});
+  const f = path.join(dir, 'kubelet.log');
+  fs.writeFileSync(f, [
+    'Dec 31 23:50:00 n1 kubelet[100]: I1231 23:50:00.000001     100 controller.go:101] kubelet config controller: starting controller',
+    'Dec 31 23:59:59 n1 kubelet[100]: I1231 23:59:59.900000     100 watch.go:128] kubelet config controller: assigned ConfigMap was updated',
+    'Jan 01 00:00:00 n1 systemd[1]: kubelet.service: Deactivated successfully.',
+    'Jan 01 00:00:00 n1 kubelet[100]: I1231 23:59:59.999000     100 configsync.go:205] kubelet config controller: Kubelet restarting to use /api/v1/namespaces/kube-system/configmaps/a, UID: aaaa-1, ResourceVersion: 2, KubeletConfigKey: kubelet',
+    'Jan 01 00:00:10 n1 kubelet[200]: I0101 00:00:10.000001     200 controller.go:101] kubelet config controller: starting controller',
+  ].join('\n') + '\n');
+  const r = json<{ events: { time: string }[] }>(runCli(['journal', '--file', f, '--year', '2025', '--utc', '-o', 'json']));
+  t.same(r.events.map((e) => e.time.slice(0, 10)), ['2025-12-31', '2025-12-31', '2026-01-01', '2025-12-31', '2026-01-01']);
+});
