@@ -7,7 +7,8 @@
 
 import { goQuote } from './gostrconv.js';
 import { parseQuantity, QuantityError } from './quantity.js';
-import { tryParseGoDuration } from './duration.js';
+import { DurationError, parseGoDuration, tryParseGoDuration } from './duration.js';
+import type { KubeletVersion } from './version.js';
 
 /** What stops it, and why in words (status's reason). */
 export interface AfterBootstrap {
@@ -50,9 +51,9 @@ const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
  * The first check the final config fails, in the kubelet's order, or null. `enabled` answers
  * for the feature gates in force (the config's over the node's).
  */
-export function afterBootstrap(config: Obj | null, enabled: (gate: string) => boolean): AfterBootstrap | null {
+export function afterBootstrap(config: Obj | null, enabled: (gate: string) => boolean, version: KubeletVersion = '1.23'): AfterBootstrap | null {
   if (!config) return null;
-  return tls(config) ?? run(config, enabled) ?? createKubelet(config);
+  return tls(config) ?? run(config, enabled, version) ?? createKubelet(config, version);
 }
 
 function tls(c: Obj): AfterBootstrap | null {
@@ -66,7 +67,7 @@ function tls(c: Obj): AfterBootstrap | null {
   return null;
 }
 
-function run(c: Obj, enabled: (gate: string) => boolean): AfterBootstrap | null {
+function run(c: Obj, enabled: (gate: string) => boolean, version: KubeletVersion): AfterBootstrap | null {
   const mode = str(obj(c.authorization)?.mode);
   if (mode !== null && mode !== '' && mode !== 'AlwaysAllow' && mode !== 'Webhook') {
     return { error: `${RUN}unknown authorization mode ${mode}`, because: 'its authorization.mode is neither AlwaysAllow nor Webhook (BuildAuthz)' };
@@ -80,8 +81,9 @@ function run(c: Obj, enabled: (gate: string) => boolean): AfterBootstrap | null 
       if (why) return { error: `${RUN}${why}`, because: `its ${field} reserves what the kubelet cannot (parseResourceList)` };
     }
   }
-  const hard = Object.keys(obj(c.evictionHard) ?? {}).find((k) => !EVICTION_SIGNALS.has(k));
-  if (hard !== undefined) return { error: `${RUN}unsupported eviction signal ${hard}`, because: 'its evictionHard names a signal the kubelet does not know (ParseThresholdConfig)' };
+  // evictionHard alone first (the allocatable thresholds), then everything in NewMainKubelet.
+  const hard = thresholds(obj(c.evictionHard), version).error;
+  if (hard) return { error: `${RUN}${hard}`, because: EVICTION_BECAUSE };
   for (const [k, v] of Object.entries(obj(c.qosReserved) ?? {})) {
     const why = qosError(k, String(v));
     if (why) return { error: `${RUN}${why}`, because: 'its qosReserved is not a memory percentage (ParseQOSReserved)' };
@@ -97,26 +99,101 @@ function run(c: Obj, enabled: (gate: string) => boolean): AfterBootstrap | null 
   return null;
 }
 
-function createKubelet(c: Obj): AfterBootstrap | null {
+function createKubelet(c: Obj, version: KubeletVersion): AfterBootstrap | null {
   const sync = str(c.syncFrequency);
   const ns = sync === null ? null : tryParseGoDuration(sync);
   if (ns !== null && ns < 0n) return { error: `${CREATE}invalid sync frequency ${ns}`, because: 'its syncFrequency is negative (NewMainKubelet)' };
   if (c.makeIPTablesUtilChains !== false && c.iptablesMasqueradeBit !== undefined && c.iptablesMasqueradeBit === c.iptablesDropBit) {
     return { error: `${CREATE}iptables-masquerade-bit and iptables-drop-bit must be different`, because: 'its iptablesMasqueradeBit and iptablesDropBit are the same bit (NewMainKubelet)' };
   }
-  const soft = obj(c.evictionSoft) ?? {};
-  const grace = obj(c.evictionSoftGracePeriod) ?? {};
-  for (const field of ['evictionSoft', 'evictionSoftGracePeriod', 'evictionMinimumReclaim'] as const) {
-    const bad = Object.keys(obj(c[field]) ?? {}).find((k) => !EVICTION_SIGNALS.has(k));
-    if (bad !== undefined) return { error: `${CREATE}unsupported eviction signal ${bad}`, because: `its ${field} names a signal the kubelet does not know (ParseThresholdConfig)` };
-  }
-  const graceless = Object.keys(soft).find((k) => !(k in grace));
-  if (graceless !== undefined) return { error: `${CREATE}grace period must be specified for the soft eviction threshold ${graceless}`, because: 'its evictionSoft has a threshold with no evictionSoftGracePeriod (ParseThresholdConfig)' };
+  const eviction = evictionError(c, version);
+  if (eviction) return { error: `${CREATE}${eviction}`, because: EVICTION_BECAUSE };
   const mode = str(c.configMapAndSecretChangeDetectionStrategy);
   if (mode && mode !== 'Get' && mode !== 'Cache' && mode !== 'Watch') {
     return { error: `${CREATE}unknown configmap and secret manager mode: ${mode}`, because: 'its configMapAndSecretChangeDetectionStrategy is not Get, Cache or Watch (NewMainKubelet)' };
   }
   return null;
+}
+
+const EVICTION_BECAUSE = 'its eviction thresholds hold what the kubelet refuses (ParseThresholdConfig)';
+
+/**
+ * ParseThresholdConfig, in its order: the hard statements, the soft ones, the grace periods,
+ * the minimum reclaims, then a grace period for each soft threshold ("0%" and "100%" are no
+ * threshold at all, so they need none).
+ */
+function evictionError(c: Obj, version: KubeletVersion): string | null {
+  const hard = thresholds(obj(c.evictionHard), version);
+  if (hard.error) return hard.error;
+  const soft = thresholds(obj(c.evictionSoft), version);
+  if (soft.error) return soft.error;
+  const grace = obj(c.evictionSoftGracePeriod) ?? {};
+  for (const [k, v] of Object.entries(grace)) {
+    if (!EVICTION_SIGNALS.has(k)) return `unsupported eviction signal ${k}`;
+    let ns: bigint;
+    try {
+      ns = parseGoDuration(String(v));
+    } catch (e) {
+      if (e instanceof DurationError) return e.message;
+      throw e;
+    }
+    if (ns < 0n) return `invalid eviction grace period specified: ${String(v)}, must be a positive value`;
+  }
+  for (const [k, v] of Object.entries(obj(c.evictionMinimumReclaim) ?? {})) {
+    if (!EVICTION_SIGNALS.has(k)) return `unsupported eviction signal ${k}`;
+    const val = String(v);
+    if (val.endsWith('%')) {
+      const p = percentage(val);
+      if (typeof p === 'string') return p;
+      if (p <= 0) return `eviction percentage minimum reclaim ${k} must be positive: ${val}`;
+      continue;
+    }
+    try {
+      if (parseQuantity(val).negative) return `negative eviction minimum reclaim specified for ${k}`;
+    } catch (e) {
+      if (e instanceof QuantityError) return e.message;
+      throw e;
+    }
+  }
+  const graceless = soft.signals.find((k) => !(k in grace));
+  return graceless === undefined ? null : `grace period must be specified for the soft eviction threshold ${graceless}`;
+}
+
+/** parseThresholdStatements: the first error, or the signals that make a threshold. */
+function thresholds(m: Obj | null, version: KubeletVersion): { error: string | null; signals: string[] } {
+  const signals: string[] = [];
+  for (const [k, v] of Object.entries(m ?? {})) {
+    if (!EVICTION_SIGNALS.has(k)) return { error: `unsupported eviction signal ${k}`, signals };
+    const val = String(v);
+    if (val.endsWith('%')) {
+      if (val === '0%' || val === '100%') continue;
+      const p = percentage(val);
+      if (typeof p === 'string') return { error: p, signals };
+      if (p < 0) return { error: `eviction percentage threshold ${k} must be >= 0%: ${val}`, signals };
+      // 1.20 compared the fraction with 100 (kubernetes#97321 made it 1 in 1.21).
+      if (p > (version === '1.20' ? 100 : 1)) return { error: `eviction percentage threshold ${k} must be <= 100%: ${val}`, signals };
+    } else {
+      try {
+        const q = parseQuantity(val);
+        if (q.negative || q.zero) return { error: `eviction threshold ${k} must be positive: ${val}`, signals };
+      } catch (e) {
+        if (e instanceof QuantityError) return { error: e.message, signals };
+        throw e;
+      }
+    }
+    signals.push(k);
+  }
+  return { error: null, signals };
+}
+
+/** parsePercentage: strconv.ParseFloat(TrimRight(v, "%"), 32) / 100, as a float32; or ParseFloat's error. */
+function percentage(val: string): number | string {
+  const n = val.replace(/%+$/, '');
+  if (!/^[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)$/i.test(n)) return `strconv.ParseFloat: parsing ${goQuote(n)}: invalid syntax`;
+  const x = /nan/i.test(n) ? NaN : /inf/i.test(n) ? (n.startsWith('-') ? -Infinity : Infinity) : Number(n);
+  const f = Math.fround(x);
+  if (Number.isFinite(x) && !Number.isFinite(f)) return `strconv.ParseFloat: parsing ${goQuote(n)}: value out of range`;
+  return Math.fround(f / 100);
 }
 
 function reservedError(k: string, v: string): string | null {

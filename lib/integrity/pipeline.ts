@@ -65,7 +65,7 @@ export function judgeConfig(opts: JudgeOptions): ConfigJudge {
     // After Bootstrap, in the kubelet's order: InitializeTLS (UnsecuredDependencies), then run():
     // ValidateKubeletServer's gate check first (only a command line known to name the store
     // says the controller runs), then what it builds from the config.
-    const after = afterBootstrap(o.config, enabledIn(o.config, opts));
+    const after = afterBootstrap(o.config, enabledIn(o.config, opts), opts.version);
     if (after && !after.error.startsWith('failed to run Kubelet: ')) return { ...j, exitsOnceAdopted: after.error, exitsBecause: after.because };
     if (controller && gateTurnedOff(o.config, opts)) return { ...j, exitsOnceAdopted: `failed to run Kubelet: ${DKC_GATE_TEXT}`, exitsBecause: 'its featureGates turn DynamicKubeletConfig off' };
     return after ? { ...j, exitsOnceAdopted: after.error, exitsBecause: after.because } : j;
@@ -112,6 +112,6 @@ export function judgeLocalConfig(bytes: Buffer, file: string, opts: JudgeOptions
   const gates = (o.payload?.featureGates ?? undefined) as Record<string, boolean> | undefined;
   if (j.stage === 'load-error') return { ...j, error: `failed to load Kubelet config file ${file}, error ${j.error}`, gates };
   // Valid, yet the kubelet stops once it runs this config (when no checkpoint is adopted).
-  const after = j.stage === 'ok' ? afterBootstrap(o.config, enabledIn(o.config, { ...opts, localGates: undefined })) : null;
+  const after = j.stage === 'ok' ? afterBootstrap(o.config, enabledIn(o.config, { ...opts, localGates: undefined }), opts.version) : null;
   return after ? { ...j, gates, exitsOnceAdopted: after.error, exitsBecause: after.because } : { ...j, gates };
 }

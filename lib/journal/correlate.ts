@@ -70,8 +70,8 @@ interface Proc {
   bootstrapFailed: boolean;
   /** Counted into the restart and crash-loop tallies (a process is final once the next one opens). */
   settled: boolean;
-  /** It logged "starting controller": a second one, under the same pid, is a new process (a containerised kubelet keeps its pid). */
-  controllerStarted: boolean;
+  /** When it logged "starting controller" (NaN: not yet): a later one, under the same pid, is a new process (a containerised kubelet keeps its pid). */
+  controllerStartMs: number;
   /** Opened on such a second start: a restart, though the pid did not change. */
   samePidRestart: boolean;
 }
@@ -130,10 +130,11 @@ export class Correlator {
       const cur = this.cur;
       // A late line of the process systemd just reported gone still belongs to it.
       const same = cur !== null && (ev.pid === null || cur.pid === null || cur.pid === ev.pid);
-      const again = same && ev.kind === 'controller-start' && cur!.controllerStarted;
+      // Only a later one: the same line read twice (a journal and its forwarded copy, overlapping rotated files) is no restart.
+      const again = same && ev.kind === 'controller-start' && at !== null && at.ms > cur!.controllerStartMs;
       const p = !cur || !same || again || (cur.closed && cur.pid === null && cur.exited) ? this.open(ev.pid, at) : cur;
       if (again) p.samePidRestart = true;
-      if (ev.kind === 'controller-start') p.controllerStarted = true;
+      if (ev.kind === 'controller-start' && Number.isNaN(p.controllerStartMs)) p.controllerStartMs = at?.ms ?? Number.POSITIVE_INFINITY;
       if (p.pid === null) p.pid = ev.pid;
       touch(p, at);
       kubeletEvent(p, ev, this.loadOf(ev));
@@ -162,7 +163,7 @@ export class Correlator {
   private open(pid: number | null, at: Stamp | null): Proc {
     // The previous process is final from here on.
     if (this.procs.length > this.procHead) this.settle(this.procs[this.procs.length - 1]!);
-    const p: Proc = { pid, first: own(at), last: own(at), closed: false, loaded: null, lastLoad: null, kubeletEnd: null, exitStatus: null, exited: false, limitHit: false, bootstrapFailed: false, settled: false, controllerStarted: false, samePidRestart: false };
+    const p: Proc = { pid, first: own(at), last: own(at), closed: false, loaded: null, lastLoad: null, kubeletEnd: null, exitStatus: null, exited: false, limitHit: false, bootstrapFailed: false, settled: false, controllerStartMs: NaN, samePidRestart: false };
     this.procs.push(p);
     if (this.procs.length - this.procHead > MAX_PROCESSES) {
       this.procHead++;

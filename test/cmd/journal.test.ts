@@ -324,6 +324,9 @@ t.test('found by review: crash loops the correlation missed, and dates that do n
   const a = runCli(['journal', '--file', path.join(dir, 'same-pid.log'), '--year', '2026', '--utc', '-o', 'json']);
   t.equal(a.code, 1, 'a crash loop');
   t.match(json(a), { restarts: 2, crashLoop: true, processes: [{ pid: 7 }, { pid: 7 }, { pid: 7 }] });
+  // The same lines read twice (a journal and a forwarded copy): no restart.
+  fs.writeFileSync(path.join(dir, 'twice.log'), samePid.split('\n').slice(0, 2).join('\n').repeat(1) + '\n' + samePid.split('\n').slice(0, 2).join('\n') + '\n');
+  t.match(json(runCli(['journal', '--file', path.join(dir, 'twice.log'), '--year', '2026', '--utc', '-o', 'json'])), { restarts: 0, crashLoop: false, processes: [{ pid: 7 }] });
   // Three failed starts in three minutes over New Year, with no --year: the year steps are one year apart.
   const ny = [['Dec 31 23:58:00', '1231 23:58:00', 100], ['Dec 31 23:59:30', '1231 23:59:30', 200], ['Jan 01 00:01:00', '0101 00:01:00', 300]]
     .map(([p, k, pid]) => `${p} n1 systemd[1]: Started kubelet: The Kubernetes Node Agent.\n${p} n1 kubelet[${pid}]: I${k}.000001     ${pid} controller.go:101] kubelet config controller: starting controller\n${p} n1 kubelet[${pid}]: F${k}.100000     ${pid} server.go:262] failed to determine a valid configuration, error: failed to decode, error: x\n${p} n1 systemd[1]: kubelet.service: Main process exited, code=exited, status=255/n/a\n`).join('');

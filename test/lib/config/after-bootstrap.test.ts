@@ -34,5 +34,17 @@ t.test('each check, worded as the kubelet words it, in its order', async (t) => 
   t.equal(err({ evictionSoft: { 'memory.available': '1Gi' } }), 'failed to run Kubelet: failed to create kubelet: grace period must be specified for the soft eviction threshold memory.available');
   t.equal(err({ evictionMinimumReclaim: { 'disk.available': '1Gi' } }), 'failed to run Kubelet: failed to create kubelet: unsupported eviction signal disk.available');
   t.equal(err({ configMapAndSecretChangeDetectionStrategy: 'Poll' }), 'failed to run Kubelet: failed to create kubelet: unknown configmap and secret manager mode: Poll');
+  t.equal(err({ evictionSoft: { 'memory.available': '0%', 'nodefs.available': '100%' } }), null, '0% and 100% are no threshold, and need no grace period');
+  t.equal(err({ evictionHard: { 'memory.available': 'abc' } }), "failed to run Kubelet: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
+  t.equal(err({ evictionHard: { 'memory.available': '0' } }), 'failed to run Kubelet: eviction threshold memory.available must be positive: 0');
+  t.equal(err({ evictionHard: { 'memory.available': 'x%' } }), 'failed to run Kubelet: strconv.ParseFloat: parsing "x": invalid syntax');
+  t.equal(err({ evictionHard: { 'nodefs.available': '-5%' } }), 'failed to run Kubelet: eviction percentage threshold nodefs.available must be >= 0%: -5%');
+  t.equal(err({ evictionHard: { 'nodefs.available': '150%' } }), 'failed to run Kubelet: eviction percentage threshold nodefs.available must be <= 100%: 150%');
+  t.equal(afterBootstrap({ evictionHard: { 'nodefs.available': '150%' } }, on, '1.20'), null, '1.20 compared the fraction with 100');
+  t.equal(err({ evictionSoft: { 'memory.available': '1Gi' }, evictionSoftGracePeriod: { 'memory.available': 'x' } }), 'failed to run Kubelet: failed to create kubelet: time: invalid duration "x"');
+  t.equal(err({ evictionSoft: { 'memory.available': '1Gi' }, evictionSoftGracePeriod: { 'memory.available': '-1m' } }), 'failed to run Kubelet: failed to create kubelet: invalid eviction grace period specified: -1m, must be a positive value');
+  t.equal(err({ evictionMinimumReclaim: { 'memory.available': '-1Gi' } }), 'failed to run Kubelet: failed to create kubelet: negative eviction minimum reclaim specified for memory.available');
+  t.equal(err({ evictionMinimumReclaim: { 'memory.available': '0%' } }), 'failed to run Kubelet: failed to create kubelet: eviction percentage minimum reclaim memory.available must be positive: 0%');
+  t.equal(err({ evictionSoft: { 'memory.available': 'x' } }), "failed to run Kubelet: failed to create kubelet: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'", 'a bad soft value fails before the grace check');
   t.equal(err({ tlsMinVersion: 'x', authorization: { mode: 'RBAC' } }), 'unknown tls version "x"', 'InitializeTLS comes first');
 });
