@@ -42,8 +42,17 @@ export type MetaDecode =
   /** We could not (or would not) read it: a symlink out of the store, permissions, a FIFO. */
   | { state: 'unreadable'; error: string; code: Extract<ContentRead, { ok: false }>['code'] };
 
+/** Decodes already made, per snapshot meta state (immutable): one status asks a dozen times. */
+const decoded = new WeakMap<MetaState, MetaDecode>();
+
 /** Decode a meta file's state from the snapshot. */
 export function decodeMetaState(m: MetaState): MetaDecode {
+  let d = decoded.get(m);
+  if (d === undefined) decoded.set(m, (d = decodeMetaStateOnce(m)));
+  return d;
+}
+
+function decodeMetaStateOnce(m: MetaState): MetaDecode {
   if (m.entry.kind === 'missing' || m.content === null) return { state: 'missing' };
   if (!m.content.ok) return { state: 'unreadable', error: m.content.error, code: m.content.code };
   // The kubelet would read it all and decode it; we did not, so what it decides is unknown.
