@@ -154,7 +154,8 @@ function runs(r: Partial<NodeReport>): { key: string; sha256: string | null; lab
     return { key: sha ?? `checkpoint:${id}`, sha256: sha, label: `checkpoint ${id} (journal)` };
   }
   const nb = obj(r.nextBoot);
-  if (!nb) return { key: 'unknown', sha256: null, label: 'not reported' };
+  // Its own group: a node that could not say (its store unreadable) is not one whose next boot is unknown.
+  if (!nb) return { key: 'not-reported', sha256: null, label: 'not reported' };
   const source = str(nb.source) ?? 'unknown';
   const ref = obj(nb.ref);
   const label = ref ? `${source} ${str(ref.namespace) ?? '?'}/${str(ref.name) ?? '?'} ${shortId(ref.uid, ref.resourceVersion)}` : source;

@@ -15,7 +15,8 @@ export const TEXTFILE_NAME = 'kubelet_ckpt.prom';
 export function writeTextfile(dir: string, text: string, name = TEXTFILE_NAME): string {
   const target = safeJoin(dir, name);
   // Opened once, the last name without following a link (META_SYMLINK when it is one).
-  const d = openWriteDir(dir, `--textfile-dir ${dir}`);
+  // Not the store: an unusable --textfile-dir is said as a failed write of its own.
+  const d = openWriteDir(dir, `--textfile-dir ${dir}`, 'WRITE_FAILED');
   const tmp = tempName(name);
   let created = false;
   let renamed = false;

@@ -52,25 +52,25 @@ export function isOurTemp(name: string): boolean {
  * Open the directory at `dir` for writing into: its parent is opened as given, `dir` itself
  * without following a link (META_SYMLINK refusal when it is one).
  */
-export function openWriteDir(dir: string | SafeDir, what: string): SafeDir {
+export function openWriteDir(dir: string | SafeDir, what: string, code = 'STORE_UNWRITABLE'): SafeDir {
   if (typeof dir !== 'string') return dir;
   let parent: SafeDir;
   try {
     parent = SafeDir.open(path.dirname(dir));
   } catch (err) {
-    throw changedOr(err, new EnvError(`cannot use ${what}: ${fsReason(err)}`, null, 'STORE_UNWRITABLE'));
+    throw changedOr(err, new EnvError(`cannot use ${what}: ${fsReason(err)}`, null, code));
   }
   return using(parent, (p) => {
     const name = path.basename(dir);
     const st = p.lstatIfAny(name);
-    if (!st) throw new EnvError(`cannot use ${what}: no such file or directory`, null, 'STORE_UNWRITABLE');
+    if (!st) throw new EnvError(`cannot use ${what}: no such file or directory`, null, code);
     if (st.isSymbolicLink()) throw new RefusedError(`${what} is a symbolic link; kubelet-ckpt never writes through a link`, null, 'META_SYMLINK');
-    if (!st.isDirectory()) throw new EnvError(`${what} is not a directory`, null, 'STORE_UNWRITABLE');
+    if (!st.isDirectory()) throw new EnvError(`${what} is not a directory`, null, code);
     try {
       return p.dir(name);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new RefusedError(`${what} is a symbolic link; kubelet-ckpt never writes through a link`, null, 'META_SYMLINK');
-      throw new EnvError(`cannot use ${what}: ${fsReason(err)}`, null, 'STORE_UNWRITABLE');
+      throw new EnvError(`cannot use ${what}: ${fsReason(err)}`, null, code);
     }
   });
 }

@@ -25,6 +25,9 @@ t.test('metrics --textfile-dir: kubelet_ckpt.prom replaced atomically, nothing e
   const bad = runCli(['--dir', store, 'metrics', '--no-journal', '--textfile-dir', path.join(dir, 'missing')]);
   t.equal(bad.code, 3);
   t.match(bad.stderr, /missing/);
+  // Found by review: the error code named the store.
+  const badJson = runCli(['--dir', store, 'metrics', '--no-journal', '--textfile-dir', path.join(dir, 'missing'), '-o', 'json']);
+  t.match(JSON.parse(badJson.stderr), { kind: 'Error', error: { code: 'WRITE_FAILED', exitCode: 3 } });
 });
 
 t.test('promtool check metrics accepts every fixture store\'s metrics', { skip: promtool ? false : 'promtool is not installed (Debian package prometheus)' }, async (t) => {

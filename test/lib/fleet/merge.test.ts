@@ -113,7 +113,7 @@ t.test('hostile field types never throw', async (t) => {
   const weird = { kind: 'NodeReport', node: { name: 'w', host: 7 }, store: 'x', nextBoot: 'y', running: 5, crashLoop: [], assigned: { ref: 'z' } };
   const f = mergeReports([doc('w', weird)]);
   t.equal(f.nodes, 1);
-  t.same(f.groups.map((g) => g.key), ['unknown']);
+  t.same(f.groups.map((g) => g.key), ['not-reported'], 'a group of its own, not the nodes whose next boot is unknown');
 });
 
 t.test('nodes not ready to leave Dynamic Kubelet Config: listed with why, not counted as trouble', async (t) => {
