@@ -49,7 +49,8 @@ export function problemsOf(nb: NextBoot | null, crash: Evidence | null): Problem
 function lineFor(p: Problem, nb: NextBoot | null, crash: Evidence | null): string {
   switch (p) {
     case 'will-not-start':
-      return `kubelet will not start: ${nb!.reason}`;
+      // NPD keeps 80 bytes: the kubelet's own error says most in them.
+      return nb!.willStart !== false && nb!.exitsAfterBootstrap ? `kubelet exits at every start: ${nb!.exitsAfterBootstrap.replace(/^failed to run Kubelet: (failed to create kubelet: )?/, '')}` : `kubelet will not start: ${nb!.reason}`;
     case 'fell-back':
       return `fell back to ${target(nb!)}: assigned ${nb!.statusError!.replace(/, see Kubelet log for details$/, '')}`;
     case 'crash-loop':

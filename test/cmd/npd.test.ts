@@ -179,3 +179,11 @@ t.test('a 10,000-checkpoint store: the rules finish well inside the 5 s timeout'
 t.test('check without --npd is a usage error', async (t) => {
   t.match(runCli(['check']), { code: 2, stderr: /pass --npd/ });
 });
+
+t.test('a kubelet that exits at every start: a problem, and the line says the kubelet\'s own error', async (t) => {
+  const store = copyFixture('stores/healthy');
+  fs.appendFileSync(path.join(store, 'store/checkpoints/946d785e-998a-11e7-a8dd-42010a800006/119980/kubelet'), 'cpuManagerPolicy: Static\n');
+  const r = runCli(['--dir', store, 'check', '--npd', '--no-journal']);
+  t.equal(r.code, 1);
+  t.equal(r.stdout, 'kubelet exits at every start: unknown policy: "Static"\n');
+});
