@@ -6,7 +6,7 @@
 // kubelet: …"). Checks that need the host (files, CPUs, NUMA nodes, cgroups, swap) are left out.
 
 import { goQuote } from './gostrconv.js';
-import { parseQuantity, QuantityError } from './quantity.js';
+import { parseQuantity, QuantityError, type ParsedQuantity } from './quantity.js';
 import { DurationError, parseGoDuration, tryParseGoDuration } from './duration.js';
 import type { KubeletVersion } from './version.js';
 
@@ -124,8 +124,7 @@ const EVICTION_BECAUSE = 'its eviction thresholds hold what the kubelet refuses 
  * threshold at all, so they need none).
  */
 function evictionError(c: Obj, version: KubeletVersion): string | null {
-  const hard = thresholds(obj(c.evictionHard), version);
-  if (hard.error) return hard.error;
+  // The hard statements come first; run() parsed them already, and got here only when they passed.
   const soft = thresholds(obj(c.evictionSoft), version);
   if (soft.error) return soft.error;
   const grace = obj(c.evictionSoftGracePeriod) ?? {};
@@ -149,12 +148,9 @@ function evictionError(c: Obj, version: KubeletVersion): string | null {
       if (p <= 0) return `eviction percentage minimum reclaim ${k} must be positive: ${val}`;
       continue;
     }
-    try {
-      if (parseQuantity(val).negative) return `negative eviction minimum reclaim specified for ${k}`;
-    } catch (e) {
-      if (e instanceof QuantityError) return e.message;
-      throw e;
-    }
+    const q = quantity(val);
+    if (typeof q === 'string') return q;
+    if (q.negative) return `negative eviction minimum reclaim specified for ${k}`;
   }
   const graceless = soft.signals.find((k) => !(k in grace));
   return graceless === undefined ? null : `grace period must be specified for the soft eviction threshold ${graceless}`;
@@ -174,13 +170,9 @@ function thresholds(m: Obj | null, version: KubeletVersion): { error: string | n
       // 1.20 compared the fraction with 100 (kubernetes#97321 made it 1 in 1.21).
       if (p > (version === '1.20' ? 100 : 1)) return { error: `eviction percentage threshold ${k} must be <= 100%: ${val}`, signals };
     } else {
-      try {
-        const q = parseQuantity(val);
-        if (q.negative || q.zero) return { error: `eviction threshold ${k} must be positive: ${val}`, signals };
-      } catch (e) {
-        if (e instanceof QuantityError) return { error: e.message, signals };
-        throw e;
-      }
+      const q = quantity(val);
+      if (typeof q === 'string') return { error: q, signals };
+      if (q.negative || q.zero) return { error: `eviction threshold ${k} must be positive: ${val}`, signals };
     }
     signals.push(k);
   }
@@ -197,15 +189,21 @@ function percentage(val: string): number | string {
   return Math.fround(f / 100);
 }
 
-function reservedError(k: string, v: string): string | null {
-  if (!RESERVABLE.has(k)) return `cannot reserve ${goQuote(k)} resource`;
+/** resource.ParseQuantity: the parsed quantity, or its error's words. */
+function quantity(v: string): ParsedQuantity | string {
   try {
-    if (parseQuantity(v).negative) return `resource quantity for ${goQuote(k)} cannot be negative: ${v}`;
+    return parseQuantity(v);
   } catch (e) {
     if (e instanceof QuantityError) return e.message;
     throw e;
   }
-  return null;
+}
+
+function reservedError(k: string, v: string): string | null {
+  if (!RESERVABLE.has(k)) return `cannot reserve ${goQuote(k)} resource`;
+  const q = quantity(v);
+  if (typeof q === 'string') return q;
+  return q.negative ? `resource quantity for ${goQuote(k)} cannot be negative: ${v}` : null;
 }
 
 function qosError(k: string, v: string): string | null {

@@ -2,13 +2,12 @@
 // meta files and their payload hashes, the next-boot prediction, findings, crash loop.
 // A store that cannot be found or read still yields a report that says so.
 
-import fs from 'node:fs';
 import path from 'node:path';
 import { childProcess, sha256Hex } from '../builtins.js';
 import { CkptError } from '../errors.js';
 import { readFileCapped } from '../store/safepath.js';
 import { decodeMetaState, type MetaDecode } from '../store/meta.js';
-import { allCheckpoints, findCheckpoint, PAYLOAD_CAP, type Snapshot } from '../store/snapshot.js';
+import { allCheckpoints, findCheckpoint, locateStore, PAYLOAD_CAP, type Snapshot } from '../store/snapshot.js';
 import { toSourceRef, type MetaName } from '../store/types.js';
 import { discover } from '../store/discover.js';
 import { predictNextBoot, trialOf, type NextBoot } from '../integrity/nextboot.js';
@@ -126,18 +125,16 @@ function storeStateOf(err: CkptError): StoreState {
 }
 
 /**
- * The store directory a report names when the store could not be read: absolute, and the
- * store/ below the dynamic-config-dir when it is there, as a readable store's path is
- * (found by review: the raw --dir, relative, and one level up).
+ * The store directory a report names when the store could not be read: where locateStore puts
+ * it, as for a readable store (found by review: the raw --dir, relative, and one level up);
+ * the absolute --dir when even that cannot be told.
  */
 function storePathOf(dir: string | null): string | null {
   if (dir === null) return null;
-  const abs = path.resolve(dir);
-  if (path.basename(abs) === 'store') return abs;
   try {
-    return fs.lstatSync(path.join(abs, 'store')).isDirectory() ? path.join(abs, 'store') : abs;
+    return locateStore(dir).storeDir;
   } catch {
-    return abs;
+    return path.resolve(dir);
   }
 }
 

@@ -2,6 +2,8 @@
 // relative paths), re-apply command-line flags, validate. A seam so next-boot
 // prediction and verify stay pure functions and tests can pass a stub.
 
+import type { AfterBootstrap } from '../config/after-bootstrap.js';
+
 export type JudgeStage = 'ok' | 'load-error' | 'validate-error' | 'internal-error';
 
 export interface Judgement {
@@ -20,12 +22,11 @@ export interface Judgement {
   /** Command-line flags that override a field the payload sets. */
   overrides?: { flag: string; path: string; value: unknown; payloadValue: unknown }[];
   /**
-   * ok, but the kubelet exits once it has adopted this config (its featureGates turn off the
-   * DynamicKubeletConfig gate that --dynamic-config-dir needs): the kubelet's error.
+   * ok, but the kubelet exits once it runs this config (its gates turn off the DynamicKubeletConfig
+   * gate --dynamic-config-dir needs, or a field it reads only then refuses): the kubelet's error,
+   * and why in words (`its featureGates turn DynamicKubeletConfig off`).
    */
-  exitsOnceAdopted?: string;
-  /** Why, in words: `its featureGates turn DynamicKubeletConfig off`. */
-  exitsBecause?: string;
+  exitsOnceAdopted?: AfterBootstrap;
 }
 
 export type ConfigJudge = (bytes: Buffer, filePath: string) => Judgement;

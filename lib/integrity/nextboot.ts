@@ -3,6 +3,7 @@
 // a payload reader and a config judge in; a NextBoot out.
 
 import { decodeMetaState, type MetaDecode } from '../store/meta.js';
+import type { AfterBootstrap } from '../config/after-bootstrap.js';
 import { findCheckpoint, metaModifiedMs, type Entry, type PayloadReader, type Snapshot } from '../store/snapshot.js';
 import fs from 'node:fs';
 import { apiPathOf, toSourceRef, type ConfigMapSource, type MetaName, type SourceRef } from '../store/types.js';
@@ -62,7 +63,7 @@ export function trialOf(snap: Snapshot): Trial | null {
 
 type Tried =
   /** `exits`: the kubelet adopts it, then exits (Judgement.exitsOnceAdopted). */
-  | { ok: true; source: ConfigMapSource; exits?: { error: string; because: string } }
+  | { ok: true; source: ConfigMapSource; exits?: AfterBootstrap }
   | { ok: false; stage: 'load-error' | 'validate-error' | 'internal-error'; error: string }
   | { ok: 'unknown'; why: string };
 
@@ -112,7 +113,7 @@ function tryCheckpoint(snap: Snapshot, reader: PayloadReader, judge: ConfigJudge
   }
   if (content.truncated) return { ok: 'unknown', why: `${dirRel}/${s.kubeletConfigKey} is larger than 1 MiB and was not parsed` };
   const j = judge(content.bytes, file);
-  if (j.stage === 'ok') return j.exitsOnceAdopted ? { ok: true, source: s, exits: { error: j.exitsOnceAdopted, because: j.exitsBecause ?? 'the kubelet stops on it after adopting it' } } : { ok: true, source: s };
+  if (j.stage === 'ok') return j.exitsOnceAdopted ? { ok: true, source: s, exits: j.exitsOnceAdopted } : { ok: true, source: s };
   return { ok: false, stage: j.stage, error: j.error ?? j.stage };
 }
 
@@ -168,12 +169,12 @@ function localOutcome(local: LocalConfig, why: string, statusError: string | nul
   const j = local.judgement;
   const checked = localWords(local);
   const bad = j !== null && j.stage !== 'ok';
-  const exits = j !== null && j.stage === 'ok' && j.exitsOnceAdopted ? j : null;
+  const exits = j !== null && j.stage === 'ok' ? (j.exitsOnceAdopted ?? null) : null;
   return {
     source: 'local',
     ref: null,
-    reason: bad ? `${why}; the local config fails: ${j!.error}` : exits ? `${why}; the local config is valid, but ${exits.exitsBecause}: the kubelet exits (${exits.exitsOnceAdopted}), at every start` : `${why}; ${checked}`,
-    exitsAfterBootstrap: exits ? exits.exitsOnceAdopted! : null,
+    reason: bad ? `${why}; the local config fails: ${j!.error}` : exits ? `${why}; the local config is valid, but ${exits.because}: the kubelet exits (${exits.error}), at every start` : `${why}; ${checked}`,
+    exitsAfterBootstrap: exits?.error ?? null,
     statusError,
     willStart: bad ? false : true,
     promotesToLastKnownGood: false,
@@ -220,7 +221,7 @@ export function predictNextBoot(snap: Snapshot, opts: PredictOptions): NextBoot 
   return { ...nb, unchecked: opts.local.startup?.unchecked ?? [] };
 }
 
-function adoptedThenExits(what: string, exits: { error: string; because: string }): string {
+function adoptedThenExits(what: string, exits: AfterBootstrap): string {
   return `${what} loads and validates, but ${exits.because}: the kubelet adopts it, then exits (${exits.error}), at every start`;
 }
 

@@ -65,10 +65,11 @@ export function judgeConfig(opts: JudgeOptions): ConfigJudge {
     // After Bootstrap, in the kubelet's order: InitializeTLS (UnsecuredDependencies), then run():
     // ValidateKubeletServer's gate check first (only a command line known to name the store
     // says the controller runs), then what it builds from the config.
-    const after = afterBootstrap(o.config, enabledIn(o.config, opts), opts.version);
-    if (after && !after.error.startsWith('failed to run Kubelet: ')) return { ...j, exitsOnceAdopted: after.error, exitsBecause: after.because };
-    if (controller && gateTurnedOff(o.config, opts)) return { ...j, exitsOnceAdopted: `failed to run Kubelet: ${DKC_GATE_TEXT}`, exitsBecause: 'its featureGates turn DynamicKubeletConfig off' };
-    return after ? { ...j, exitsOnceAdopted: after.error, exitsBecause: after.because } : j;
+    const enabled = enabledIn(o.config, opts);
+    const after = afterBootstrap(o.config, enabled, opts.version);
+    if (after && !after.error.startsWith('failed to run Kubelet: ')) return { ...j, exitsOnceAdopted: after };
+    if (controller && gateTurnedOff(o.config, enabled)) return { ...j, exitsOnceAdopted: { error: `failed to run Kubelet: ${DKC_GATE_TEXT}`, because: 'its featureGates turn DynamicKubeletConfig off' } };
+    return after ? { ...j, exitsOnceAdopted: after } : j;
   };
 }
 
@@ -89,7 +90,7 @@ function enabledIn(config: Record<string, unknown> | null, opts: JudgeOptions): 
  * such a checkpoint, sets its gates, and ValidateKubeletServer then exits on the flag, at every
  * start (reference flags-and-gates.md §3.1 step 5; found by review: status said it starts).
  */
-function gateTurnedOff(config: Record<string, unknown> | null, opts: JudgeOptions): boolean {
+function gateTurnedOff(config: Record<string, unknown> | null, enabled: (gate: string) => boolean): boolean {
   const gates = config?.featureGates;
   if (gates === null || typeof gates !== 'object') return false;
   // SetFromMap over the gates already set (the local config's): `AllBeta: false` turns off every
@@ -97,7 +98,7 @@ function gateTurnedOff(config: Record<string, unknown> | null, opts: JudgeOption
   const g = gates as Record<string, boolean>;
   if (g.DynamicKubeletConfig === false) return true;
   if (g.DynamicKubeletConfig === true || g.AllBeta !== false) return false;
-  return !gateEnabled(effectiveGates({ version: opts.version, localGates: opts.localGates, configGates: g }).state, 'DynamicKubeletConfig');
+  return !enabled('DynamicKubeletConfig');
 }
 
 export interface LocalJudgement extends Judgement {
@@ -113,5 +114,5 @@ export function judgeLocalConfig(bytes: Buffer, file: string, opts: JudgeOptions
   if (j.stage === 'load-error') return { ...j, error: `failed to load Kubelet config file ${file}, error ${j.error}`, gates };
   // Valid, yet the kubelet stops once it runs this config (when no checkpoint is adopted).
   const after = j.stage === 'ok' ? afterBootstrap(o.config, enabledIn(o.config, { ...opts, localGates: undefined }), opts.version) : null;
-  return after ? { ...j, gates, exitsOnceAdopted: after.error, exitsBecause: after.because } : { ...j, gates };
+  return after ? { ...j, gates, exitsOnceAdopted: after } : { ...j, gates };
 }

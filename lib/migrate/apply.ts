@@ -199,39 +199,43 @@ export function migrateBackup(dynamicConfigDir: string, id: string | null): Migr
     const names = all.list().filter((n) => BACKUP_ID.test(n)).sort();
     const pick = id ?? names[names.length - 1];
     if (!pick || !names.includes(pick)) return null;
-    let b: SafeDir;
-    let m: MigrateManifest;
+    let dir: SafeDir;
     try {
-      b = all.dir(pick);
+      dir = all.dir(pick);
     } catch {
       return null;
     }
-    return using(b, (dir) => {
-      try {
-        m = JSON.parse(dir.read('manifest.json', 1024 * 1024).bytes.toString('utf8')) as MigrateManifest;
-      } catch {
-        return null;
-      }
-      if (m?.kind !== 'migrate' || !Array.isArray(m.files)) return null;
-      const where = path.join(all.path, pick);
-      for (const [what, st] of [['the backups directory', all.stat()], [`backup ${pick}`, dir.stat()], [`backup ${pick}'s manifest`, dir.lstat('manifest.json')]] as const) {
-        const why = untrusted(st);
-        if (why) throw new RefusedError(`${what} (${where}) ${why}: its manifest names files undo would write, so it is not used`, 'restore from a backup only root wrote, or put the files back by hand', 'BACKUP_UNTRUSTED');
-      }
-      const copies = new Map<string, Buffer>();
-      for (const f of m.files) {
-        const bad = badSavedFile(f);
-        if (bad) throw new RefusedError(`backup ${pick} is damaged: ${bad}`, 'pick another backup (kubelet-ckpt undo --list)', 'BACKUP_DAMAGED');
-        if (f.copy === null || f.state === 'missing') continue;
-        try {
-          copies.set(f.copy, dir.read(f.copy, 1024 * 1024).bytes);
-        } catch (err) {
-          throw new RefusedError(`backup ${pick} is damaged: ${f.path}: ${fsReason(err)}`, 'pick another backup (kubelet-ckpt undo --list)', 'BACKUP_DAMAGED');
-        }
-      }
-      return { manifest: m, path: where, copies };
-    });
+    return using(dir, (d) => readMigrateBackup(all, d, pick));
   });
+}
+
+/** One backup directory, opened: its manifest when it is a migrate backup, checked, with its copies. */
+function readMigrateBackup(all: SafeDir, dir: SafeDir, id: string): MigrateBackup | null {
+  let m: MigrateManifest;
+  try {
+    m = JSON.parse(dir.read('manifest.json', 1024 * 1024).bytes.toString('utf8')) as MigrateManifest;
+  } catch {
+    return null;
+  }
+  if (m?.kind !== 'migrate' || !Array.isArray(m.files)) return null;
+  const where = path.join(all.path, id);
+  for (const [what, st] of [['the backups directory', all.stat()], [`backup ${id}`, dir.stat()], [`backup ${id}'s manifest`, dir.lstat('manifest.json')]] as const) {
+    const why = untrusted(st);
+    if (why) throw new RefusedError(`${what} (${where}) ${why}: its manifest names files undo would write, so it is not used`, 'restore from a backup only root wrote, or put the files back by hand', 'BACKUP_UNTRUSTED');
+  }
+  const damaged = (why: string) => new RefusedError(`backup ${id} is damaged: ${why}`, 'pick another backup (kubelet-ckpt undo --list)', 'BACKUP_DAMAGED');
+  const copies = new Map<string, Buffer>();
+  for (const f of m.files) {
+    const bad = badSavedFile(f);
+    if (bad) throw damaged(bad);
+    if (f.copy === null || f.state === 'missing') continue;
+    try {
+      copies.set(f.copy, dir.read(f.copy, 1024 * 1024).bytes);
+    } catch (err) {
+      throw damaged(`${f.path}: ${fsReason(err)}`);
+    }
+  }
+  return { manifest: m, path: where, copies };
 }
 
 /** Why a backup directory or file cannot be trusted: another user's, or writable by others. */

@@ -9,7 +9,7 @@ import type { Session } from '../session.js';
 import { encodeEmptyMeta, encodeMeta } from '../store/encode.js';
 import { decodeMeta, decodeMetaState, type MetaDecode } from '../store/meta.js';
 import { flagValue } from '../store/proc.js';
-import { MIN_PREFIX, payloadKey, resolveRef, unlistable, unlistableError } from '../store/refs.js';
+import { payloadKey, resolveRef, uidsWithPrefix, unlistable, unlistableError } from '../store/refs.js';
 import type { Checkpoint } from '../store/snapshot.js';
 import { unsafeNameReason } from '../store/safepath.js';
 import { META_NAMES, type ConfigMapSource, type MetaName } from '../store/types.js';
@@ -321,14 +321,14 @@ export function resolveTarget(s: Session, ref: string, opts: TargetOptions = {})
 
 /**
  * `UID/RV` naming a resourceVersion that is not on disk: a UID directory the UID (or a unique
- * prefix of at least MIN_PREFIX characters) names, without that RV, or a whole UID with no
+ * prefix of it, as refs take one) names, without that RV, or a whole UID with no
  * directory at all. Null when the ref is anything else (resolveRef then decides).
  */
 function absentTarget(snap: Session['snap'], ref: string): { uid: string; rv: string } | null {
   const m = /^([^/]+)\/([^/]+)$/.exec(ref);
   if (!m || unsafeNameReason(m[1]!) || unsafeNameReason(m[2]!)) return null;
   const [, u, rv] = m as unknown as [string, string, string];
-  const dirs = u.length >= MIN_PREFIX ? snap.uids.filter((x) => x.uid.startsWith(u)) : [];
+  const dirs = uidsWithPrefix(snap, u);
   if (dirs.length === 1) return !unlistable(snap, dirs[0]!.uid) && !dirs[0]!.checkpoints.some((c) => c.rv === rv) ? { uid: dirs[0]!.uid, rv } : null;
   return dirs.length === 0 && u.length === 36 && !unlistable(snap, u) ? { uid: u, rv } : null;
 }
@@ -338,7 +338,7 @@ export function targetProblems(s: Session, t: Target): string[] {
   if (t.kind === 'local') {
     const j = s.local.judgement;
     if (s.local.path && j && j.stage !== 'ok') return [`the local config ${s.local.path} fails: ${j.error ?? j.stage}: the kubelet would not start on it`];
-    if (s.local.path && j?.exitsOnceAdopted) return [`the local config ${s.local.path} is valid, but ${j.exitsBecause}: the kubelet exits once it runs it (${j.exitsOnceAdopted})`];
+    if (s.local.path && j?.exitsOnceAdopted) return [`the local config ${s.local.path} is valid, but ${j.exitsOnceAdopted.because}: the kubelet exits once it runs it (${j.exitsOnceAdopted.error})`];
     return [];
   }
   const src = t.source;
@@ -367,7 +367,7 @@ export function targetProblems(s: Session, t: Target): string[] {
       const j = s.judge(r.bytes, `${s.snap.storeDir}/${cp.rel}/${src.kubeletConfigKey}`);
       if (j.stage !== 'ok' && judged !== src.kubeletConfigKey) out.push(`${cp.rel}/${src.kubeletConfigKey} fails: ${j.error ?? j.stage}`);
       // Valid, yet the kubelet dies on it once adopted (found by review: rollback wrote such a last-known-good without --force).
-      if (j.stage === 'ok' && j.exitsOnceAdopted) out.push(`${cp.rel}/${src.kubeletConfigKey} is valid, but ${j.exitsBecause}: the kubelet exits once it adopts it (${j.exitsOnceAdopted})`);
+      if (j.stage === 'ok' && j.exitsOnceAdopted) out.push(`${cp.rel}/${src.kubeletConfigKey} is valid, but ${j.exitsOnceAdopted.because}: the kubelet exits once it adopts it (${j.exitsOnceAdopted.error})`);
     }
   }
   return out;

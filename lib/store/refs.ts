@@ -35,7 +35,7 @@ export interface ResolveOptions {
 }
 
 const META_ALIASES: Record<string, MetaName> = { assigned: 'assigned', 'last-known-good': 'last-known-good', lkg: 'last-known-good' };
-export const MIN_PREFIX = 4;
+const MIN_PREFIX = 4;
 
 /** Why the checkpoints of `uid` cannot be listed (checkpoints/ or the UID directory unreadable), else null. */
 export function unlistable(snap: Snapshot, uid: string): string | null {
@@ -118,13 +118,18 @@ export function payloadKey(cp: Checkpoint, source: ConfigMapSource | null, key?:
   return null;
 }
 
+/** The UID directories a prefix of at least MIN_PREFIX characters names (none for a shorter one). */
+export function uidsWithPrefix(snap: Snapshot, prefix: string): Snapshot['uids'] {
+  return prefix.length >= MIN_PREFIX ? snap.uids.filter((u) => u.uid.startsWith(prefix)) : [];
+}
+
 /** Resolve a UID or unique prefix (≥ 4 characters) to its checkpoints, ordered. */
 export function resolveUid(snap: Snapshot, uid: string): { uid: string; checkpoints: Checkpoint[] } {
   const why = unlistable(snap, uid);
   if (why && !snap.uids.some((u) => u.uid === uid && !u.listError)) throw unlistableError(why);
   const exact = snap.uids.find((u) => u.uid === uid);
   if (exact) return { uid, checkpoints: orderRVs(exact.checkpoints) };
-  const hits = uid.length >= MIN_PREFIX ? snap.uids.filter((u) => u.uid.startsWith(uid)) : [];
+  const hits = uidsWithPrefix(snap, uid);
   if (hits.length === 1) return { uid: hits[0]!.uid, checkpoints: orderRVs(hits[0]!.checkpoints) };
   if (hits.length > 1) {
     throw new UsageError(`UID prefix "${uid}" is ambiguous: it matches ${hits.map((h) => h.uid).join(', ')}`, 'give more characters of the UID', 'AMBIGUOUS_REF');

@@ -13,6 +13,7 @@ import { SafeDir, isWithin, openDirBelow, readOpened, unsafeNameReason, using } 
 import { nodePathOf, resolveInRoot } from './rooted.js';
 import { META_NAMES, type MetaName } from './types.js';
 import { decodeMetaState } from './meta.js';
+import { metaSourcesOf, type MetaSources } from './refs.js';
 
 /** The API server's ConfigMap size limit: nothing larger can have come from a ConfigMap. */
 export const PAYLOAD_CAP = 1024 * 1024;
@@ -561,7 +562,7 @@ function undecodableByName(x: SafeDir, names: readonly string[] | readonly fs.Di
  * lstat'ed now, as in `list`. The UID directory's own entry is the fstat of the descriptor it
  * is listed through.
  */
-function readUid(dirs: CheckpointDirs, cps: SafeDir, uid: string, metaNamed: ReadonlySet<string>): UidDir {
+function readUid(dirs: CheckpointDirs, cps: SafeDir, uid: string, metaNamed: MetaSources): UidDir {
   const rel = joinRel('checkpoints', uid);
   const listed = (own: Entry, checkpoints: Checkpoint[], others: Entry[], listError: string | null): UidDir => ({ uid, entry: own, checkpoints, others, listError });
   let d: SafeDir;
@@ -599,7 +600,7 @@ function readUid(dirs: CheckpointDirs, cps: SafeDir, uid: string, metaNamed: Rea
     for (const dirent of ents) {
       const r = joinRel(rel, dirent.name);
       // tmp_*: a leftover of an interrupted write, unless a meta file names it (then the kubelet loads it).
-      const named = !dirent.name.startsWith('tmp_') || metaNamed.has(`${uid}/${dirent.name}`);
+      const named = !dirent.name.startsWith('tmp_') || metaNamed.names({ uid, rv: dirent.name });
       if (raws?.has(dirent.name)) {
         // A directory is a checkpoint that says why nothing inside is read; anything else an odd entry.
         const e = undecodableEntry(x, r, dirent.name, raws, 'resourceVersion');
@@ -677,16 +678,6 @@ export function locateStore(dir: string, root?: string): { dynamicConfigDir: str
     'give the kubelet\'s --dynamic-config-dir (the directory that holds store/) with --dir',
     'STORE_NOT_FOUND',
   );
-}
-
-/** `uid/rv` of the checkpoints the meta files name (decoded as the kubelet decodes them). */
-function namedByMeta(states: Record<MetaName, MetaState>): Set<string> {
-  const out = new Set<string>();
-  for (const n of META_NAMES) {
-    const d = decodeMetaState(states[n]);
-    if (d.state === 'source' && d.source.uid && d.source.resourceVersion) out.add(`${d.source.uid}/${d.source.resourceVersion}`);
-  }
-  return out;
 }
 
 /** Pin the dynamic-config-dir too (the lock and backups are reached through it); one that cannot be opened is left to the command that needs it. */
@@ -775,7 +766,8 @@ export function takeSnapshot(dir: string, opts: SnapshotOptions = {}): Snapshot 
   }
   const metaStates = Object.fromEntries(META_NAMES.map((n) => [n, readMeta(store, meta, metaDir, realStoreDir, n, opts.root)])) as Record<MetaName, MetaState>;
   meta?.close();
-  const metaNamed = namedByMeta(metaStates);
+  // What the meta files name (metaSources, as clean and prune ask it), before any checkpoint is listed.
+  const metaNamed = metaSourcesOf({ assigned: decodeMetaState(metaStates.assigned), 'last-known-good': decodeMetaState(metaStates['last-known-good']) });
   let checkpointsDir = find('checkpoints');
   let uids: UidDir[] = [];
   const dirs = new CheckpointDirs(store);
