@@ -11,7 +11,7 @@ import type { MigrateBackup, MigrateResult } from '../lib/migrate/apply.js';
 
 import type { Session } from '../lib/session.js';
 import type { Streams } from '../lib/output/streams.js';
-import { output, processStreams, session, setExit, warn, type GlobalArgs } from './common.js';
+import { commandPrefix, output, processStreams, session, setExit, warn, type GlobalArgs } from './common.js';
 
 import type { Judgement } from '../lib/integrity/judge.js';
 import type { JudgeOptions } from '../lib/integrity/pipeline.js';
@@ -307,7 +307,10 @@ export async function runMigrateCommand(args: RecoveryArgs, words: string[], pla
     return setExit(0);
   }
   const m = await import('../lib/migrate/apply.js');
-  await runFilePlan(args, streams, mode, m.previewMigrate(p), p.refusals, () => m.applyMigrate(ctx, p));
+  // Named with the store: the migration takes --dynamic-config-dir off the command line, so a
+  // store outside the well-known places is no longer found without it (found by review).
+  const undo = `${commandPrefix({ ...args, dir: s.snap.dynamicConfigDir })} undo`;
+  await runFilePlan(args, streams, mode, m.previewMigrate(p), p.refusals, () => m.applyMigrate(ctx, p), undo);
 }
 
 /** undo of a migrate backup (cmd/undo decides which kind of backup it is). */
@@ -320,7 +323,8 @@ export async function runMigrateUndo(args: RecoveryArgs, s: Session, backup: Mig
   await runFilePlan(args, streams, mode, m.previewMigrateUndo(p), p.refusals, () => m.applyMigrateUndo(ctx, p));
 }
 
-async function runFilePlan(args: RecoveryArgs, streams: Streams, mode: Mode, preview: MigrateResult, refusals: readonly Error[], apply: () => Promise<MigrateResult>): Promise<void> {
+/** `undo`: the command that restores the backup the apply makes, for its text. */
+async function runFilePlan(args: RecoveryArgs, streams: Streams, mode: Mode, preview: MigrateResult, refusals: readonly Error[], apply: () => Promise<MigrateResult>, undo?: string): Promise<void> {
   const { renderMigrate } = await import('../lib/output/migrate.js');
   if (mode === 'dry-run') {
     output(preview, renderMigrate, args, streams, 'MigrateResult');
@@ -335,7 +339,7 @@ async function runFilePlan(args: RecoveryArgs, streams: Streams, mode: Mode, pre
     if (!(await ask('Write these files? [y/N] '))) throw new RefusedError('not confirmed: nothing was changed', null, 'DECLINED');
   }
   const r = await apply();
-  output(r, renderMigrate, args, streams, 'MigrateResult');
+  output(r, (res, c) => renderMigrate(res, c, undo), args, streams, 'MigrateResult');
   if (args.output === 'text' && !args.quiet) for (const w of r.warnings) if (mode !== 'ask' || !preview.warnings.includes(w)) streams.stderr.write(`warning: ${w}\n`);
   setExit(0);
 }

@@ -66,6 +66,22 @@ function goReadError(file: string, err: unknown): string {
   return `${reason === 'is a directory' ? 'read' : 'open'} ${file}: ${reason}`;
 }
 
+/**
+ * The kubelet's --config file, read as every command reads it: a FIFO or device must not hang
+ * a command or fill memory, so regular files only, capped. Else why not, in the words that
+ * follow the kubelet's "error: ".
+ */
+export function readLocalBytes(file: string): { ok: true; bytes: Buffer } | { ok: false; why: string } {
+  try {
+    const r = readFileCapped(file, LOCAL_CONFIG_CAP, { follow: true });
+    if (r.truncated) return { ok: false, why: `it is larger than ${LOCAL_CONFIG_CAP / 1024 / 1024} MiB (kubelet-ckpt read no further)` };
+    return { ok: true, bytes: r.bytes };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return { ok: false, why: code === 'ENOTREG' ? `it is not a regular file (${kindOfPath(file)}); kubelet-ckpt did not read it` : goReadError(file, err) };
+  }
+}
+
 function readLocal(file: string | null, opts: JudgeOptions, argv: readonly string[] | null): { local: LocalConfig; gates?: Record<string, boolean> | undefined } {
   const version = opts.version;
   if (!file) return { local: { path: null, judgement: null, startup: checkStartup({ version, argv, config: null }) } };
@@ -74,15 +90,9 @@ function readLocal(file: string | null, opts: JudgeOptions, argv: readonly strin
     const judgement: Judgement = { stage: 'load-error', error: `failed to load Kubelet config file ${file}, error failed to read kubelet config file "${file}", error: ${why}` };
     return { local: { path: file, judgement, startup: checkStartup({ version, argv, config: { path: file, judgement } }) } };
   };
-  try {
-    // A FIFO or device here must not hang status or fill memory: regular files only, capped.
-    const r = readFileCapped(file, LOCAL_CONFIG_CAP, { follow: true });
-    if (r.truncated) return fail(`it is larger than ${LOCAL_CONFIG_CAP / 1024 / 1024} MiB (kubelet-ckpt read no further)`);
-    bytes = r.bytes;
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    return fail(code === 'ENOTREG' ? `it is not a regular file (${kindOfPath(file)}); kubelet-ckpt did not read it` : goReadError(file, err));
-  }
+  const read = readLocalBytes(file);
+  if (!read.ok) return fail(read.why);
+  bytes = read.bytes;
   const j = judgeLocalConfig(bytes, file, opts);
   return { local: { path: file, judgement: j, startup: checkStartup({ version, argv, config: { path: file, judgement: j } }) }, gates: j.gates };
 }

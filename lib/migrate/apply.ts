@@ -44,7 +44,7 @@ export interface MigrateResult {
   warnings: string[];
   nextSteps: string[];
   configPath: string | null;
-  source: MigratePlan['export']['source'] | null;
+  source: NonNullable<MigratePlan['export']>['source'] | null;
   kubeadm: KubeadmCheck | null;
   kubelet?: RestartReport | null;
   /** undo: the backup restored. */
@@ -128,7 +128,7 @@ function baseResult(plan: MigratePlan, writes: Write[], dryRun: boolean): Migrat
     warnings: [...plan.warnings],
     nextSteps: plan.nextSteps,
     configPath: plan.configPath,
-    source: plan.export.source,
+    source: plan.export?.source ?? null,
     kubeadm: plan.kubeadm,
   };
 }

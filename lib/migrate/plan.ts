@@ -45,9 +45,10 @@ export interface MigratePlan {
   store: string;
   dynamicConfigDir: string;
   root: string;
-  export: ExportResult;
-  /** Node path of the kubelet's --config file (written with the export). */
-  configPath: string;
+  /** Null when only the gate leaves the command line (a kubelet that no longer reads the store). */
+  export: ExportResult | null;
+  /** Node path of the kubelet's --config file (written with the export); null when the gate alone is removed and the kubelet has none. */
+  configPath: string | null;
   /** --config was added to the command line (there was none). */
   configAdded: boolean;
   changes: FileChange[];
@@ -115,6 +116,13 @@ function editAll(files: FlagFile[], addConfig: string | null, target: { file: nu
     for (const p of e.problems) out.problems.push(new RefusedError(`${file.nodePath} line ${p.line}: ${p.action}`, 'edit that line by hand (remove --dynamic-config-dir and the DynamicKubeletConfig gate), then re-run', 'FLAGS_UNPARSEABLE'));
     out.placed ||= e.placedConfig;
     if (e.text === text) return;
+    // The edit works on the text as UTF-8: a file that is not would come back with its other
+    // bytes replaced (found by review: a Latin-1 path in another flag changed). systemd reads
+    // unit and environment files as UTF-8 too, so such a file is left to a person.
+    if (file.state.kind === 'file' && !Buffer.from(text, 'utf8').equals(file.state.bytes)) {
+      out.problems.push(new RefusedError(`${file.nodePath} is not valid UTF-8, and kubelet-ckpt does not rewrite a file it cannot keep byte for byte`, 'edit that file by hand (remove --dynamic-config-dir and the DynamicKubeletConfig gate), then re-run', 'FLAGS_UNPARSEABLE'));
+      return;
+    }
     out.changes.push({ file, after: Buffer.from(e.text), edits: e.edits, diff: '' });
   });
   out.argv = argvOf(out.changes);
@@ -190,6 +198,35 @@ function notUsingDkc(where: string, configPath: string | null): NothingToMigrate
   };
 }
 
+/**
+ * A kubelet whose command line has no --dynamic-config-dir but still sets the
+ * DynamicKubeletConfig gate: it does not read the store, yet a 1.24 or 1.25 kubelet refuses
+ * `=true` and a 1.26+ one any value (an unknown gate), so "nothing to do" would send it to the
+ * upgrade broken (found by review). The gate leaves the flag files as in a full migration;
+ * no --config file is written. A gate in the --config file itself is refused: kubelet-ckpt
+ * does not edit the kubelet's YAML in place.
+ */
+function gatePlan(ctx: RecoveryContext, req: MigrateRequest, cl: { argv: string[]; source: string }, configPath: string | null, gateInConfig: boolean): MigratePlan {
+  const root = ctx.root;
+  const refusals: CkptError[] = [];
+  const warnings = [`the kubelet's command line (from the ${cl.source}) has no --dynamic-config-dir, so it does not read the store, but it still sets the ${DKC_GATE} gate, which a 1.24+ kubelet refuses: only the gate is removed`];
+  if (gateInConfig) refusals.push(new RefusedError(`${configPath ?? 'the --config file'} sets featureGates.${DKC_GATE}, which a 1.24+ kubelet refuses, and kubelet-ckpt does not edit that file`, `remove ${DKC_GATE} from its featureGates by hand, then re-run`, 'FLAGS_UNPARSEABLE'));
+  const edited = editFiles(root, cl.argv, null, flagFiles(root));
+  refusals.push(...edited.problems);
+  if (!refusals.length) proveArgv(cl.argv, edited.argv, edited.changes, null, refusals);
+  interlocks(ctx, req, refusals, warnings);
+  const overrides = { force: req.force, restartKubelet: req.restartKubelet };
+  const steps = nextSteps({ configPath: configPath ?? 'its config', overrides }, nodeNameOf(cl.argv, root), false, ctx.kubeconfig ? path.resolve(ctx.kubeconfig) : null);
+  const s = ctx.session;
+  return {
+    kind: 'migrate', commandLine: ctx.commandLine, store: s.snap.storeDir, dynamicConfigDir: s.snap.dynamicConfigDir, root,
+    export: null, configPath, configAdded: false, changes: edited.changes, warnings, refusals, overrides,
+    // Nothing was assigned that this kubelet runs: no configz check or assignment to clear.
+    nextSteps: steps.filter((x) => !x.startsWith('confirm the running config') && !x.startsWith('where the API server')),
+    kubeadm: null,
+  };
+}
+
 /** The Node's name for the next steps: report's rule (under --root, the disk's /etc/hostname), else a placeholder. */
 function nodeNameOf(argv: readonly string[], root: string): string {
   return nodeName({ kubeletArgv: argv, root }).name || 'NODE';
@@ -229,7 +266,13 @@ export async function planMigrate(ctx: RecoveryContext, req: MigrateRequest): Pr
   const configPath = given ? path.posix.resolve('/', given) : DEFAULT_CONFIG_PATH;
   const addConfig = given ? null : DEFAULT_CONFIG_PATH;
   const hasDir = flagValue(cl.argv, 'dynamic-config-dir') !== null;
-  if (!hasDir && !req.ref) return notUsingDkc(cl.source, given ? configPath : null);
+  if (!hasDir && !req.ref) {
+    // Not reading the store, but the gate may still be set: a 1.24+ kubelet refuses to start with it.
+    const gateInFlags = !sameArgv(migratedArgv(cl.argv, null), cl.argv);
+    const gateInConfig = Object.hasOwn(s.judgeOptions.localGates ?? {}, DKC_GATE);
+    if (!gateInFlags && !gateInConfig) return notUsingDkc(cl.source, given ? configPath : null);
+    return gatePlan(ctx, req, cl, given ? configPath : null, gateInConfig);
+  }
   if (!hasDir) warnings.push("the kubelet's unit and env files have no --dynamic-config-dir: only the --config file is written");
   const flagged = flagFiles(root);
   const edited = editFiles(root, cl.argv, hasDir ? addConfig : null, flagged);

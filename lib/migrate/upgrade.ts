@@ -6,7 +6,6 @@
 // the store: it runs defaults + --config file + flags, and when the config it runs now came
 // from a checkpoint that is the silent revert, listed field by field with diff's engine.
 
-import fs from 'node:fs';
 import { UsageError } from '../errors.js';
 import { loadCheckpointConfig } from '../config/load.js';
 import { deepClone, type ConfigObject } from '../config/objpath.js';
@@ -16,7 +15,7 @@ import { KUBELET_COMPARE } from '../diff/decode.js';
 import { compareValues, type Change } from '../diff/semantic.js';
 import type { Value } from '../diff/value.js';
 import { predictNextBoot, type BootSource } from '../integrity/nextboot.js';
-import type { Session } from '../session.js';
+import { readLocalBytes, type Session } from '../session.js';
 import { flagAsWritten, flagValue } from '../store/proc.js';
 import { refBytes } from '../store/show.js';
 import { resolveRef } from '../store/refs.js';
@@ -125,13 +124,12 @@ export function startupExit(s: Session, to: UpgradeTarget): string | null {
 
 function localConfig(s: Session, root: string): { config: ConfigObject | null; path: string | null; error: string | null } {
   const p = s.local.path;
-  let bytes = DEFAULTS_ONLY;
+  let bytes: Buffer = DEFAULTS_ONLY;
   if (p) {
-    try {
-      bytes = fs.readFileSync(p);
-    } catch (err) {
-      return { config: null, path: nodePathOf(root, p), error: `cannot read ${p}: ${(err as Error).message}` };
-    }
+    // As status reads it (found by review: a FIFO here hung upgrade-check).
+    const read = readLocalBytes(p);
+    if (!read.ok) return { config: null, path: nodePathOf(root, p), error: `cannot read ${p}: ${read.why}` };
+    bytes = read.bytes;
   }
   const node = p ? nodePathOf(root, p) : '/var/lib/kubelet/config.yaml';
   const o = loadCheckpointConfig(bytes, node, { version: s.judgeOptions.version, argv: s.kubeletArgv });

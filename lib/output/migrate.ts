@@ -19,8 +19,8 @@ export function renderExport(r: ExportResult & { outcome?: string }, ctx: TextCo
   return lines.join('\n');
 }
 
-/** migrate / undo of a migration: each file's diff, then what must still happen. */
-export function renderMigrate(r: MigrateResult, ctx: TextContext): string {
+/** migrate / undo of a migration: each file's diff, then what must still happen. `undo`: the command that restores the backup. */
+export function renderMigrate(r: MigrateResult, ctx: TextContext, undo = 'kubelet-ckpt undo'): string {
   const { p } = ctx;
   const lines: string[] = [];
   const verb = r.command === 'undo' ? `Restore backup ${r.restored}` : 'Migrate';
@@ -32,7 +32,7 @@ export function renderMigrate(r: MigrateResult, ctx: TextContext): string {
     for (const e of c.edits) lines.push(`  line ${e.line}: ${e.action}`);
     if (r.dryRun || ctx.verbose) lines.push(c.diff.replace(/\n$/, ''));
   }
-  if (r.backup) lines.push('', `backup: ${r.backup} (kubelet-ckpt undo restores it)`);
+  if (r.backup) lines.push('', `backup: ${r.backup} (${undo} restores it)`);
   if (r.kubelet) lines.push(`kubelet: stopped ${r.kubelet.stopped ? 'yes' : 'no'}, started ${r.kubelet.started ? 'yes' : 'no'}, systemctl is-active: ${r.kubelet.active ?? 'unknown'}`);
   if (r.kubeadm?.differences?.length) {
     lines.push('', `kubeadm: fields where the export differs from ${r.kubeadm.file}:`);

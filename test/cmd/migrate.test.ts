@@ -355,6 +355,68 @@ t.test('no --dynamic-config-dir on the command line: the kubelet runs its local 
   t.same(tree(root), before, 'dry runs change nothing');
 });
 
+t.test('no --dynamic-config-dir but the gate still set: the gate alone leaves the command line (a 1.24+ kubelet refuses it); in the --config file it is refused', async (t) => {
+  const root = copyFixture('migrate/kubespray');
+  const env = path.join(root, 'etc/kubernetes/kubelet.env');
+  const original = fs.readFileSync(env, 'utf8');
+  fs.writeFileSync(env, original.replace(/^.*--dynamic-config-dir=.*\n/m, ''));
+  const D = ['--root', root, '--dir', path.join(root, 'etc/kubernetes/dynamic_kubelet_dir')];
+  const before = tree(root);
+  const dry = runCli([...D, 'migrate', '--dry-run', '-o', 'json']);
+  t.equal(dry.code, 0, dry.stderr);
+  const dj = JSON.parse(dry.stdout);
+  t.same(validate(dj, JSON.parse(fs.readFileSync(path.join(repoRoot, 'schema/MigrateResult.json'), 'utf8'))), []);
+  t.notOk('nothing' in dj, 'not "nothing to do": found by review, a 1.24 kubelet would not start');
+  t.match(dj, { dryRun: true, source: null, configPath: '/etc/kubernetes/kubelet-config.yaml', changes: [{ path: '/etc/kubernetes/kubelet.env', role: 'env' }] });
+  t.equal(dj.changes.length, 1, 'no --config file is written');
+  t.match(dj.warnings.join('\n'), /no --dynamic-config-dir, so it does not read the store, but it still sets the DynamicKubeletConfig gate/);
+  t.same(tree(root), before, 'a dry run changes nothing');
+
+  const m = runCli([...D, 'migrate', '--yes']);
+  t.equal(m.code, 0, m.stderr);
+  t.equal(fs.readFileSync(env, 'utf8'), original.replace(/^.*(--dynamic-config-dir=|DynamicKubeletConfig).*\n/gm, ''), 'exactly the gate line is gone');
+  const again = runCli([...D, 'migrate', '--yes']);
+  t.match(again.stdout, /^nothing to do:/, 'a second run has nothing left to do');
+  const undo = runCli([...D, 'undo', '--yes']);
+  t.equal(undo.code, 0, undo.stderr);
+  t.same(tree(root), before, 'undo restores the env file');
+
+  // The gate in the kubelet's --config file: not edited in place, refused.
+  const cfg = path.join(root, 'etc/kubernetes/kubelet-config.yaml');
+  fs.writeFileSync(env, original.replace(/^.*(--dynamic-config-dir=|DynamicKubeletConfig).*\n/gm, ''));
+  fs.writeFileSync(cfg, fs.readFileSync(cfg, 'utf8').replace('featureGates:\n', 'featureGates:\n  DynamicKubeletConfig: true\n'));
+  const r = runCli([...D, 'migrate', '--yes']);
+  t.equal(r.code, 4, r.stdout);
+  t.match(r.stderr, /kubelet-config\.yaml sets featureGates\.DynamicKubeletConfig, which a 1\.24\+ kubelet refuses/);
+});
+
+t.test('a flag file that is not valid UTF-8 is refused, never rewritten with its other bytes replaced (found by review)', async (t) => {
+  const root = copyFixture('migrate/kubespray');
+  const env = path.join(root, 'etc/kubernetes/kubelet.env');
+  const latin1 = Buffer.concat([Buffer.from('# maintained by J\xfcrgen\n', 'latin1'), fs.readFileSync(env)]);
+  fs.writeFileSync(env, latin1);
+  const before = tree(root);
+  const r = runCli(['--root', root, '--dir', path.join(root, 'etc/kubernetes/dynamic_kubelet_dir'), 'migrate', '--yes', '--force']);
+  t.equal(r.code, 4, r.stdout);
+  t.match(r.stderr, /kubelet\.env is not valid UTF-8, and kubelet-ckpt does not rewrite a file it cannot keep byte for byte/);
+  t.same(tree(root), before, 'nothing written');
+  t.ok(fs.readFileSync(env).equals(latin1), 'the Latin-1 byte is still there');
+});
+
+t.test('the printed undo names the store: once migrated, the command line no longer does (found by review)', async (t) => {
+  const root = copyFixture('migrate/kubespray');
+  const dir = path.join(root, 'etc/kubernetes/dynamic_kubelet_dir');
+  const before = tree(root);
+  const m = runCli(['--root', root, '--dir', dir, 'migrate', '--yes', '--force']);
+  t.equal(m.code, 0, m.stderr);
+  const undo = /\(kubelet-ckpt (.*) undo restores it\)/.exec(m.stdout);
+  t.ok(undo, m.stdout);
+  t.equal(undo![1], `--root ${root} --dir ${dir}`);
+  const u = runCli([...undo![1]!.split(' '), 'undo', '--yes']);
+  t.equal(u.code, 0, u.stderr);
+  t.same(tree(root), before, 'the printed command restores every file');
+});
+
 t.test('a commented-out line inside a continued ExecStart= is no argument (systemd.syntax(7))', async (t) => {
   const root = copyFixture('migrate/by-hand');
   const unit = path.join(root, 'etc/systemd/system/kubelet.service');

@@ -2,6 +2,7 @@
 // next start runs nothing / something unknown: no "the same config", no exit 0 on a guess.
 import t from 'tap';
 import fs from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { copyFixture, json, runCli } from '../helpers.js';
 
@@ -83,4 +84,14 @@ t.test('report: migration is not ready on an assumed command line or with nothin
     t.equal(r.code, 0);
     t.same(json(r).migration, { to: '1.24', ready: false, breaks: true, exitMessage: M4, revertedFields: [], error: null, assumedFlags: [`--dynamic-config-dir=${dir}`, GATE] }, store);
   }
+});
+
+t.test('a --config file that is a FIFO: upgrade-check says so and exits, as status does (found by review: it hung)', async (t) => {
+  const root = copyFixture('migrate/kubespray');
+  const cfg = path.join(root, 'etc/kubernetes/kubelet-config.yaml');
+  fs.rmSync(cfg);
+  spawnSync('mkfifo', [cfg]);
+  const r = runCli(['--root', root, '--dir', path.join(root, 'etc/kubernetes/dynamic_kubelet_dir'), 'upgrade-check', '--to', '1.24'], { timeout: 20_000 });
+  t.equal(r.code, 1, `exits (not killed by the timeout): ${r.stderr}`);
+  t.match(r.stdout, /it is not a regular file \(a FIFO\); kubelet-ckpt did not read it/);
 });
