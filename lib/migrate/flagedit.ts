@@ -186,6 +186,14 @@ function findSplices(text: string, kind: FlagFileKind, opts: EditOptions, proble
     for (let i = 0; i < atoms.length; i++) {
       const a = atoms[i]!;
       const line = lineAt(text, a.start);
+      const next = atoms[i + 1];
+      const flag = DIR_FLAG.test(a.text) || DIR_FLAG_EQ.test(a.text) || GATES_FLAG.test(a.text) || GATES_FLAG_EQ.test(a.text);
+      if (flag && (quotedValue(text, a) || (next && !a.text.includes('=') && quotedValue(text, next)))) {
+        // `--flag="value"` or `--flag "a, b"`: one argument across atoms; not spliced (found by review: a broken edit was shown).
+        problems.push({ line, action: `the value of ${a.text.replace(/=.*$/s, '')} is quoted: kubelet-ckpt edits only unquoted flag values` });
+        if (next && !a.text.includes('=')) i++;
+        continue;
+      }
       if (DIR_FLAG.test(a.text) || DIR_FLAG_EQ.test(a.text)) {
         const spaced = DIR_FLAG.test(a.text);
         const v = spaced ? atoms[i + 1] : null;
@@ -218,6 +226,22 @@ function findSplices(text: string, kind: FlagFileKind, opts: EditOptions, proble
 }
 
 const isBlank = (c: string | undefined): boolean => c === undefined || /\s/.test(c);
+const isQuote = (c: string | undefined): boolean => c === '"' || c === "'";
+
+/**
+ * A flag's value that a quote makes part of one argument with more than this atom: the atom
+ * ends in `=` with a quote right after it (`--flag="v"`), or a quote touches the value and
+ * is not just its own pair of quotes (`"a, b"` splits in two atoms). Own quotes around a whole
+ * word (`"--flag=v"`, `--flag "v"`) are not this: those edits are handled.
+ */
+function quotedValue(text: string, a: Atom): boolean {
+  if (a.text.endsWith('=') && isQuote(text[a.end])) return true;
+  const before = text[a.start - 1];
+  const after = text[a.end];
+  if (!isQuote(before) && !isQuote(after)) return false;
+  const ownPair = isQuote(before) && after === before && isBlank(text[a.start - 2]) && (isBlank(text[a.end + 1]) || text[a.end + 1] === '\\');
+  return !ownPair && (isQuote(after) ? !isBlank(text[a.end + 1]) && text[a.end + 1] !== '\\' : !isBlank(text[a.start - 2]) && text[a.start - 2] !== '=');
+}
 
 /**
  * In a unit, [start, end) with the quotes around it when it is a word quoted on its own

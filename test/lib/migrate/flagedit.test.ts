@@ -80,3 +80,21 @@ t.test('migratedArgv: the words the edited files must give', async (t) => {
   t.same(migratedArgv(['kubelet', '--dynamic-config-dir', '/d', '--feature-gates', 'DynamicKubeletConfig=true'], '/c.yaml'), ['kubelet', '--config=/c.yaml']);
   t.same(migratedArgv(['kubelet', '--feature-gates=X=true'], null), ['kubelet', '--feature-gates=X=true']);
 });
+
+t.test('a flag whose own value is quoted is a problem, never a half edit (found by review)', async (t) => {
+  const cases: [string, FlagFileKindT, string][] = [
+    ['--flag="value"', 'unit', '[Service]\nExecStart=/usr/bin/kubelet --dynamic-config-dir="/var/lib/kubelet/dynamic-config" --x\n'],
+    ['gates="a, b"', 'unit', '[Service]\nExecStart=/usr/bin/kubelet --feature-gates="CPUManager=true, DynamicKubeletConfig=true"\n'],
+    ["--flag='value' in an env file", 'env', "A=--dynamic-config-dir='/d' --x\n"],
+  ];
+  for (const [name, kind, input] of cases) {
+    const e = editFlagText(input, kind, { addConfig: '/c.yaml' });
+    t.match(e.problems, [{ line: kind === 'unit' ? 2 : 1, action: /^the value of --(dynamic-config-dir|feature-gates) is quoted: kubelet-ckpt edits only unquoted flag values$/ }], name);
+    t.notMatch(e.text, /--config=\/c\.yaml"|=""|--dynamic-config-dir="?\s/, `${name}: no broken splice`);
+  }
+  // Own quotes around a whole word or value stay handled.
+  const own = editFlagText('[Service]\nExecStart=/k "--dynamic-config-dir=/d" --x\n', 'unit');
+  t.same([own.problems, own.text], [[], '[Service]\nExecStart=/k --x\n']);
+  t.same(editFlagText('A="--x --dynamic-config-dir=/d"\n', 'env').problems, []);
+});
+type FlagFileKindT = 'unit' | 'env';
