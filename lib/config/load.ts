@@ -8,7 +8,7 @@ import { decodeKubeletConfig, type PayloadFormat, type StrictIssue } from './dec
 import { applyDefaults } from './defaults.js';
 import { applyFlagOverrides, applyFlagRegistrationResets, configFlags, parseKubeletFlags, type FlagOverride, type RegistrationReset } from './flags.js';
 import { getAt, hasAt, type ConfigObject } from './objpath.js';
-import { relativePathFields, resolveRelativePaths, type RelativePath } from './paths.js';
+import { applyRelativePaths, relativePathFields, type RelativePath } from './paths.js';
 import { validateKubeletConfig, type ValidationFailure } from './validate.js';
 import type { KubeletVersion } from './version.js';
 
@@ -113,7 +113,7 @@ export function loadCheckpointConfig(bytes: Uint8Array, filePath: string, opts: 
   // An __internal payload gets no v1beta1 defaults (the kubelet converts nothing).
   const defaulted = decoded.internal ? structuredClone(payload) : applyDefaults(payload, version, !keep);
   const relativePaths = relativePathFields(defaulted, filePath, version);
-  const loaded = resolveRelativePaths(defaulted, filePath, version, true);
+  const loaded = applyRelativePaths(defaulted, relativePaths, true);
   const stepped: LoadOutcome = {
     ...base,
     format: decoded.format,

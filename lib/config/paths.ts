@@ -26,6 +26,14 @@ export function pathFieldsFor(version: KubeletVersion): string[] {
   return PATH_FIELDS.filter((f) => inRange(version, f.since)).map((f) => f.path);
 }
 
+/** pathFieldsFor, made once per release: verify asks for every payload. */
+const fieldsByVersion = new Map<KubeletVersion, readonly string[]>();
+function fieldsFor(version: KubeletVersion): readonly string[] {
+  let f = fieldsByVersion.get(version);
+  if (!f) fieldsByVersion.set(version, (f = pathFieldsFor(version)));
+  return f;
+}
+
 export interface RelativePath {
   /** v1beta1 JSON path of the field. */
   field: string;
@@ -42,17 +50,24 @@ function goJoin(dir: string, value: string): string {
 
 /** The relative path fields of `config`, resolved against the directory of `filePath`. */
 export function relativePathFields(config: ConfigObject, filePath: string, version: KubeletVersion): RelativePath[] {
-  const dir = path.posix.dirname(filePath);
-  return pathFieldsFor(version).flatMap((field) => {
+  // Nearly every payload has none: the file's directory is worked out only for one that has.
+  const out: RelativePath[] = [];
+  for (const field of fieldsFor(version)) {
     const v = getAt(config, field);
-    if (typeof v !== 'string' || v === '' || path.posix.isAbsolute(v)) return [];
-    return [{ field, value: v, resolved: goJoin(dir, v) }];
-  });
+    if (typeof v !== 'string' || v === '' || path.posix.isAbsolute(v)) continue;
+    out.push({ field, value: v, resolved: goJoin(path.posix.dirname(filePath), v) });
+  }
+  return out;
 }
 
 /** A config with every relative path field made absolute: a new object unless `inPlace`. */
 export function resolveRelativePaths(config: ConfigObject, filePath: string, version: KubeletVersion, inPlace = false): ConfigObject {
+  return applyRelativePaths(config, relativePathFields(config, filePath, version), inPlace);
+}
+
+/** resolveRelativePaths with the fields relativePathFields already found in `config`. */
+export function applyRelativePaths(config: ConfigObject, rels: readonly RelativePath[], inPlace = false): ConfigObject {
   const out = inPlace ? config : deepClone(config);
-  for (const rel of relativePathFields(config, filePath, version)) setAt(out, rel.field, rel.resolved);
+  for (const rel of rels) setAt(out, rel.field, rel.resolved);
   return out;
 }
