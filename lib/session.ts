@@ -135,6 +135,18 @@ function judgeContext(opts: GlobalOptions, discovery: Discovery): JudgeContext {
   return { discovery, judge: memoJudge(judgeConfig(judgeOptions)), local, version: opts.kubeletVersion, kubeletArgv: argv, judgeOptions };
 }
 
+/**
+ * The same session judged as another kubelet release judges it: its local config, flags and
+ * checkpoints (upgrade-check within the releases that still read the store, 1.21 to 1.22).
+ */
+export function asRelease(s: Session, version: KubeletVersion): Session {
+  const argv = s.kubeletArgv;
+  const read = readLocal(s.local.path, { version, argv }, s.discovery.commandLine?.argv ?? null);
+  const local: LocalConfig = s.discovery.storeUnused ? { ...read.local, storeUnused: s.discovery.storeUnused } : read.local;
+  const judgeOptions: JudgeOptions = { ...s.judgeOptions, version, localGates: read.gates };
+  return { ...s, judge: memoJudge(judgeConfig(judgeOptions)), local, version, judgeOptions };
+}
+
 /** For judging files (`verify ./new.yaml`) where no store is found: the node's flags, if any, still apply. */
 export function openJudgeContext(opts: GlobalOptions): JudgeContext {
   const root = opts.root ? checkRoot(opts.root) : '/';

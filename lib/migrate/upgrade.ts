@@ -15,7 +15,8 @@ import { KUBELET_COMPARE } from '../diff/decode.js';
 import { compareValues, type Change } from '../diff/semantic.js';
 import type { Value } from '../diff/value.js';
 import { predictNextBoot, type BootSource } from '../integrity/nextboot.js';
-import { readLocalBytes, type Session } from '../session.js';
+import { asRelease, readLocalBytes, type Session } from '../session.js';
+import { SUPPORTED_VERSIONS } from '../config/version.js';
 import { flagAsWritten, flagValue } from '../store/proc.js';
 import { refBytes } from '../store/show.js';
 import { resolveRef } from '../store/refs.js';
@@ -205,14 +206,15 @@ export function upgradeCheck(s0: Session, opts: { to: string; root: string }): U
     if (l.error) after = { starts: false, exitMessage: l.error, source: 'none', ref: null, path: l.path, config: null, reason: `the local config fails: ${l.error}` };
     else after = { starts: true, exitMessage: null, source: 'local', ref: null, path: l.path, config: l.config, reason: `a ${toText} kubelet has no config controller: it never opens the store and runs ${l.path ? `the --config file ${l.path}` : 'the defaults'} with its flags` };
     if (to.minor > 23) notes.push(`flags and fields are judged with the 1.23 rules, the newest kubelet-ckpt models; fields removed after 1.23 are not checked`);
-  } else if (now.source === 'unknown') {
-    // Still reads the store, and what it finds there was not read: neither "starts" nor "exits".
-    after = { ...now, starts: null, exitMessage: null, reason: `a ${toText} kubelet still reads the store, and whether it starts is unknown: ${now.reason}` };
   } else {
-    // Its next start on X.Y is its next start now: when that fails, the exit message is why
-    // (kubelet-ckpt's words: the kubelet's own line for a failed bootstrap is not modelled).
-    if (now.config) after = { ...now, starts: true, exitMessage: null, reason: `a ${toText} kubelet still reads the store: ${now.reason}` };
-    else after = { ...now, starts: false, exitMessage: now.reason, reason: `a ${toText} kubelet still reads the store and fails there as the ${s.judgeOptions.version} kubelet does` };
+    // Still reads the store: its next start as X.Y judges it (found by review: a 1.21 node going
+    // to 1.22 was judged with 1.21's rules); a release kubelet-ckpt does not model, as now.
+    const release = SUPPORTED_VERSIONS.find((v) => v === toText && v !== s.judgeOptions.version);
+    const later = release ? runningNow(asRelease(s, release), opts.root) : now;
+    // When that fails, the exit message is why (kubelet-ckpt's words: the kubelet's own line for a failed bootstrap is not modelled).
+    if (later.source === 'unknown') after = { ...later, starts: null, exitMessage: null, reason: `a ${toText} kubelet still reads the store, and whether it starts is unknown: ${later.reason}` };
+    else if (later.config) after = { ...later, starts: true, exitMessage: null, reason: `a ${toText} kubelet still reads the store: ${later.reason}` };
+    else after = { ...later, starts: false, exitMessage: later.reason, reason: later === now ? `a ${toText} kubelet still reads the store and fails there as the ${s.judgeOptions.version} kubelet does` : `a ${toText} kubelet still reads the store and fails there` };
   }
   const changes = diffConfigs(now.config, after.config);
   const changesConfig = changes.length > 0 || (after.starts !== false && now.config === null);
