@@ -7,15 +7,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import blessed from 'blessed';
 import type { Widgets } from 'blessed';
-import { asCkptError } from '../errors.js';
+import { asCkptError, UsageError } from '../errors.js';
 import type { Session } from '../session.js';
 import { confirmDialog, line, menuDialog, messageDialog, renderDialog, type Dialog, type Line } from './dialog.js';
 import { KEYS, bindingsFor, helpLines, lookup, normaliseKey, typedText, type Binding } from './keys.js';
 import { Model, TABS, type JournalSource } from './model.js';
 import { plan, resultLines, type RecoveryEnv, type Request } from './recovery.js';
-import { resolveTerm, type TermEntry } from './terminfo.js';
+import { canAddressCursor, resolveTerm, type TermEntry } from './terminfo.js';
 import { StoreWatch } from './watch.js';
-import { fit, painter, printable, untag, type Painter } from './text.js';
+import { escapeTags, fit, painter, printable, untag, type Painter } from './text.js';
 import { MIN_COLS, MIN_ROWS, footerLine, searchFooter, headerLines, listLines, listWidth, paintLines, tabBar, tabContent, tooSmallLines } from './views.js';
 
 export interface TuiOptions {
@@ -68,11 +68,12 @@ export async function runTui(o: TuiOptions): Promise<number> {
   const timing = timingWriter(o.timings);
   timing({ event: 'phase', name: 'session', ms: performance.now() });
   const entry = resolveTerm(o.term, o.env);
+  // Found by review: TERM=dumb garbled the screen (every row drawn into the last) and left text behind.
+  if (!canAddressCursor(entry.data)) throw new UsageError(`tui needs a terminal that can move the cursor: TERM=${o.term ?? ''} (${entry.from}) cannot`, 'set TERM to your terminal (e.g. xterm, linux, vt100), or use the commands: kubelet-ckpt status, ls, verify, diff, journal', 'NO_TTY');
   installTerminfo(entry, o.env);
   const m = new Model({ session: o.session, reopen: o.reopen, readOnly: o.readOnly, journal: o.journal });
   timing({ event: 'phase', name: 'model', ms: performance.now() });
   const bindings = bindingsFor(o.readOnly);
-  const p = painter(o.color);
   const screen = blessed.screen({
     smartCSR: true,
     fullUnicode: true,
@@ -84,6 +85,7 @@ export async function runTui(o: TuiOptions): Promise<number> {
     output: o.output ?? process.stdout,
   });
   timing({ event: 'phase', name: 'screen', ms: performance.now() });
+  const p = painter(o.color, (screen as unknown as { tput: { colors?: number } }).tput.colors ?? 8);
   const ui = new Ui(screen, m, bindings, p, o, timing);
   return ui.run();
 }
@@ -275,7 +277,8 @@ class Ui {
     this.place(this.footer, rows - 1, 0, cols, 1, [foot]);
     if (this.dialog) {
       const d = renderDialog(this.dialog, cols, rows, p);
-      this.dialogBox.setLabel(` ${printable(this.dialog.title)} `);
+      // Escaped as the body is: a directory name holding {invisible} must not hide part of the target (found by review).
+      this.dialogBox.setLabel(` ${escapeTags(printable(this.dialog.title))} `);
       this.place(this.dialogBox, Math.max(0, Math.floor((rows - d.height) / 2)), Math.max(0, Math.floor((cols - d.width) / 2)), d.width, d.height, d.lines);
       this.dialogBox.setFront();
     } else this.dialogBox.hide();
@@ -390,8 +393,11 @@ class Ui {
         m.focus = 'content';
         return;
       case 'back':
-        if (m.search) m.search = '';
-        else if (m.focus === 'content') m.focus = 'list';
+        // Back to the list first, as the help says; a search kept in the tab goes with it (found by review: Left only dropped the search).
+        if (m.focus === 'content') {
+          m.focus = 'list';
+          m.search = '';
+        } else if (m.search) m.search = '';
         else if (m.filter.source) m.setFilter('');
         return;
       case 'search':

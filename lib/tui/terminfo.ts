@@ -131,6 +131,22 @@ function family(name: string): string {
 }
 
 /** The entry for TERM: the system's, else an embedded one by name, else its family's, else xterm. */
+/** cursor_address (`cup`): the string capability at index 10 in terminfo's fixed order. */
+const CUP = 10;
+
+/**
+ * Whether a compiled entry (legacy format, as resolveTerm gives it) can put the cursor at a
+ * row and column: without `cup` (TERM=dumb) blessed draws every row into the last one.
+ */
+export function canAddressCursor(data: Buffer): boolean {
+  if (data.length < 12 || u16(data, 0) !== LEGACY) return false;
+  let at = 12 + u16(data, 2) + u16(data, 4);
+  if (at % 2) at++;
+  at += u16(data, 6) * 2;
+  if (u16(data, 8) <= CUP || at + CUP * 2 + 2 > data.length) return false;
+  return data.readInt16LE(at + CUP * 2) >= 0;
+}
+
 export function resolveTerm(term: string | undefined, env: Record<string, string | undefined>): TermEntry {
   const name = path.basename(term || 'xterm');
   return fromSystem(name, env) ?? fromEmbedded(name) ?? fromEmbedded(family(name)) ?? fromEmbedded('xterm')!;

@@ -140,12 +140,18 @@ const TAG: Record<Style, string> = {
 };
 const COLOURS = new Set<Style>(['dim', 'red', 'green', 'yellow', 'cyan']);
 
-export function painter(color: boolean): Painter {
+/**
+ * `colors`: how many the terminal has. Below 16, blessed draws gray as colour 0, black, which
+ * vanishes on a dark background (found by review: the console's TERM=linux and PuTTY's
+ * xterm hid "backed up first" in the recovery dialogs); dim text is then drawn plain.
+ */
+export function painter(color: boolean, colors = 256): Painter {
+  const shown = (st: Style) => (color || !COLOURS.has(st)) && (st !== 'dim' || colors >= 16);
   return {
     color,
     paint(s, ...styles) {
       const e = escapeTags(s);
-      const used = styles.filter((st) => color || !COLOURS.has(st));
+      const used = styles.filter(shown);
       if (!used.length || s === '') return e;
       return used.map((st) => `{${TAG[st]}}`).join('') + e + used.map((st) => `{/${TAG[st]}}`).reverse().join('');
     },

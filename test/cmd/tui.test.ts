@@ -597,3 +597,46 @@ t.test('a checkpoint added or removed under a UID is noticed; a removed mark say
   x.send('q');
   await x.waitFor('[exit 0]');
 });
+
+t.test('found by a TUI review: dim text on 8-colour terminals, tags in a dialog title, TERM=dumb, Left with a kept search', { skip }, async (t) => {
+  // Dim text (the "backed up first" line of a recovery dialog) was drawn black (SGR 30) on TERM=linux and xterm.
+  for (const TERM of ['linux', 'xterm']) {
+    const x = term(t).start(['--dir', copyFixture('stores/fell-back'), 'tui'], { env: { NO_COLOR: undefined, TERM } });
+    await x.waitFor('Next boot');
+    x.send('b');
+    await x.waitFor('backed up first');
+    const line = x.capture(true).split('\n').find((l) => l.includes('backed up first')) ?? '';
+    t.notMatch(line, /\u001b\[30m/, `TERM=${TERM}: never black on black`);
+    x.send('Escape', 'q');
+    await x.waitFor('[exit 0]');
+  }
+
+  // A resourceVersion directory holding blessed markup: the confirmation title shows it as written.
+  const dcd = copyFixture('stores/healthy');
+  const uidDir = path.join(dcd, 'store/checkpoints', FB);
+  const evil = path.join(uidDir, '119990{invisible}-EVIL');
+  fs.mkdirSync(evil);
+  fs.copyFileSync(path.join(uidDir, '119980/kubelet'), path.join(evil, 'kubelet'));
+  const y = term(t).start(['--dir', dcd, 'tui'], { cols: 110 });
+  await y.waitFor('Next boot');
+  y.send('j', 'r', '4');
+  const s = await y.waitFor('will change');
+  t.match(s.split('\n').find((l) => l.includes('┌─ reset assigned')) ?? '', /--to 946d785e-998a-11e7-a8dd-42010a800006\/119990\{invisible\}-/, 'the title names the target as the body does, braces and all');
+  y.send('Escape');
+  await y.waitFor(noDialog('Next boot'));
+  y.send('q');
+  await y.waitFor('[exit 0]');
+
+  // Left in a tab goes back to the list, search kept or not (it only dropped the search).
+  const z = term(t).start(['--root', copyFixture('demo'), 'tui']);
+  await z.waitFor('Next boot: assigned');
+  z.send('Enter', '/');
+  z.type('healthz');
+  z.send('Enter');
+  await z.waitFor('[search healthz: 1/2, n N]');
+  z.send('Left');
+  await z.waitFor((sc) => !sc.includes('[search') && /\/ filter/.test(sc));
+  t.pass('back on the list: its footer, the search gone');
+  z.send('q');
+  await z.waitFor('[exit 0]');
+});

@@ -2,7 +2,7 @@ import t from 'tap';
 import fs from 'node:fs';
 import path from 'node:path';
 import blessed from 'blessed';
-import { EMBEDDED_NAMES, resolveTerm, searchDirs, toLegacy } from '../../../lib/tui/terminfo.js';
+import { canAddressCursor, EMBEDDED_NAMES, resolveTerm, searchDirs, toLegacy } from '../../../lib/tui/terminfo.js';
 
 interface TputLike {
   parseTerminfo(data: Buffer, file: string): { name: string; numbers: Record<string, number>; strings: Record<string, string> };
@@ -52,4 +52,12 @@ t.test('resolveTerm: system entry, embedded by name, by family, xterm last', asy
   // A file that is not terminfo is skipped for the next candidate.
   t.equal(resolveTerm('xterm-custom', { TERMINFO: dir }).from, 'embedded:xterm');
   t.same(searchDirs({ TERMINFO: '/a', HOME: '/h', TERMINFO_DIRS: '/b:/c' }).slice(0, 4), ['/a', '/h/.terminfo', '/b', '/c']);
+});
+
+t.test('canAddressCursor: dumb cannot, the terminals people use can (found by review: TERM=dumb garbled the TUI)', async (t) => {
+  const env = { TERMINFO: '/nonexistent', HOME: '/nonexistent', TERMINFO_DIRS: '' };
+  for (const name of ['xterm', 'xterm-256color', 'linux', 'vt100', 'screen', 'tmux-256color']) t.ok(canAddressCursor(resolveTerm(name, env).data), name);
+  const dumb = resolveTerm('dumb', {});
+  if (dumb.name === 'dumb') t.notOk(canAddressCursor(dumb.data), `dumb (${dumb.from})`);
+  t.notOk(canAddressCursor(Buffer.alloc(4)), 'not an entry');
 });

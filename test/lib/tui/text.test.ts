@@ -52,3 +52,10 @@ t.test('painter: colour only when allowed; bold and inverse always', async (t) =
   t.equal(n.paint('{x}', 'bold'), '{bold}{open}x{close}{/bold}');
   t.equal(untag(c.paint('{x}', 'bold', 'green')), '{x}');
 });
+
+t.test('painter: dim is gray from 16 colours, plain below (8-colour terminals draw gray as black)', async (t) => {
+  t.equal(painter(true, 256).paint('x', 'dim'), '{gray-fg}x{/gray-fg}');
+  t.equal(painter(true, 8).paint('x', 'dim'), 'x');
+  t.equal(painter(true, 8).paint('x', 'dim', 'bold'), '{bold}x{/bold}');
+  t.equal(painter(true, 8).paint('x', 'red'), '{red-fg}x{/red-fg}', 'the eight colours stay');
+});
