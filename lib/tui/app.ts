@@ -204,6 +204,9 @@ class Ui {
 
   private reload(journal: boolean): void {
     this.m.reload(journal);
+    // Watched again: a meta/ or checkpoints/ that was missing (a reset makes meta/), or a UID
+    // directory made since, is watched from now on (found by review: only the first watch was made).
+    if (this.storeWatch) this.watch();
     this.ignoreWatchUntil = Date.now() + 400;
     this.cache = null;
     this.startSweep();
