@@ -69,13 +69,22 @@ interface StoreWhere {
   root?: string | undefined;
 }
 
+/**
+ * Names a shell may be handed as they are: a UID or resourceVersion the API server makes is
+ * made of these. A store's other names (a hostile one's `$(cmd)`, blanks, newlines, globs)
+ * are not offered: a shell's completion machinery expands what it is given (found by review:
+ * bash's `compgen -W` ran a command named by a UID directory), and they can still be typed.
+ */
+const SHELL_SAFE = /^[A-Za-z0-9._:@+=,-]+$/;
+
 /** UIDs and UID/RVs of the store the typed --dir/--root (or discovery) names; [] on any failure. */
 function storeNames(where: StoreWhere): { uids: string[]; checkpoints: string[] } {
   try {
     const dir = where.dir ?? discover({ root: where.root ?? '/' }).dir;
     if (!dir) return { uids: [], checkpoints: [] };
     const snap = takeSnapshot(dir);
-    return { uids: snap.uids.map((u) => u.uid), checkpoints: snap.uids.flatMap((u) => u.checkpoints.map((c) => `${u.uid}/${c.rv}`)) };
+    const uids = snap.uids.filter((u) => SHELL_SAFE.test(u.uid));
+    return { uids: uids.map((u) => u.uid), checkpoints: uids.flatMap((u) => u.checkpoints.filter((c) => SHELL_SAFE.test(c.rv)).map((c) => `${u.uid}/${c.rv}`)) };
   } catch {
     return { uids: [], checkpoints: [] };
   }
@@ -131,10 +140,12 @@ ${fn}() {
   local cur=\${COMP_WORDS[COMP_CWORD]} out
   local IFS=$'\\n'
   out=$(${ask} "\${COMP_WORDS[0]}" --get-yargs-completions "\${COMP_WORDS[@]:0:COMP_CWORD+1}" 2>/dev/null)
+  COMPREPLY=()
+  # Candidates are taken as they are: compgen -W and an unquoted $(...) would expand them.
   case $out in
-    ${FILES_DIRECTIVE}) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")) ;;
-    ${DIRS_DIRECTIVE}) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- "$cur")) ;;
-    *) COMPREPLY=($(compgen -W "$out" -- "$cur")) ;;
+    ${FILES_DIRECTIVE}) compopt -o filenames 2>/dev/null; mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
+    ${DIRS_DIRECTIVE}) compopt -o filenames 2>/dev/null; mapfile -t COMPREPLY < <(compgen -d -- "$cur") ;;
+    *) local w; while IFS= read -r w; do [[ -n $w && $w == "$cur"* ]] && COMPREPLY+=("$w"); done <<< "$out" ;;
   esac
 }
 complete -F ${fn} ${program}

@@ -102,3 +102,23 @@ t.test('fish: complete -C through the sourced script', { skip: !has('fish') && '
   t.same(complete('kubelet-ckpt --root fixtures/de'), ['fixtures/demo/']);
   t.ok(complete('kubelet-ckpt journal --file fixtures/journals/').length > 0, 'files under fixtures/journals');
 });
+
+t.test('a hostile store: names a shell would expand are not offered, and bash never expands a candidate (found by review)', { skip: !has('bash') && 'bash is not installed' }, async (t) => {
+  const base = tempDir('kckpt-completion-hostile-');
+  const store = path.join(base, 'dcd');
+  fs.cpSync(path.join(repoRoot, 'fixtures/stores/healthy'), store, { recursive: true });
+  const evil = path.join(store, 'store/checkpoints', '$(touch${IFS}PWNED)', '5');
+  fs.mkdirSync(evil, { recursive: true });
+  fs.writeFileSync(path.join(evil, 'kubelet'), 'x');
+  const r = runCli(['--get-yargs-completions', 'kubelet-ckpt', '--dir', store, 'show', ''], { env: { SHELL: '/bin/bash' } });
+  t.notMatch(r.stdout, /PWNED/, 'not offered');
+  t.match(r.stdout, /946d785e-998a-11e7-a8dd-42010a800006\/119980/, 'the others are');
+  // A program that answers with words a shell would expand: bash takes them as they are.
+  const fake = path.join(base, 'fake');
+  fs.writeFileSync(fake, '#!/bin/sh\nprintf \'%s\\n\' \'$(touch PWNED2)\' \'a*\' \'ab c\'\n', { mode: 0o755 });
+  const script = `cd ${JSON.stringify(base)}; touch ab1 ab2\nsource <(${JSON.stringify(process.execPath)} ${JSON.stringify(cliPath)} completion bash)\nCOMP_WORDS=(${JSON.stringify(fake)} ''); COMP_CWORD=1\n_kubelet_ckpt_complete\nprintf '[%s]\\n' "\${COMPREPLY[@]}"`;
+  const out = spawnSync('bash', ['-c', script], { encoding: 'utf8', env: cleanEnv() });
+  t.same(out.stdout.split('\n').filter(Boolean), ['[$(touch PWNED2)]', '[a*]', '[ab c]'], 'candidates literally: no command run, no glob, no split');
+  t.notOk(fs.existsSync(path.join(base, 'PWNED2')), 'nothing ran');
+  t.notOk(fs.existsSync(path.join(base, 'PWNED')) || fs.existsSync(path.join(repoRoot, 'PWNED')), 'nothing ran');
+});
