@@ -10,6 +10,7 @@ import { CkptError, EnvError, RefusedError, fsReason } from '../errors.js';
 import { SafeDir, using } from '../store/safepath.js';
 import type { Entry } from '../store/snapshot.js';
 import { metaSources } from '../store/refs.js';
+import { referencesNow } from './prune.js';
 import { ChangedError, changedOr, hintFor, isOurTemp, tempName } from './atomic.js';
 import { appendAudit, backupId, currentActor, ensureBackupsDir, openBackups, type Manifest } from './backup.js';
 import { guarded } from './guard.js';
@@ -100,11 +101,25 @@ export function planClean(ctx: RecoveryContext, req: Overrides): CleanPlan {
   // A checkpoint a meta file names is the kubelet's to load, whatever its resourceVersion
   // looks like (found by review: an RV `tmp_1` read as a leftover, and would have been moved out).
   const sources = metaSources(snap);
+  // As prune decides it: a meta file that cannot be decoded, or names a checkpoint through an
+  // unsafe key or a link, leaves what it references unclear, and then no tmp_ entry under
+  // checkpoints/ is moved (found by review: an RV tmp_2abc that a symlinked meta/assigned named was).
+  let unclear: string | null = null;
+  let referenced = new Set<string>();
+  try {
+    referenced = referencesNow(snap).referenced;
+  } catch (err) {
+    unclear = err instanceof CkptError ? err.message.replace(/; nothing is pruned$/, '') : String(err);
+  }
   for (const e of entries) {
     const [top, uid, rv] = e.rel.split('/');
     const cp = { uid: uid ?? '', rv: rv ?? '' };
-    if (top === 'checkpoints' && sources.names(cp)) {
-      warnings.push(`not removed: ${e.rel} is the checkpoint meta/${sources.of(cp)!.name} names (a resourceVersion that starts with tmp_), which the kubelet loads`);
+    if (top === 'checkpoints' && (sources.names(cp) || referenced.has(`${cp.uid}/${cp.rv}`))) {
+      warnings.push(`not removed: ${e.rel} is the checkpoint ${sources.of(cp) ? `meta/${sources.of(cp)!.name}` : 'a meta file'} names (a resourceVersion that starts with tmp_), which the kubelet loads`);
+      continue;
+    }
+    if (top === 'checkpoints' && unclear !== null) {
+      warnings.push(`not removed: ${e.rel}: ${unclear}, and it could be the checkpoint named; repair the meta file first (kubelet-ckpt reset)`);
       continue;
     }
     const r = inspect(snap.storeDir, e);

@@ -62,6 +62,20 @@ export function referencedBy(snap: Snapshot): Set<string> {
   return out;
 }
 
+/**
+ * What the meta files reference, from the bytes on disk now (the same bytes apply re-checks)
+ * and from the snapshot; refuses (REFERENCES_UNKNOWN) when either cannot tell. prune and
+ * clean both never touch a referenced checkpoint.
+ */
+export function referencesNow(snap: Snapshot): { states: Record<MetaName, FileState>; referenced: Set<string> } {
+  const states = readMetaStates(snap.storeDir);
+  for (const n of META_NAMES) {
+    const c = contentOf(states[n]);
+    if (c.kind === 'undecodable') throw new RefusedError(`meta/${n} cannot be decoded (${c.error.slice(0, 120)}), so what it references is unknown; nothing is pruned`, 'repair the meta file first (kubelet-ckpt reset), then prune', 'REFERENCES_UNKNOWN');
+  }
+  return { states, referenced: referencedBy(snap) };
+}
+
 function asideName(rv: string): string {
   const base = Buffer.byteLength(rv) > 180 ? rv.slice(0, 60) : rv;
   return `tmp_${base}.kubelet-ckpt-prune.${crypto.randomBytes(4).toString('hex')}`;
@@ -74,13 +88,7 @@ export async function planPrune(ctx: RecoveryContext, req: PruneRequest): Promis
     if (e.kind === 'dir' || e.kind === 'missing') continue;
     throw new RefusedError(`store/${e.rel || e.name} is ${e.kind === 'symlink' ? `a symbolic link to ${e.linkTarget ?? '?'}` : e.error ?? 'not a directory'}: what the meta files reference, or what would be removed, is not known; nothing is pruned`, 'make it a real directory again (kubelet-ckpt verify shows the problem), then prune', 'STORE_NOT_REAL');
   }
-  const states = readMetaStates(snap.storeDir);
-  // Decode what is on disk now, the same bytes apply will re-check.
-  for (const n of META_NAMES) {
-    const c = contentOf(states[n]);
-    if (c.kind === 'undecodable') throw new RefusedError(`meta/${n} cannot be decoded (${c.error.slice(0, 120)}), so what it references is unknown; nothing is pruned`, 'repair the meta file first (kubelet-ckpt reset), then prune', 'REFERENCES_UNKNOWN');
-  }
-  const referenced = referencedBy(snap);
+  const { states, referenced } = referencesNow(snap);
   const items: PruneItem[] = [];
   const warnings: string[] = [];
   for (const u of snap.uids) {
@@ -90,7 +98,10 @@ export async function planPrune(ctx: RecoveryContext, req: PruneRequest): Promis
       continue;
     }
     // --keep counts resourceVersion directories; a symlink in their place is never one of them.
-    const unref = orderRVs(u.checkpoints.filter((c) => !referenced.has(`${c.uid}/${c.rv}`)));
+    // Ordered among all of the UID's resourceVersions (numeric only when all are, DESIGN), as ls
+    // orders them, then the referenced ones left out (found by review: ordering the rest alone
+    // switched to numeric order when the referenced RV was the only non-numeric one).
+    const unref = orderRVs(u.checkpoints).filter((c) => !referenced.has(`${c.uid}/${c.rv}`));
     const dirs = unref.filter((c) => c.entry.kind === 'dir');
     const kept = new Set(dirs.slice(Math.max(0, dirs.length - req.keep)));
     const doomed = unref.filter((c) => !kept.has(c));

@@ -136,3 +136,22 @@ t.test('a kubelet using the store refuses clean (exit 4), also its dry run; --fo
   t.equal(cli(dcd, 'clean', '--yes', '--force').code, 0);
   t.notOk(fs.existsSync(path.join(dcd, 'store/meta/tmp_assigned421')));
 });
+
+t.test('a meta file whose reference is unclear (a link, an unsafe key): no tmp_ checkpoint is moved (found by review)', async (t) => {
+  // (a) meta/assigned a symbolic link (the kubelet reads through it) naming the RV tmp_2abc.
+  const a = makeStore(t.testdir({ a: {} }) + '/a', { rvs: ['1', 'tmp_2abc'], assigned: 'tmp_2abc', lkg: '1' });
+  fs.renameSync(path.join(a, 'store/meta/assigned'), path.join(a, 'assigned.real'));
+  fs.symlinkSync('../../assigned.real', path.join(a, 'store/meta/assigned'));
+  const before = treeHash(a);
+  const r = cli(a, 'clean', '--yes');
+  t.equal(r.code, 0, r.stderr);
+  t.match(r.stderr, new RegExp(`not removed: checkpoints/${UID}/tmp_2abc: meta/assigned is a symbolic link.*could be the checkpoint named`));
+  t.same(treeHash(a), before, 'nothing moved');
+  // (b) an unsafe kubeletConfigKey the kubelet's path join still resolves to tmp_2abc.
+  const b = makeStore(t.testdir({ b: {} }) + '/b', { rvs: ['1', 'tmp_2abc'], lkg: '1', assigned: `raw:apiVersion: kubelet.config.k8s.io/v1beta1\nkind: SerializedNodeConfigSource\nsource:\n  configMap:\n    kubeletConfigKey: ../tmp_2abc/kubelet\n    name: cfg\n    namespace: kube-system\n    resourceVersion: tmp_2abc\n    uid: ${UID}\n` });
+  const dry = cli(b, 'clean', '-o', 'json');
+  t.equal(dry.code, 0, dry.stderr);
+  const j = JSON.parse(dry.stdout) as { changes: unknown[]; warnings: string[] };
+  t.same(j.changes, [], 'nothing would be moved');
+  t.match(j.warnings.join('\n'), /tmp_2abc: meta\/assigned names kubeletConfigKey "\.\.\/tmp_2abc\/kubelet".*could be the checkpoint named/);
+});

@@ -154,3 +154,13 @@ t.test('a checkpoint a meta file names is never pruned, even named like our left
   await applyPrune(ctxOf(dcd), plan);
   t.same(fs.readdirSync(path.join(dcd, 'store/checkpoints', UID)), [rv]);
 });
+
+t.test('--keep orders among all of a UID\'s resourceVersions, as ls does (found by review: the referenced non-numeric RV left out switched the rest to numeric order)', async (t) => {
+  const dcd = makeStore(t.testdir({}), { rvs: ['10', '5', 'abc'], assigned: 'abc', lkg: 'abc' });
+  for (const [rv, year] of [['10', 2020], ['5', 2021], ['abc', 2022]] as const) {
+    const when = new Date(`${year}-01-01T00:00:00Z`);
+    fs.utimesSync(path.join(dcd, cp(UID, rv)), when, when);
+  }
+  const plan = await planPrune(ctxOf(dcd), { keep: 1, ...NO });
+  t.same(plan.items.map((i) => i.before), [`${UID}/10`], 'by mtime (not every RV is a number): 10 is the oldest, 5 is kept');
+});
