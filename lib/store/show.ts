@@ -67,9 +67,10 @@ export function refBytes(snap: Snapshot, reader: PayloadReader, r: Resolved): { 
     case 'checkpoint': {
       const cp = r.checkpoint;
       if (!r.key) {
+        // An empty checkpoint has no key to choose (found by review: "…named "kubelet": " and nothing after).
         throw new UsageError(
-          `checkpoint ${cp.uid}/${cp.rv} has ${cp.files.length} files and none is named "kubelet": ${cp.files.map((f) => JSON.stringify(f.name)).join(', ')}`,
-          'choose one with --key KEY',
+          cp.files.length === 0 ? `checkpoint ${cp.uid}/${cp.rv} holds no files: there is nothing to read` : `checkpoint ${cp.uid}/${cp.rv} has ${cp.files.length} files and none is named "kubelet": ${cp.files.map((f) => JSON.stringify(f.name)).join(', ')}`,
+          cp.files.length === 0 ? null : 'choose one with --key KEY',
           'KEY_REQUIRED',
         );
       }

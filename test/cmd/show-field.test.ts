@@ -1,8 +1,9 @@
 // Field extraction (issue 13 item 10): show REF --field PATH prints one value; several refs
 // in one show give one document.
 import t from 'tap';
+import fs from 'node:fs';
 import path from 'node:path';
-import { json, repoRoot, runCli } from '../helpers.js';
+import { copyFixture, json, repoRoot, runCli } from '../helpers.js';
 import { parseFieldPath } from '../../lib/diff/field.js';
 
 const DEMO = path.join(repoRoot, 'fixtures/demo/var/lib/kubelet/dynamic-config');
@@ -47,4 +48,13 @@ t.test('several refs: one document', async (t) => {
   const raw = show('lkg', 'assigned', '--raw');
   t.equal(raw.code, 2);
   t.equal(raw.stderr, 'error: --raw prints the bytes of one ref\nhint: give one ref, or leave out --raw\n');
+});
+
+t.test('an empty checkpoint no meta file names: said plainly, no key to choose (found by review: a dangling colon)', async (t) => {
+  const dir = copyFixture('stores/healthy');
+  const cp = path.join(dir, 'store/checkpoints/aaaa1111-0000-4000-8000-000000000001/7');
+  fs.mkdirSync(cp, { recursive: true });
+  const r = runCli(['--dir', dir, 'show', 'aaaa1111-0000-4000-8000-000000000001/7']);
+  t.equal(r.code, 2);
+  t.equal(r.stderr, 'error: checkpoint aaaa1111-0000-4000-8000-000000000001/7 holds no files: there is nothing to read\n');
 });
