@@ -236,23 +236,31 @@ export function fastBlockYaml(text: string, plain: Plain, printable = false): Ob
 const sortedMemo = new Map<string, { keys: readonly string[]; sorted: readonly string[] }[]>();
 let sortedMemoSize = 0;
 const SORTED_MEMO_MAX = 1024;
+/**
+ * Lists that share a count, a first and a last key are few; past this many the list is
+ * sorted without the memo (found by review: one bucket per first key, `kind` in nearly every
+ * payload, made 6,000 payloads with a field each of their own scan 1,024 entries apiece).
+ */
+const BUCKET_MAX = 4;
 
 function sortedKeys(keys: string[]): readonly string[] {
   if (keys.length < 2) return keys;
-  // Found by the first key, then compared key by key: the keys mostly are the very strings
-  // of the last payload (lineMemo), so this is a few dozen pointer compares where a joined
-  // id (a new string of a kilobyte, hashed) was a tenth of this parse.
-  const bucket = sortedMemo.get(keys[0]!);
+  // Found by the count and the first and last keys, then compared key by key: the keys mostly
+  // are the very strings of the last payload (lineMemo), so this is a few dozen pointer
+  // compares where a joined id (a new string of a kilobyte, hashed) was a tenth of this parse.
+  const id = `${keys.length}\n${keys[0]!}\n${keys[keys.length - 1]!}`;
+  const bucket = sortedMemo.get(id);
   const hit = bucket?.find((m) => sameKeys(m.keys, keys));
   if (hit) return hit.sorted;
+  if (bucket && bucket.length >= BUCKET_MAX) return keys.sort();
   const entry = { keys: [...keys], sorted: keys.sort() };
   if (sortedMemoSize >= SORTED_MEMO_MAX) {
     sortedMemo.clear();
     sortedMemoSize = 0;
   }
-  const b = sortedMemo.get(entry.keys[0]!);
+  const b = sortedMemo.get(id);
   if (b) b.push(entry);
-  else sortedMemo.set(entry.keys[0]!, [entry]);
+  else sortedMemo.set(id, [entry]);
   sortedMemoSize++;
   return entry.sorted;
 }

@@ -142,9 +142,17 @@ async function judgeShared(s: Session, pool: JudgePool, cps: readonly Checkpoint
       posted.push(
         pool.judge(ids.map((i) => tasks[i]!.task)).then(
           (vs) => {
-            vs.forEach((v, k) => (verdicts[ids[k]!] = v));
-            inFlight--;
-            feed();
+            // A reply that is not what was asked for fails the pool (then the one-thread verify),
+            // never leaves `drained` unsettled (found by review: the wait would hang).
+            try {
+              if (!Array.isArray(vs) || vs.length !== ids.length) throw new Error(`a judge worker answered ${Array.isArray(vs) ? vs.length : typeof vs} verdicts for ${ids.length} payloads`);
+              vs.forEach((v, k) => (verdicts[ids[k]!] = v));
+              inFlight--;
+              feed();
+            } catch (err) {
+              failure ??= err;
+              settle();
+            }
           },
           (err: unknown) => {
             failure ??= err;

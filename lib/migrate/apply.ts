@@ -436,7 +436,7 @@ function metaSame(file: NodeFile, f: SavedFile): boolean {
 function undoResult(p: MigrateUndoPlan, dryRun: boolean): MigrateResult {
   return {
     apiVersion: 'kubelet-ckpt/v1', kind: 'MigrateResult', command: 'undo', dryRun, changes: p.writes.map(changeOf), backup: null, warnings: [...p.warnings],
-    nextSteps: p.writes.length ? ['systemctl daemon-reload && systemctl restart kubelet: the kubelet runs on the store again'] : [], configPath: null, source: null, kubeadm: null, restored: p.id,
+    nextSteps: p.writes.length ? ['systemctl daemon-reload && systemctl restart kubelet: the kubelet runs with its restored flags and files again'] : [], configPath: null, source: null, kubeadm: null, restored: p.id,
   };
 }
 

@@ -10,10 +10,10 @@ import { UsageError } from '../errors.js';
 import { loadCheckpointConfig } from '../config/load.js';
 import { deepClone, type ConfigObject } from '../config/objpath.js';
 import { parseKubeletFlags } from '../config/flags.js';
-import { atLeast } from '../config/version.js';
+import { atLeast, type KubeletVersion } from '../config/version.js';
 import { KUBELET_COMPARE } from '../diff/decode.js';
 import { compareValues, type Change } from '../diff/semantic.js';
-import type { Value } from '../diff/value.js';
+import { deepEqual, isObject, type Value } from '../diff/value.js';
 import { predictNextBoot, type BootSource } from '../integrity/nextboot.js';
 import { asRelease, readLocalBytes, type Session } from '../session.js';
 import { SUPPORTED_VERSIONS } from '../config/version.js';
@@ -90,6 +90,26 @@ function effectiveCommandLine(s: Session, root: string): { s: Session; assumed: 
 }
 
 const DEFAULTS_ONLY = Buffer.from('kind: KubeletConfiguration\napiVersion: kubelet.config.k8s.io/v1beta1\n');
+
+/** A release's defaults: what it runs from an empty config. */
+function defaultsOf(version: KubeletVersion): ConfigObject {
+  return loadCheckpointConfig(DEFAULTS_ONLY, '/var/lib/kubelet/config.yaml', { version }).config ?? {};
+}
+
+/**
+ * `b` (a config as X.Y runs it) less what X.Y's defaults alone put there: a field the current
+ * release has no default for, absent from `a` (the config as it runs now), at X.Y's default.
+ */
+function withoutNewDefaults(a: ConfigObject, b: ConfigObject, defaultsNow: ConfigObject, defaultsTo: ConfigObject): ConfigObject {
+  const out: ConfigObject = {};
+  for (const [k, v] of Object.entries(b)) {
+    if (!Object.hasOwn(a, k) && !Object.hasOwn(defaultsNow, k) && Object.hasOwn(defaultsTo, k) && deepEqual(v as Value, defaultsTo[k] as Value)) continue;
+    const sub = (o: ConfigObject, key: string) => (isObject(o[key] as Value) ? (o[key] as ConfigObject) : null);
+    const [av, nv, tv] = [sub(a, k), sub(defaultsNow, k), sub(defaultsTo, k)];
+    out[k] = isObject(v as Value) && av && tv ? withoutNewDefaults(av, v as ConfigObject, nv ?? {}, tv) : v;
+  }
+  return out;
+}
 
 /** DynamicKubeletConfig as set on the command line (last --feature-gates wins per gate), or undefined. */
 function flagGate(s: Session): boolean | undefined {
@@ -210,7 +230,11 @@ export function upgradeCheck(s0: Session, opts: { to: string; root: string }): U
     // Still reads the store: its next start as X.Y judges it (found by review: a 1.21 node going
     // to 1.22 was judged with 1.21's rules); a release kubelet-ckpt does not model, as now.
     const release = SUPPORTED_VERSIONS.find((v) => v === toText && v !== s.judgeOptions.version);
-    const later = release ? runningNow(asRelease(s, release), opts.root) : now;
+    const judged = release ? runningNow(asRelease(s, release), opts.root) : now;
+    // Fields only X.Y's defaults add are no change of the operator's config (found by review:
+    // every healthy node "changed" by them, exit 1); what X.Y reads that the current release
+    // dropped (a field it did not know) still is.
+    const later = release && judged.config && now.config ? { ...judged, config: withoutNewDefaults(now.config, judged.config, defaultsOf(s.judgeOptions.version), defaultsOf(release)) } : judged;
     // When that fails, the exit message is why (kubelet-ckpt's words: the kubelet's own line for a failed bootstrap is not modelled).
     if (later.source === 'unknown') after = { ...later, starts: null, exitMessage: null, reason: `a ${toText} kubelet still reads the store, and whether it starts is unknown: ${later.reason}` };
     else if (later.config) after = { ...later, starts: true, exitMessage: null, reason: `a ${toText} kubelet still reads the store: ${later.reason}` };
@@ -219,7 +243,10 @@ export function upgradeCheck(s0: Session, opts: { to: string; root: string }): U
   const changes = diffConfigs(now.config, after.config);
   const changesConfig = changes.length > 0 || (after.starts !== false && now.config === null);
   const silent = changes.length > 0 || (withoutFlag?.changes.length ?? 0) > 0;
-  if (silent && now.source !== 'local') notes.push(`the silent revert: the kubelet logs nothing about it; run \`kubelet-ckpt migrate\` on the current kubelet first`);
+  // A release that still reads the store changes nothing back: its changes are fields it reads that the current one drops.
+  const reverts = to.minor >= 24 || (withoutFlag?.changes.length ?? 0) > 0;
+  if (silent && now.source !== 'local' && reverts) notes.push(`the silent revert: the kubelet logs nothing about it; run \`kubelet-ckpt migrate\` on the current kubelet first`);
+  else if (changes.length && after.source === now.source) notes.push(`the ${toText} kubelet reads fields the ${s.judgeOptions.version} kubelet drops: the fields above take effect`);
   return {
     apiVersion: 'kubelet-ckpt/v1',
     kind: 'UpgradeCheck',

@@ -111,3 +111,18 @@ t.test('to a release that still reads the store: the store judged with that rele
   const same = runCli(['--dir', dir, '--kubelet-version', '1.21', flags, 'upgrade-check', '--to', '1.21', '-o', 'json']);
   t.match(JSON.parse(same.stdout), { after: { starts: true, source: 'assigned' }, breaks: false }, 'to its own release: as now');
 });
+
+t.test('to a release that still reads the store: its new defaults are no change; a field it reads that the current one drops is (found by review)', async (t) => {
+  const flags = '--kubelet-flags=--dynamic-config-dir=/var/lib/kubelet/dynamic-config --feature-gates=DynamicKubeletConfig=true';
+  for (const [from, to] of [['1.20', '1.21'], ['1.21', '1.22'], ['1.21', '1.23'], ['1.22', '1.23']]) {
+    const r = runCli(['--dir', copyFixture('stores/healthy'), '--kubelet-version', from!, flags, 'upgrade-check', '--to', to!, '-o', 'json']);
+    t.equal(r.code, 0, `${from} -> ${to}: ${r.stdout.slice(0, 400)}`);
+    t.match(JSON.parse(r.stdout), { after: { starts: true }, changesConfig: false, changes: [], notes: [] }, `${from} -> ${to}: the same config`);
+  }
+  const dir = copyFixture('stores/healthy');
+  const cps = path.join(dir, 'store/checkpoints');
+  fs.appendFileSync(path.join(cps, fs.readdirSync(cps)[0]!, '119980', 'kubelet'), 'memoryThrottlingFactor: 0.5\n');
+  const r = runCli(['--dir', dir, '--kubelet-version', '1.21', flags, 'upgrade-check', '--to', '1.22', '-o', 'json']);
+  t.equal(r.code, 1);
+  t.match(JSON.parse(r.stdout), { changesConfig: true, changes: [{ path: 'memoryThrottlingFactor', op: 'added' }], notes: ['the 1.22 kubelet reads fields the 1.21 kubelet drops: the fields above take effect'] });
+});

@@ -182,3 +182,13 @@ t.test("a key list's order is reused across documents, only for the very same li
   t.same(differ, [], '1,500 distinct key lists');
   for (const doc of docs) t.same(both(doc).fast, both(doc).slow, `after the memo was emptied: ${JSON.stringify(doc)}`);
 });
+
+t.test('sorted keys: many key lists with the same count and first and last keys each get their own order (the memo buckets them, at most a few per bucket)', async (t) => {
+  const plain = (s: string) => resolvePlainScalar(s);
+  for (let i = 0; i < 40; i++) {
+    const middle = [`m${(i * 7) % 40}`, `a${i}`, `z${39 - i}`];
+    const text = ['kind: KubeletConfiguration', ...middle.map((k) => `${k}: 1`), 'zzLast: 2'].join('\n') + '\n';
+    const doc = fastBlockYaml(text, plain);
+    t.same(doc?.entries.map(([k]) => k), ['kind', ...middle, 'zzLast'].sort(), `list ${i}`);
+  }
+});
