@@ -126,13 +126,16 @@ export interface JudgeContext {
 }
 
 function judgeContext(opts: GlobalOptions, discovery: Discovery): JudgeContext {
-  const argv = discovery.commandLine?.argv ?? [];
   const localPath = opts.kubeletConfig ? path.resolve(opts.kubeletConfig) : discovery.configFile;
-  const read = readLocal(localPath, { version: opts.kubeletVersion, argv }, discovery.commandLine?.argv ?? null);
-  const { gates } = read;
+  return judgedAs(discovery, localPath, opts.kubeletVersion, discovery.commandLine?.argv ?? []);
+}
+
+/** The judge context of a release: the local config at `localPath` and the flags `argv`, judged as `version` does. */
+function judgedAs(discovery: Discovery, localPath: string | null, version: KubeletVersion, argv: readonly string[]): JudgeContext {
+  const read = readLocal(localPath, { version, argv }, discovery.commandLine?.argv ?? null);
   const local: LocalConfig = discovery.storeUnused ? { ...read.local, storeUnused: discovery.storeUnused } : read.local;
-  const judgeOptions: JudgeOptions = { version: opts.kubeletVersion, argv, localGates: gates };
-  return { discovery, judge: memoJudge(judgeConfig(judgeOptions)), local, version: opts.kubeletVersion, kubeletArgv: argv, judgeOptions };
+  const judgeOptions: JudgeOptions = { version, argv, localGates: read.gates };
+  return { discovery, judge: memoJudge(judgeConfig(judgeOptions)), local, version, kubeletArgv: argv, judgeOptions };
 }
 
 /**
@@ -140,11 +143,7 @@ function judgeContext(opts: GlobalOptions, discovery: Discovery): JudgeContext {
  * checkpoints (upgrade-check within the releases that still read the store, 1.21 to 1.22).
  */
 export function asRelease(s: Session, version: KubeletVersion): Session {
-  const argv = s.kubeletArgv;
-  const read = readLocal(s.local.path, { version, argv }, s.discovery.commandLine?.argv ?? null);
-  const local: LocalConfig = s.discovery.storeUnused ? { ...read.local, storeUnused: s.discovery.storeUnused } : read.local;
-  const judgeOptions: JudgeOptions = { ...s.judgeOptions, version, localGates: read.gates };
-  return { ...s, judge: memoJudge(judgeConfig(judgeOptions)), local, version, judgeOptions };
+  return { ...s, ...judgedAs(s.discovery, s.local.path, version, s.kubeletArgv) };
 }
 
 /** For judging files (`verify ./new.yaml`) where no store is found: the node's flags, if any, still apply. */

@@ -22,15 +22,11 @@ export const PATH_FIELDS: readonly PathField[] = [
   { path: 'volumePluginDir' },
 ];
 
-export function pathFieldsFor(version: KubeletVersion): string[] {
-  return PATH_FIELDS.filter((f) => inRange(version, f.since)).map((f) => f.path);
-}
-
-/** pathFieldsFor, made once per release: verify asks for every payload. */
+/** Made once per release: verify asks for every payload. */
 const fieldsByVersion = new Map<KubeletVersion, readonly string[]>();
-function fieldsFor(version: KubeletVersion): readonly string[] {
+export function pathFieldsFor(version: KubeletVersion): readonly string[] {
   let f = fieldsByVersion.get(version);
-  if (!f) fieldsByVersion.set(version, (f = pathFieldsFor(version)));
+  if (!f) fieldsByVersion.set(version, (f = PATH_FIELDS.filter((x) => inRange(version, x.since)).map((x) => x.path)));
   return f;
 }
 
@@ -52,7 +48,7 @@ function goJoin(dir: string, value: string): string {
 export function relativePathFields(config: ConfigObject, filePath: string, version: KubeletVersion): RelativePath[] {
   // Nearly every payload has none: the file's directory is worked out only for one that has.
   const out: RelativePath[] = [];
-  for (const field of fieldsFor(version)) {
+  for (const field of pathFieldsFor(version)) {
     const v = getAt(config, field);
     if (typeof v !== 'string' || v === '' || path.posix.isAbsolute(v)) continue;
     out.push({ field, value: v, resolved: goJoin(path.posix.dirname(filePath), v) });

@@ -158,7 +158,8 @@ function sourceOf(s: Session, r: Resolved, root: string, why: string, ref: strin
 }
 
 const DEFAULT_INSTALL = '/var/lib/kubelet/config.yaml';
-const DEFAULTS_ONLY = Buffer.from('kind: KubeletConfiguration\napiVersion: kubelet.config.k8s.io/v1beta1\n');
+/** A config file that sets nothing: what a kubelet runs from its defaults alone. */
+export const DEFAULTS_ONLY = Buffer.from('kind: KubeletConfiguration\napiVersion: kubelet.config.k8s.io/v1beta1\n');
 
 /**
  * server.go checks the local config (the --config file, else the defaults) with the flags

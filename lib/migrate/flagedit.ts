@@ -186,12 +186,13 @@ function findSplices(text: string, kind: FlagFileKind, opts: EditOptions, proble
     for (let i = 0; i < atoms.length; i++) {
       const a = atoms[i]!;
       const line = lineAt(text, a.start);
-      const next = atoms[i + 1];
       const flag = DIR_FLAG.test(a.text) || DIR_FLAG_EQ.test(a.text) || GATES_FLAG.test(a.text) || GATES_FLAG_EQ.test(a.text);
-      if (flag && (quotedValue(text, a) || (next && !a.text.includes('=') && quotedValue(text, next)))) {
+      // The value of `--flag value` is the next atom.
+      const spacedValue = a.text.includes('=') ? undefined : atoms[i + 1];
+      if (flag && (quotedValue(text, a) || (spacedValue && quotedValue(text, spacedValue)))) {
         // `--flag="value"` or `--flag "a, b"`: one argument across atoms; not spliced (found by review: a broken edit was shown).
         problems.push({ line, action: `the value of ${a.text.replace(/=.*$/s, '')} is quoted: kubelet-ckpt edits only unquoted flag values` });
-        if (next && !a.text.includes('=')) i++;
+        if (spacedValue) i++;
         continue;
       }
       if (DIR_FLAG.test(a.text) || DIR_FLAG_EQ.test(a.text)) {

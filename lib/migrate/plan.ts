@@ -216,13 +216,12 @@ function gatePlan(ctx: RecoveryContext, req: MigrateRequest, cl: { argv: string[
   if (!refusals.length) proveArgv(cl.argv, edited.argv, edited.changes, null, refusals);
   interlocks(ctx, req, refusals, warnings);
   const overrides = { force: req.force, restartKubelet: req.restartKubelet };
-  const steps = nextSteps({ configPath: configPath ?? 'its config', overrides }, nodeNameOf(cl.argv, root), false, ctx.kubeconfig ? path.resolve(ctx.kubeconfig) : null);
   const s = ctx.session;
   return {
     kind: 'migrate', commandLine: ctx.commandLine, store: s.snap.storeDir, dynamicConfigDir: s.snap.dynamicConfigDir, root,
     export: null, configPath, configAdded: false, changes: edited.changes, warnings, refusals, overrides,
     // Nothing was assigned that this kubelet runs: no configz check or assignment to clear.
-    nextSteps: steps.filter((x) => !x.startsWith('confirm the running config') && !x.startsWith('where the API server')),
+    nextSteps: nextSteps(overrides, null),
     kubeadm: null,
   };
 }
@@ -232,14 +231,22 @@ function nodeNameOf(argv: readonly string[], root: string): string {
   return nodeName({ kubeletArgv: argv, root }).name || 'NODE';
 }
 
-/** `kubeconfig`: --kubeconfig, which the kubectl commands then name (an admin's; the kubelet's own node credentials may not patch its Node's spec). */
-function nextSteps(p: Pick<MigratePlan, 'configPath' | 'overrides'>, node: string, kubeadm: boolean, kubeconfig: string | null): string[] {
+/**
+ * What must still happen after the files are written. `confirm`: a migration of the config the
+ * kubelet runs, whose result is checked (`/configz`) and whose assignment is cleared; a removal
+ * of the gate alone has neither. `kubeconfig`: --kubeconfig, which the kubectl commands then
+ * name (an admin's; the kubelet's own node credentials may not patch its Node's spec).
+ */
+function nextSteps(overrides: Overrides, confirm: { configPath: string; node: string; kubeconfig: string | null; kubeadm: boolean } | null): string[] {
   const steps = [];
-  const kubectl = kubeconfig ? `kubectl --kubeconfig ${shellWord(kubeconfig)}` : 'kubectl';
-  if (!p.overrides.restartKubelet) steps.push('restart the kubelet on its old version: systemctl daemon-reload && systemctl restart kubelet');
-  steps.push(`confirm the running config equals ${p.configPath}: ${kubectl} get --raw /api/v1/nodes/${node}/proxy/configz`);
-  steps.push(`where the API server is reachable, clear the assignment (one-way): ${kubectl} patch node ${node} --type merge -p '{"spec":{"configSource":null}}'`);
-  if (kubeadm) steps.push('before `kubeadm upgrade node`, put these settings into the kubelet-config ConfigMap (or kubeadm-flags.env flags): kubeadm rewrites the --config file from it');
+  if (!overrides.restartKubelet) steps.push('restart the kubelet on its old version: systemctl daemon-reload && systemctl restart kubelet');
+  if (confirm) {
+    const { configPath, node, kubeconfig } = confirm;
+    const kubectl = kubeconfig ? `kubectl --kubeconfig ${shellWord(kubeconfig)}` : 'kubectl';
+    steps.push(`confirm the running config equals ${configPath}: ${kubectl} get --raw /api/v1/nodes/${node}/proxy/configz`);
+    steps.push(`where the API server is reachable, clear the assignment (one-way): ${kubectl} patch node ${node} --type merge -p '{"spec":{"configSource":null}}'`);
+    if (confirm.kubeadm) steps.push('before `kubeadm upgrade node`, put these settings into the kubelet-config ConfigMap (or kubeadm-flags.env flags): kubeadm rewrites the --config file from it');
+  }
   steps.push('then upgrade the kubelet (kubelet-ckpt upgrade-check --to X.Y first); the store stays on disk and can be archived');
   return steps;
 }
@@ -299,7 +306,7 @@ export async function planMigrate(ctx: RecoveryContext, req: MigrateRequest): Pr
   if (kubeadm) warnings.push(kubeadm.warning);
   const kubeconfig = ctx.kubeconfig ? path.resolve(ctx.kubeconfig) : null;
   if (kubeconfig && !accessibleFile(kubeconfig, fs.constants.R_OK)) warnings.push(`--kubeconfig ${kubeconfig} cannot be read here: the kubectl commands of the next steps name it`);
-  const plan = { configPath, overrides: { force: req.force, restartKubelet: req.restartKubelet } };
+  const overrides = { force: req.force, restartKubelet: req.restartKubelet };
   return {
     kind: 'migrate',
     commandLine: ctx.commandLine,
@@ -312,8 +319,8 @@ export async function planMigrate(ctx: RecoveryContext, req: MigrateRequest): Pr
     changes,
     warnings,
     refusals,
-    overrides: plan.overrides,
-    nextSteps: nextSteps(plan, nodeNameOf(cl.argv, root), isKubeadm, kubeconfig),
+    overrides,
+    nextSteps: nextSteps(overrides, { configPath, node: nodeNameOf(cl.argv, root), kubeconfig, kubeadm: isKubeadm }),
     kubeadm,
   };
 }

@@ -10,17 +10,16 @@ import { UsageError } from '../errors.js';
 import { loadCheckpointConfig } from '../config/load.js';
 import { deepClone, type ConfigObject } from '../config/objpath.js';
 import { parseKubeletFlags } from '../config/flags.js';
-import { atLeast, type KubeletVersion } from '../config/version.js';
+import { atLeast, SUPPORTED_VERSIONS, type KubeletVersion } from '../config/version.js';
 import { KUBELET_COMPARE } from '../diff/decode.js';
 import { compareValues, type Change } from '../diff/semantic.js';
 import { deepEqual, isObject, type Value } from '../diff/value.js';
 import { predictNextBoot, type BootSource } from '../integrity/nextboot.js';
 import { asRelease, readLocalBytes, type Session } from '../session.js';
-import { SUPPORTED_VERSIONS } from '../config/version.js';
 import { flagAsWritten, flagValue } from '../store/proc.js';
 import { refBytes } from '../store/show.js';
 import { resolveRef } from '../store/refs.js';
-import { DKC_GATE, kubeletReadsStore } from './export.js';
+import { DEFAULTS_ONLY, DKC_GATE, kubeletReadsStore } from './export.js';
 import { nodePathOf } from '../store/rooted.js';
 import { migratedArgv } from './plan.js';
 
@@ -88,8 +87,6 @@ function effectiveCommandLine(s: Session, root: string): { s: Session; assumed: 
   const argv = ['kubelet', ...assumed];
   return { s: { ...s, kubeletArgv: argv, judgeOptions: { ...s.judgeOptions, argv } }, assumed };
 }
-
-const DEFAULTS_ONLY = Buffer.from('kind: KubeletConfiguration\napiVersion: kubelet.config.k8s.io/v1beta1\n');
 
 /** A release's defaults: what it runs from an empty config. */
 function defaultsOf(version: KubeletVersion): ConfigObject {

@@ -10,7 +10,7 @@ import { CkptError, EnvError, RefusedError, fsReason } from '../errors.js';
 import { SafeDir, using } from '../store/safepath.js';
 import type { Entry } from '../store/snapshot.js';
 import { metaSources } from '../store/refs.js';
-import { referencesNow } from './prune.js';
+import { metaReferences } from './prune.js';
 import { ChangedError, changedOr, hintFor, isOurTemp, tempName } from './atomic.js';
 import { appendAudit, backupId, currentActor, ensureBackupsDir, openBackups, type Manifest } from './backup.js';
 import { guarded } from './guard.js';
@@ -104,12 +104,12 @@ export function planClean(ctx: RecoveryContext, req: Overrides): CleanPlan {
   // As prune decides it: a meta file that cannot be decoded, or names a checkpoint through an
   // unsafe key or a link, leaves what it references unclear, and then no tmp_ entry under
   // checkpoints/ is moved (found by review: an RV tmp_2abc that a symlinked meta/assigned named was).
-  let unclear: string | null = null;
+  let unclear: string | null;
   let referenced = new Set<string>();
   try {
-    referenced = referencesNow(snap).referenced;
+    ({ referenced, unclear } = metaReferences(snap));
   } catch (err) {
-    unclear = err instanceof CkptError ? err.message.replace(/; nothing is pruned$/, '') : String(err);
+    unclear = err instanceof CkptError ? err.message : String(err);
   }
   for (const e of entries) {
     const [top, uid, rv] = e.rel.split('/');

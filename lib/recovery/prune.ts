@@ -45,35 +45,28 @@ export interface PrunePlan {
   overrides: Overrides;
 }
 
-/** The checkpoints the meta files reference; refuses when a meta file cannot be decoded. */
-export function referencedBy(snap: Snapshot): Set<string> {
-  const out = new Set<string>();
-  for (const n of META_NAMES) {
-    const d = decodeMetaState(snap.meta[n]);
-    if (d.state === 'error' || d.state === 'unreadable') {
-      throw new RefusedError(`meta/${n} cannot be decoded (${d.error}), so what it references is unknown; nothing is pruned`, 'repair the meta file first (kubelet-ckpt reset), then prune', 'REFERENCES_UNKNOWN');
-    }
-    // An unsafe ref (`x/../UID`) can still name a real checkpoint through the kubelet's path join.
-    if (d.state === 'source' && d.unsafe.length) {
-      throw new RefusedError(`meta/${n} names ${d.unsafe[0]!.field} ${JSON.stringify(d.source[d.unsafe[0]!.field]).slice(0, 80)}, which ${d.unsafe[0]!.reason}: what it references is unclear; nothing is pruned`, 'repair the meta file first (kubelet-ckpt reset), then prune', 'REFERENCES_UNKNOWN');
-    }
-    if (d.state === 'source') out.add(`${d.source.uid}/${d.source.resourceVersion}`);
-  }
-  return out;
-}
-
 /**
- * What the meta files reference, from the bytes on disk now (the same bytes apply re-checks)
- * and from the snapshot; refuses (REFERENCES_UNKNOWN) when either cannot tell. prune and
- * clean both never touch a referenced checkpoint.
+ * What the meta files reference, from the bytes on disk now (`states`, the same bytes apply
+ * re-checks) and from the snapshot, and why that cannot be told when it cannot (`unclear`): a
+ * meta file that cannot be decoded, or names an unsafe ref (`x/../UID` can still name a real
+ * checkpoint through the kubelet's path join). prune refuses then; clean moves no checkpoint.
+ * Throws what reading the meta files throws (a link, an unreadable file).
  */
-export function referencesNow(snap: Snapshot): { states: Record<MetaName, FileState>; referenced: Set<string> } {
+export function metaReferences(snap: Snapshot): { states: Record<MetaName, FileState>; referenced: Set<string>; unclear: string | null } {
   const states = readMetaStates(snap.storeDir);
+  const referenced = new Set<string>();
+  const unclear = (why: string) => ({ states, referenced, unclear: why });
   for (const n of META_NAMES) {
     const c = contentOf(states[n]);
-    if (c.kind === 'undecodable') throw new RefusedError(`meta/${n} cannot be decoded (${c.error.slice(0, 120)}), so what it references is unknown; nothing is pruned`, 'repair the meta file first (kubelet-ckpt reset), then prune', 'REFERENCES_UNKNOWN');
+    if (c.kind === 'undecodable') return unclear(`meta/${n} cannot be decoded (${c.error.slice(0, 120)}), so what it references is unknown`);
   }
-  return { states, referenced: referencedBy(snap) };
+  for (const n of META_NAMES) {
+    const d = decodeMetaState(snap.meta[n]);
+    if (d.state === 'error' || d.state === 'unreadable') return unclear(`meta/${n} cannot be decoded (${d.error}), so what it references is unknown`);
+    if (d.state === 'source' && d.unsafe.length) return unclear(`meta/${n} names ${d.unsafe[0]!.field} ${JSON.stringify(d.source[d.unsafe[0]!.field]).slice(0, 80)}, which ${d.unsafe[0]!.reason}: what it references is unclear`);
+    if (d.state === 'source') referenced.add(`${d.source.uid}/${d.source.resourceVersion}`);
+  }
+  return { states, referenced, unclear: null };
 }
 
 function asideName(rv: string): string {
@@ -88,7 +81,8 @@ export async function planPrune(ctx: RecoveryContext, req: PruneRequest): Promis
     if (e.kind === 'dir' || e.kind === 'missing') continue;
     throw new RefusedError(`store/${e.rel || e.name} is ${e.kind === 'symlink' ? `a symbolic link to ${e.linkTarget ?? '?'}` : e.error ?? 'not a directory'}: what the meta files reference, or what would be removed, is not known; nothing is pruned`, 'make it a real directory again (kubelet-ckpt verify shows the problem), then prune', 'STORE_NOT_REAL');
   }
-  const { states, referenced } = referencesNow(snap);
+  const { states, referenced, unclear } = metaReferences(snap);
+  if (unclear) throw new RefusedError(`${unclear}; nothing is pruned`, 'repair the meta file first (kubelet-ckpt reset), then prune', 'REFERENCES_UNKNOWN');
   const items: PruneItem[] = [];
   const warnings: string[] = [];
   for (const u of snap.uids) {
