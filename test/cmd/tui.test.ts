@@ -109,6 +109,7 @@ t.test('demo store: layout, navigation and every tab', { skip }, async (t) => {
   s = await x.waitFor(/meta\/last-known-good/);
   t.match(paneWords(s), /resourceVersion: "41877"/);
   x.send('Escape');
+  await x.waitFor((sc) => /\/ filter/.test(sc));
   x.send('Tab');
   s = await x.waitFor(/semantic diff|first resourceVersion|Payload/);
   x.send('?');
@@ -187,7 +188,10 @@ t.test('/ in a tab searches it; n and N move between the lines found; Esc drops 
   await x.waitFor('Next boot: assigned');
   x.send('/');
   await x.waitFor(/^\/_ +\d+ matches/m);
-  x.send('Escape', 'Enter', '/');
+  // Each key after an Escape waits for its effect: read in one chunk with it, 'Enter' is Alt-Enter.
+  x.send('Escape');
+  await x.waitFor((sc) => !/^\/_/m.test(sc) && sc.includes('Next boot'));
+  x.send('Enter', '/');
   let s = await x.waitFor(/^\/_ +type to search this tab/m);
   x.type('healthz');
   s = await x.waitFor(/^\/healthz_ +2 lines {2}Enter keep, Esc drop/m);
@@ -510,7 +514,9 @@ t.test('a space is typed: combined filter terms, and search text with a space', 
   const list = s.split('\n').slice(4, -2).map((l) => l.slice(0, 28)).join('\n');
   t.notMatch(list, /41230|705ab4f5/, 'both terms apply');
   t.match(list, /41877/);
-  x.send('Escape', 'Enter', '/');
+  x.send('Escape');
+  await x.waitFor((sc) => !sc.includes('[/uid:5808') && sc.includes('Next boot'));
+  x.send('Enter', '/');
   await x.waitFor(/^\/_ +type to search this tab/m);
   x.type('healthzPort: 10248');
   s = await x.waitFor(/^\/healthzPort: 10248_ +1 line {2}Enter keep, Esc drop/m);
@@ -607,7 +613,9 @@ t.test('found by a TUI review: dim text on 8-colour terminals, tags in a dialog 
     await x.waitFor('backed up first');
     const line = x.capture(true).split('\n').find((l) => l.includes('backed up first')) ?? '';
     t.notMatch(line, /\u001b\[30m/, `TERM=${TERM}: never black on black`);
-    x.send('Escape', 'q');
+    x.send('Escape');
+    await x.waitFor(noDialog('Next boot'));
+    x.send('q');
     await x.waitFor('[exit 0]');
   }
 
