@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Argv } from 'yargs';
 import { defaultHostRoot, manifest, MANIFEST_KINDS, type ManifestKind } from '../lib/fleet/manifests/index.js';
 import { processStreams, setExit, type GlobalArgs } from './common.js';
@@ -33,8 +34,8 @@ const manifestCommand = {
       .option('interval', { type: 'string', requiresArg: true, default: '60s', describe: 'NPD: how often the rules run (Go duration, more than 0)' })
       .option('timeout', { type: 'string', requiresArg: true, default: '5s', describe: "NPD: each rule's timeout (Go duration, more than 0; at most the global timeout)" })
       .option('target-node', { type: 'string', array: true, requiresArg: true, describe: 'job: one Job pinned to each of these nodes (default: one Job on any node)' })
-      .option('local-bundle', { type: 'string', requiresArg: true, default: 'dist/kubelet-ckpt.cjs', describe: 'ansible: the bundle on the control machine (copied to --bundle on each host)' })
-      .option('reports-dir', { type: 'string', requiresArg: true, default: 'reports/', describe: 'ansible: where fetched reports land on the control machine' })
+      .option('local-bundle', { type: 'string', requiresArg: true, default: 'dist/kubelet-ckpt.cjs', describe: 'ansible: the bundle on the control machine (copied to --bundle on each host; written into the playbook as an absolute path)' })
+      .option('reports-dir', { type: 'string', requiresArg: true, default: 'reports/', describe: 'ansible: where fetched reports land on the control machine (written into the playbook as an absolute path)' })
       .example('$0 fleet manifest daemonset --image registry.example/kubelet-ckpt:0.1.0 | kubectl apply -f -', 'every node reports once; gather with kubectl logs (see the guide at the top)')
       .example('$0 fleet manifest ansible --host-root / > report.yml && ansible-playbook -i inventory.ini report.yml', 'when the API server is down')
       .example('$0 fleet manifest npd > /etc/node-problem-detector/config/kubelet-ckpt.json', 'then start NPD with --config.custom-plugin-monitor=…/kubelet-ckpt.json')
@@ -42,7 +43,7 @@ const manifestCommand = {
   handler: (args: ManifestArgs) => {
     const streams = processStreams(args);
     streams.stdout.write(
-      manifest(args.kind, { bundle: args.bundle, node: args.node ?? null, hostRoot: args['host-root'] ?? defaultHostRoot(args.kind), image: args.image, namespace: args.namespace, interval: args.interval, timeout: args.timeout, targetNodes: args['target-node'] ?? [], localBundle: args['local-bundle'], reportsDir: args['reports-dir'] }),
+      manifest(args.kind, { bundle: args.bundle, node: args.node ?? null, hostRoot: args['host-root'] ?? defaultHostRoot(args.kind), image: args.image, namespace: args.namespace, interval: args.interval, timeout: args.timeout, targetNodes: args['target-node'] ?? [], localBundle: path.resolve(args['local-bundle']), reportsDir: `${path.resolve(args['reports-dir'])}/` }),
     );
     setExit(0);
   },

@@ -49,7 +49,7 @@ const merge = {
     const streams = processStreams(args);
     const sources = args.sources.map((x) => (x === STDIN_TOKEN ? '-' : x));
     const g = gatherReports(sources, readStdin);
-    const fleet = mergeReports(g.docs, g.warnings);
+    const fleet = mergeReports(g.docs, g.log);
     // Warnings quote node names, hosts, file and member names: one printable line each.
     if (args.output === 'text') for (const w of fleet.warnings) warn(streams, printable(w));
     requireNodes(fleet, sources);

@@ -116,7 +116,7 @@ function dedupe(seen: Seen[], log: WarningLog): { node: FleetNode; r: Partial<No
       byKey.set(k, s);
       continue;
     }
-    const keep = s.generatedAt > prev.generatedAt ? s : prev;
+    const keep = stamp(s.generatedAt) > stamp(prev.generatedAt) ? s : prev;
     log.add(s.file, `${s.name}: reported twice from host ${JSON.stringify(s.host)} (${prev.label}, ${s.label}); kept the newer, ${keep.label}`);
     byKey.set(k, keep);
   }
@@ -131,6 +131,12 @@ function dedupe(seen: Seen[], log: WarningLog): { node: FleetNode; r: Partial<No
     return { node: { id, name: s.name, host: s.host, from: s.label }, r: s.r };
   });
   return out.sort((a, b) => (a.node.id < b.node.id ? -1 : a.node.id > b.node.id ? 1 : 0));
+}
+
+/** A report's time as a number (stamps from other writers carry offsets or other precisions); one that does not parse is the oldest. */
+function stamp(generatedAt: string): number {
+  const t = Date.parse(generatedAt);
+  return Number.isNaN(t) ? -Infinity : t;
 }
 
 /** `id`, or `id#2`, `id#3` … when taken: a node named `a@b` and node `a` from host `b` stay two nodes. */
@@ -223,11 +229,11 @@ function divergenceOf(claimed: Map<string, { claim: Claim; nodes: Map<string, Se
   return out.sort((a, b) => compareText(id(a), id(b)));
 }
 
-export function mergeReports(docs: readonly FoundDoc[], gatherWarnings: readonly string[] = []): FleetReport {
-  const log = new WarningLog();
+/** `log`: the gathering's warnings, to which the merge adds its own (one cap per file for both). */
+export function mergeReports(docs: readonly FoundDoc[], log: WarningLog = new WarningLog()): FleetReport {
   const seen = docs.map((d) => see(d, log)).filter((s): s is Seen => s !== null);
   const nodes = dedupe(seen, log);
-  const warnings = [...gatherWarnings, ...log.list()];
+  const warnings = log.list();
   const groups = new Map<string, ConfigGroup>();
   const nextBootDiffers: NextBootChange[] = [];
   const trouble: TroubledNode[] = [];

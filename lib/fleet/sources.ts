@@ -22,6 +22,8 @@ export interface FoundDoc {
 export interface Gathered {
   docs: FoundDoc[];
   warnings: string[];
+  /** The log behind `warnings`: the merge adds its own to it, so one file's cap counts both. */
+  log: WarningLog;
   /** Files and archive members read. */
   files: number;
 }
@@ -45,7 +47,7 @@ const size = (n: number) => (n >= MiB ? `${Math.round(n / MiB)} MiB` : `${n} byt
 
 class Gatherer {
   /** What was read; the warnings are `log`'s (gatherReports adds them). */
-  readonly out: Omit<Gathered, 'warnings'> = { docs: [], files: 0 };
+  readonly out: Omit<Gathered, 'warnings' | 'log'> = { docs: [], files: 0 };
   readonly log = new WarningLog();
   /** The file named or walked (or `-`) being read, archive members included. */
   source = '';
@@ -155,11 +157,13 @@ class Gatherer {
     this.text(p, s, false);
   }
 
-  dir(d: string): void {
+  /** `explicit`: named on the command line, so a listing that fails fails the merge (a node left out silently is a false "none in trouble"). */
+  dir(d: string, explicit = false): void {
     let names: fs.Dirent[];
     try {
       names = fs.readdirSync(d, { withFileTypes: true });
     } catch (err) {
+      if (explicit) throw new EnvError(`cannot read ${d}: ${fsReason(err)}`, null, 'INPUT_UNREADABLE');
       this.source = d;
       this.warn(`${d}: skipped: ${fsReason(err)}`);
       return;
@@ -281,10 +285,10 @@ export function gatherReports(sources: readonly string[], stdin: () => Capped, c
     } catch (err) {
       throw new EnvError(`cannot read ${src}: ${fsReason(err)}`, 'name report files, directories of them, .tar.gz archives, or - for stdin', 'INPUT_UNREADABLE');
     }
-    if (st.isDirectory()) g.dir(src);
+    if (st.isDirectory()) g.dir(src, true);
     else g.file(src, true);
   }
-  return { ...g.out, warnings: g.log.list() };
+  return { ...g.out, warnings: g.log.list(), log: g.log };
 }
 
 function readOrFail<T>(what: string, read: () => T): T {

@@ -54,6 +54,8 @@ export function isOurTemp(name: string): boolean {
  */
 export function openWriteDir(dir: string | SafeDir, what: string, code = 'STORE_UNWRITABLE'): SafeDir {
   if (typeof dir !== 'string') return dir;
+  // `.`, `DIR/.` and `sub/..` name a directory too: resolved first, so the last name is a plain one.
+  dir = path.resolve(dir);
   let parent: SafeDir;
   try {
     parent = SafeDir.open(path.dirname(dir));

@@ -24,11 +24,17 @@ t.test('ansible-playbook: copy, report, fetch on two local hosts; report merge o
   fs.mkdirSync(path.join(work, 'bin-node-a'));
   fs.mkdirSync(path.join(work, 'bin-node-b'));
   writeTree(work, { 'inventory.ini': `[nodes]\n${host('node-a', rootA)}\n${host('node-b', rootB)}\n` });
-  const pb = runCli(['fleet', 'manifest', 'ansible', '--local-bundle', cliPath, '--node', process.execPath, '--reports-dir', `${work}/reports/`]);
+  // The defaults (dist/kubelet-ckpt.cjs, reports/) as an operator in a checkout gets them, and the
+  // playbook saved elsewhere: found by a fleet review, Ansible read both from the playbook's directory.
+  fs.mkdirSync(path.join(work, 'dist'));
+  fs.copyFileSync(cliPath, path.join(work, 'dist/kubelet-ckpt.cjs'));
+  const pb = runCli(['fleet', 'manifest', 'ansible', '--node', process.execPath], { cwd: work });
   t.equal(pb.code, 0, pb.stderr);
-  fs.writeFileSync(path.join(work, 'report.yml'), pb.stdout);
+  t.match(pb.stdout, `#   kubelet-ckpt report merge ${work}/reports/\n`, 'the guide names the reports directory the playbook fills');
+  fs.mkdirSync(path.join(work, 'playbooks'));
+  fs.writeFileSync(path.join(work, 'playbooks/report.yml'), pb.stdout);
   const env = { ...cleanEnv(), HOME: work, ANSIBLE_LOCAL_TEMP: `${work}/.ansible-local`, ANSIBLE_REMOTE_TEMP: `${work}/.ansible-remote`, ANSIBLE_NOCOLOR: '1', ANSIBLE_HOST_KEY_CHECKING: 'False', ANSIBLE_RETRY_FILES_ENABLED: 'False' };
-  const r = spawnSync(playbookBin, ['-i', 'inventory.ini', 'report.yml', '-e', 'kubelet_ckpt_become=false'], { cwd: work, env, encoding: 'utf8', timeout: 150_000 });
+  const r = spawnSync(playbookBin, ['-i', '../inventory.ini', 'report.yml', '-e', 'kubelet_ckpt_become=false'], { cwd: path.join(work, 'playbooks'), env, encoding: 'utf8', timeout: 150_000 });
   t.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
   t.match(r.stdout, /node-a\s+: ok=4\s+changed=\d+\s+unreachable=0\s+failed=0/);
   t.match(r.stdout, /node-b\s+: ok=4\s+changed=\d+\s+unreachable=0\s+failed=0/);

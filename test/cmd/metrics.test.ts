@@ -43,3 +43,15 @@ t.test('promtool check metrics accepts every fixture store\'s metrics', { skip: 
     t.equal(p.status, 0, `${name}: promtool: ${p.stdout}${p.stderr}`);
   }
 });
+
+t.test('found by a fleet review: --textfile-dir . or sub/.. names the directory it resolves to', async (t) => {
+  const dir = tempDir('kckpt-tf-dot-');
+  fs.mkdirSync(path.join(dir, 'sub'));
+  const store = copyFixture('stores/healthy');
+  for (const spelled of ['.', './', 'sub/..', `${dir}/.`]) {
+    fs.rmSync(path.join(dir, 'kubelet_ckpt.prom'), { force: true });
+    const r = runCli(['--dir', store, 'metrics', '--no-journal', '--textfile-dir', spelled], { cwd: dir });
+    t.equal(r.code, 0, `${spelled}: ${r.stderr}`);
+    t.match(fs.readFileSync(path.join(dir, 'kubelet_ckpt.prom'), 'utf8'), /^kubelet_ckpt_fell_back 0$/m, `${spelled}: written in ${dir}`);
+  }
+});

@@ -319,3 +319,18 @@ t.test('a store that cannot be read is named by its absolute path, as a readable
   const store = (JSON.parse(r.stdout) as { store: { path: string; state: string } }).store;
   t.equal(store.path, path.join(dir, 'missing-node'));
 });
+
+t.test('found by a fleet review: a named directory that cannot be listed fails the merge (exit 3), as a named file does', { skip: !isRoot && 'setpriv to nobody needs root' }, async (t) => {
+  const work = t.testdir({});
+  fs.chmodSync(work, 0o755);
+  const reports = path.join(work, 'reports');
+  fs.mkdirSync(reports);
+  fs.writeFileSync(path.join(reports, 'sick.json'), JSON.stringify(fakeReport({ name: 'sick', source: 'last-known-good', fellBack: true })));
+  fs.writeFileSync(path.join(work, 'ok.json'), JSON.stringify(fakeReport({ name: 'ok' })));
+  fs.chmodSync(path.join(work, 'ok.json'), 0o644);
+  fs.chmodSync(reports, 0o700);
+  const r = asNobody(['report', 'merge', reports, path.join(work, 'ok.json')]);
+  t.equal(r.code, 3, 'not "none in trouble" with the sick node left out');
+  t.equal(r.stdout, '');
+  t.match(r.stderr, `cannot read ${reports}: permission denied`);
+});

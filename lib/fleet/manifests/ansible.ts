@@ -4,6 +4,7 @@
 // (host vars: kubelet_ckpt_root for a mounted disk, kubelet_ckpt_node_name).
 
 import { jsYaml } from '../../config/js-yaml.js';
+import { shellWord } from '../../integrity/next-steps.js';
 import type { ManifestOptions } from './options.js';
 
 export interface AnsibleOptions extends ManifestOptions {
@@ -13,11 +14,11 @@ export interface AnsibleOptions extends ManifestOptions {
   reportsDir: string;
 }
 
-const GUIDE = [
+const guide = (reportsDir: string) => [
   'kubelet-ckpt report on every host of an inventory, over SSH: works while the API server is down.',
   '  kubelet-ckpt fleet manifest ansible > kubelet-ckpt-report.yml',
   '  ansible-playbook -i inventory.ini kubelet-ckpt-report.yml',
-  '  kubelet-ckpt report merge reports/',
+  `  kubelet-ckpt report merge ${shellWord(reportsDir)}`,
   'Per-host variables: kubelet_ckpt_root (a node disk mounted elsewhere, default /),',
   'kubelet_ckpt_node_name (default: the kubelet\'s --hostname-override, else the host name),',
   'kubelet_ckpt_node (the node binary, default node), kubelet_ckpt_become (default true); and, per host',
@@ -61,5 +62,5 @@ export function ansiblePlaybook(o: AnsibleOptions): string {
     ],
   };
   const text = jsYaml().dump([play], { noRefs: true, lineWidth: -1, sortKeys: false });
-  return `${GUIDE.map((l) => `# ${l}`).join('\n')}\n---\n${text}`;
+  return `${guide(o.reportsDir).map((l) => `# ${l}`).join('\n')}\n---\n${text}`;
 }

@@ -1,4 +1,7 @@
 import t from 'tap';
+import fs from 'node:fs';
+import { gatherReports } from '../../../lib/fleet/sources.js';
+import { WarningLog } from '../../../lib/fleet/warnings.js';
 import { mergeReports, fleetInTrouble } from '../../../lib/fleet/merge.js';
 import { fakeReport, SHA_A, SHA_B } from '../../fleet/reports.js';
 import { renderFleet } from '../../../lib/output/fleet.js';
@@ -190,7 +193,9 @@ t.test('merge warnings are collapsed per file too', async (t) => {
     return r;
   };
   const docs = Array.from({ length: 30 }, (_, i) => ({ label: `many.ndjson:${i + 1}`, file: 'many.ndjson', value: { ...old(), node: { name: `n${i}`, host: 'h' } } }));
-  const f = mergeReports([...docs, doc('one.json', old())], ['gathered']);
+  const gathered = new WarningLog();
+  gathered.add('other.log', 'gathered');
+  const f = mergeReports([...docs, doc('one.json', old())], gathered);
   t.equal(f.nodes, 31);
   t.equal(f.warnings.length, 1 + 20 + 1 + 1);
   t.same(f.warnings.slice(0, 2), ['gathered', 'many.ndjson:1: report for n0 lacks findings (written by another version?); merged with what it has']);
@@ -212,4 +217,31 @@ t.test('node ids never collide: a node named a@b and node a from host b stay two
   t.same(ids, ['a@b', 'a@b#2', 'a@b#2#2', 'a@c', 'n', 'n\u0000']);
   t.same(f.trouble.map((x) => x.node), ['a@b#2'], 'the trouble is the right node’s');
   t.match(f.warnings, ['a: 2 reports from different hosts name this node; kept apart as a@HOST', 'x2: another node is already known as a@b; this one is a@b#2', 'x4: another node is already known as a@b#2; this one is a@b#2#2']);
+});
+
+t.test('found by a fleet review: the newer of two reports is the later time, not the later text', async (t) => {
+  // 09:00+01:00 is 08:00Z: as text it sorts after 08:30Z, and the older (healthy) report was kept.
+  const older = fakeReport({ name: 'm', generatedAt: '2026-11-27T09:00:00.000+01:00' });
+  const newer = fakeReport({ name: 'm', source: 'last-known-good', fellBack: true, generatedAt: '2026-11-27T08:30:00.000Z' });
+  for (const order of [[doc('old', older), doc('new', newer)], [doc('new', newer), doc('old', older)]]) {
+    const f = mergeReports(order);
+    t.same(f.trouble.map((x) => x.node), ['m'], 'the fell-back report, 30 minutes newer, is the one kept');
+    t.match(f.warnings.join('\n'), /kept the newer, new/);
+  }
+  // Millisecond precision or none: the same instant compares equal, a stamp that does not parse is the oldest.
+  const bare = fakeReport({ name: 'p', generatedAt: '2026-11-27T08:30:00Z' });
+  const junk = fakeReport({ name: 'p', source: 'last-known-good', fellBack: true, generatedAt: 'yesterday' });
+  t.same(mergeReports([doc('junk', junk), doc('bare', bare)]).trouble, [], 'a time that does not parse loses to any that does');
+});
+
+t.test('found by a fleet review: one file gives at most 20 warnings, the gathering\'s and the merge\'s together', async (t) => {
+  const dir = t.testdir({});
+  const file = `${dir}/pods.log`;
+  const lines: string[] = [];
+  for (let i = 0; i < 25; i++) lines.push(`log noise ${i}`, JSON.stringify({ apiVersion: 'kubelet-ckpt/v1', kind: 'NodeReport', node: { name: null } }));
+  fs.writeFileSync(file, `${lines.join('\n')}\n`);
+  const g = gatherReports([file], () => ({ bytes: Buffer.alloc(0), cap: 0 }));
+  const f = mergeReports(g.docs, g.log);
+  t.equal(f.warnings.length, 21, f.warnings.join('\n'));
+  t.same(f.warnings.filter((w) => w.startsWith('…')), [`… and 30 more in ${file}`], 'one summary line for the file: 50 warnings, 20 shown');
 });
