@@ -31,8 +31,10 @@ export interface ParsedFlags {
   overrides: FlagOverride[];
   /** Flags that are not config fields (or unknown to this release), as `--name`. */
   ignored: string[];
-  /** Errors the kubelet would stop on at its first parse of the command line. */
+  /** Errors the kubelet would stop on at its first parse of the command line (an unknown flag among them). */
   errors: string[];
+  /** `--help`/`-h` or `--version` given (and not false): the kubelet prints and exits before anything else. */
+  printsAndExits: '--help' | '--version' | null;
   /** klog flags given (name → value), which a non-text logging format refuses. */
   klog: Record<string, string>;
   /** --node-labels, every occurrence merged (cliflag.MapStringString: later keys win). */
@@ -45,7 +47,7 @@ const BOOL_NON_CONFIG = new Set([
   'really-crash-for-testing', 'experimental-check-node-capabilities-before-mount', 'experimental-allocatable-ignore-eviction',
   'enable-cadvisor-json-endpoints', 'windows-service', 'redirect-container-streaming', 'logtostderr', 'alsologtostderr',
   'skip-headers', 'skip-log-headers', 'add-dir-header', 'one-output', 'help', 'version', 'docker-tls', 'docker-only',
-  'storage-driver-secure', 'enable-load-reader', 'experimental-dockershim',
+  'storage-driver-secure', 'enable-load-reader', 'experimental-dockershim', 'log-cadvisor-usage',
 ]);
 
 /** Non-config kubelet flags that take a value. */
@@ -62,8 +64,19 @@ const VALUE_NON_CONFIG = new Set([
   'storage-driver-buffer-duration', 'storage-driver-db', 'storage-driver-host', 'storage-driver-password',
   'storage-driver-table', 'storage-driver-user', 'docker-tls-ca', 'docker-tls-cert', 'docker-tls-key',
   'application-metrics-count-limit', 'event-storage-age-limit', 'event-storage-event-limit', 'global-housekeeping-interval',
-  'containerd', 'containerd-namespace',
+  'containerd', 'containerd-namespace', 'container-hints', 'docker', 'docker-env-metadata-whitelist',
+  'cloud-provider-gce-lb-src-cidrs', 'cloud-provider-gce-l7lb-src-cidrs', 'google-json-key',
 ]);
+
+/**
+ * Non-config flags registered in some of the modelled releases only (flags-and-gates.md §2):
+ * elsewhere the kubelet does not know them, and an unknown flag ends it at its first parse.
+ * Flags in neither list nor the config table count as known in every release.
+ */
+const NON_CONFIG_RELEASES: Record<string, [KubeletVersion | undefined, KubeletVersion | undefined]> = {
+  'chaos-chance': [undefined, '1.21'], 'enable-cadvisor-json-endpoints': [undefined, '1.20'], 'redirect-container-streaming': [undefined, '1.21'],
+  'experimental-bootstrap-kubeconfig': [undefined, '1.22'], 'seccomp-profile-root': [undefined, '1.22'], 'seccomp-default': ['1.22', undefined],
+};
 
 /** Flags that were KubeletFlags or klog globals before 1.23 and config fields in 1.23. */
 const NON_CONFIG_BEFORE_1_23: Record<string, 'bool' | 'value'> = {
@@ -89,6 +102,8 @@ function takesNoValue(name: string, row: ConfigFlagRow | undefined, version: Kub
 }
 
 function isKnownNonConfig(name: string, version: KubeletVersion): boolean {
+  const releases = NON_CONFIG_RELEASES[name];
+  if (releases && !inRange(version, ...releases)) return false;
   return BOOL_NON_CONFIG.has(name) || VALUE_NON_CONFIG.has(name) || (version !== '1.23' && name in NON_CONFIG_BEFORE_1_23);
 }
 
@@ -119,11 +134,24 @@ export function parseKubeletFlags(argv: readonly string[], version: KubeletVersi
   const errors: string[] = [];
   const klog: Record<string, string> = {};
   const nodeLabels: Record<string, string> = {};
+  const prints = { help: false, version: false };
   const args = argv.length > 0 && !argv[0]!.startsWith('-') && /(^|\/)kubelet$/.test(argv[0]!) ? argv.slice(1) : [...argv];
 
   const record = (name: string, display: string, raw: string) => {
     const row = flags.get(name);
     if (!row) {
+      // pflag stops at a flag the kubelet did not register: "failed to parse kubelet flag: unknown flag: --x".
+      if (!isKnownNonConfig(name, version)) {
+        errors.push(`unknown flag: --${name}`);
+        return;
+      }
+      if (name === 'help' || name === 'version') {
+        try {
+          prints[name] = name === 'version' && raw === 'raw' ? true : parseFlagValue('bool', raw) === true;
+        } catch (e) {
+          errors.push(`invalid argument ${goQuote(raw)} for ${goQuote(name === 'help' ? '-h, --help' : '--version')} flag: ${(e as FlagValueError).message}`);
+        }
+      }
       if (name in KLOG_FLAG_DEFAULTS) klog[name] = raw;
       // A KubeletFlags field ValidateKubeletFlags checks (startup.ts); a malformed pair fails the parse.
       if (name === 'node-labels') {
@@ -169,7 +197,7 @@ export function parseKubeletFlags(argv: readonly string[], version: KubeletVersi
     }
     if (arg.startsWith('-') && arg.length > 1) {
       const short = arg[1]!;
-      if (short === 'h') { ignored.push('-h'); continue; }
+      if (short === 'h') { ignored.push('-h'); prints.help = true; continue; }
       if (short !== 'v') { errors.push(`unknown shorthand flag: '${short}' in ${arg}`); continue; }
       let raw: string;
       if (arg[2] === '=') raw = arg.slice(3);
@@ -193,7 +221,8 @@ export function parseKubeletFlags(argv: readonly string[], version: KubeletVersi
       occurrences: occ.length,
     };
   });
-  return { overrides, ignored, errors, klog, nodeLabels };
+  const printsAndExits = prints.help ? '--help' : prints.version ? '--version' : null;
+  return { overrides, ignored, errors, klog, nodeLabels, printsAndExits };
 }
 
 /**

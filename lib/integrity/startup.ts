@@ -60,6 +60,11 @@ function present(argv: readonly string[], name: string): boolean {
 function checkFlags(argv: readonly string[], version: KubeletVersion): StartupCheck | null {
   const parsed = parseKubeletFlags(argv, version);
   if (parsed.errors.length) return fail('flags', parsed.errors[0]!, 'the kubelet command line', 'fix the flag in the kubelet unit or its env file');
+  // NewKubeletCommand: help, then verflag, right after the parse; the process ends with 0 (systemd restarts it, and again).
+  if (parsed.printsAndExits) {
+    const what = parsed.printsAndExits === '--help' ? 'its usage' : 'its version';
+    return fail('flags', `${parsed.printsAndExits} given: the kubelet prints ${what} and exits 0`, 'the kubelet command line', `remove ${parsed.printsAndExits} from the kubelet unit or its env file`);
+  }
   const gates = flagGates(argv, version);
   const set = setFromMap(newGateState(version), gates);
   if (set.error) return fail('flag-gates', set.error, '--feature-gates', 'fix --feature-gates in the kubelet unit or its env file');

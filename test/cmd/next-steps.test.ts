@@ -3,7 +3,7 @@
 import t from 'tap';
 import fs from 'node:fs';
 import path from 'node:path';
-import { copyFixture, json, repoRoot, runCli } from '../helpers.js';
+import { copyFixture, json, repoRoot, runCli, writeTree } from '../helpers.js';
 import { foldWords } from '../../lib/output/wrap.js';
 import { renderVerify } from '../../lib/output/verify.js';
 import { palette } from '../../lib/output/streams.js';
@@ -138,4 +138,16 @@ t.test('a --kubelet-flags value goes into the suggested commands as --kubelet-fl
   t.equal(cmd, `kubelet-ckpt --dir ${dir} '--kubelet-flags=${flags}' verify`);
   const again = runCli(['--dir', dir, `--kubelet-flags=${flags}`, 'verify', '-o', 'json']);
   t.not(again.code, 2, 'the same words run');
+});
+
+t.test('found by a fidelity review: a misspelt flag, or --version, in the unit: the kubelet exits before the store (not "starts")', async (t) => {
+  for (const [extra, error] of [['--max-podz=50', 'unknown flag: --max-podz'], ['--version', '--version given: the kubelet prints its version and exits 0']]) {
+    const root = copyFixture('demo');
+    writeTree(root, { 'etc/default/kubelet': `KUBELET_EXTRA_ARGS=${extra}\n` });
+    const s = json<{ nextBoot: { source: string; willStart: boolean; statusError: null; reason: string } }>(runCli(['--root', root, 'status', '--no-journal', '-o', 'json']));
+    t.match(s.nextBoot, { source: 'none', willStart: false, statusError: null, reason: `the kubelet command line: ${error}: the kubelet exits before it reads the store` });
+    const v = runCli(['--root', root, 'verify', '-o', 'json']);
+    t.equal(v.code, 1, `${extra}: verify is not ok`);
+    t.match(json<{ ok: boolean; findings: { code: string }[] }>(v), { ok: false, findings: [{ code: 'STARTUP_FAILS' }] });
+  }
 });

@@ -65,11 +65,41 @@ t.test('repeated flags: scalars last wins, maps and lists accumulate, taints rep
 
 t.test('non-config flags are skipped with their values', async (t) => {
   const r = parseKubeletFlags(['/usr/bin/kubelet', '--kubeconfig', '/etc/kubernetes/kubelet.conf', '--container-runtime=remote',
-    '--exit-on-lock-contention', '--max-pods', '9', '--log-dir', '/var/log', '--unknown-thing', 'value', '--other-unknown', '--seccomp-default'], '1.23');
+    '--exit-on-lock-contention', '--max-pods', '9', '--log-dir', '/var/log', '--docker-env-metadata-whitelist', 'a,b', '--log-cadvisor-usage', '--seccomp-default'], '1.23');
   t.same(r.errors, []);
   t.same(r.overrides.map((o) => [o.flag, o.value]), [['--max-pods', 9]]);
-  t.same(r.ignored, ['--kubeconfig', '--container-runtime', '--exit-on-lock-contention', '--log-dir', '--unknown-thing', '--other-unknown', '--seccomp-default']);
+  t.same(r.ignored, ['--kubeconfig', '--container-runtime', '--exit-on-lock-contention', '--log-dir', '--docker-env-metadata-whitelist', '--log-cadvisor-usage', '--seccomp-default']);
   t.same(r.klog, { 'log-dir': '/var/log' });
+  t.equal(r.printsAndExits, null);
+});
+
+t.test('found by a fidelity review: a flag the release does not register ends the kubelet at its first parse', async (t) => {
+  // pflag's ContinueOnError set: "failed to parse kubelet flag: unknown flag: --max-podz".
+  const cases: [string[], KubeletVersion, string][] = [
+    [['--max-podz=50'], '1.23', 'unknown flag: --max-podz'],
+    [['--Max-Pods=5'], '1.23', 'unknown flag: --Max-Pods'],
+    [['--unknown-thing', 'value', '--max-pods', '9'], '1.22', 'unknown flag: --unknown-thing'],
+    [['--chaos-chance=0.0'], '1.22', 'unknown flag: --chaos-chance'],
+    [['--seccomp-default'], '1.21', 'unknown flag: --seccomp-default'],
+    [['--redirect-container-streaming'], '1.22', 'unknown flag: --redirect-container-streaming'],
+    [['--seccomp-profile-root=/x'], '1.23', 'unknown flag: --seccomp-profile-root'],
+    [['--memory-manager-policy=Static'], '1.20', 'unknown flag: --memory-manager-policy'],
+  ];
+  for (const [argv, version, error] of cases) t.same(parseKubeletFlags(argv, version).errors, [error], `${argv.join(' ')} on ${version}`);
+  for (const [argv, version] of [[['--chaos-chance=0.0'], '1.21'], [['--seccomp-default'], '1.22'], [['--seccomp-profile-root=/x'], '1.22'], [['--enable-cadvisor-json-endpoints'], '1.20']] as [string[], KubeletVersion][]) {
+    t.same(parseKubeletFlags(argv, version).errors, [], `${argv[0]} is a ${version} flag`);
+  }
+});
+
+t.test('found by a fidelity review: --help, -h and --version print and end the kubelet (not when false)', async (t) => {
+  const p = (argv: string[]) => parseKubeletFlags(argv, '1.23');
+  t.equal(p(['--help']).printsAndExits, '--help');
+  t.equal(p(['-h']).printsAndExits, '--help');
+  t.equal(p(['--version']).printsAndExits, '--version');
+  t.equal(p(['--version=raw']).printsAndExits, '--version');
+  t.equal(p(['--version=1', '--help=false']).printsAndExits, '--version');
+  t.equal(p(['--version=false', '--help=0']).printsAndExits, null);
+  t.same(p(['--version=maybe']).errors, ['invalid argument "maybe" for "--version" flag: strconv.ParseBool: parsing "maybe": invalid syntax']);
 });
 
 t.test('flags that only became config fields in 1.23', async (t) => {

@@ -78,7 +78,7 @@ t.test('the gate turned off in the local config: the config controller does not 
 t.test('--seccomp-default needs its gate on releases that have it', async (t) => {
   t.equal(run([DIR, GATE, '--seccomp-default']).error, 'the SeccompDefault feature gate must be enabled in order to use the --seccomp-default flag');
   t.equal(run([DIR, GATE, '--seccomp-default', '--feature-gates=SeccompDefault=true']).ok, true);
-  t.equal(run([DIR, '--seccomp-default'], { version: '1.21' }).ok, true, '1.21 has no such gate');
+  t.equal(run([DIR, '--seccomp-default'], { version: '1.21' }).error, 'unknown flag: --seccomp-default', '1.21 has no such flag (flags-and-gates.md §2: 1.22+)');
 });
 
 t.test('flag names are normalised _ → - (cliflag.WordSepNormalizeFunc)', async (t) => {
@@ -123,4 +123,13 @@ t.test('--node-labels in the kubernetes.io or k8s.io namespace: only those the k
   t.equal(fine.ok, true, 'allowed prefixes, the allowed set, other namespaces, no namespace');
   const malformed = run([DIR, GATE, '--node-labels=team=a, '], { local: MINIMAL });
   t.match(malformed, { ok: false, stage: 'flags', error: 'invalid argument "team=a, " for "--node-labels" flag: malformed pair, expect string=string' });
+});
+
+t.test('found by a fidelity review: an unknown flag, --help or --version end the kubelet before the store', async (t) => {
+  t.match(run([DIR, GATE, '--max-podz=50']), { ok: false, stage: 'flags', error: 'unknown flag: --max-podz' });
+  t.match(run([DIR, GATE, '--version']), { ok: false, stage: 'flags', error: '--version given: the kubelet prints its version and exits 0', fix: 'remove --version from the kubelet unit or its env file' });
+  t.match(run([DIR, GATE, '-h']), { ok: false, stage: 'flags', error: '--help given: the kubelet prints its usage and exits 0' });
+  t.equal(run([DIR, GATE, '--version=false']).ok, true);
+  // The parse comes first: a bad flag after --help is what the kubelet says.
+  t.match(run([DIR, GATE, '--help', '--max-podz=1']), { error: 'unknown flag: --max-podz' });
 });
