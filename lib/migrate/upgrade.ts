@@ -16,7 +16,7 @@ import { compareValues, type Change } from '../diff/semantic.js';
 import { deepEqual, isObject, type Value } from '../diff/value.js';
 import { predictNextBoot, type BootSource } from '../integrity/nextboot.js';
 import { asRelease, readLocalBytes, type Session } from '../session.js';
-import { flagAsWritten, flagValue } from '../store/proc.js';
+import { flagAsWritten, flagValue, normalFlagName } from '../store/proc.js';
 import { refBytes } from '../store/show.js';
 import { resolveRef } from '../store/refs.js';
 import { DEFAULTS_ONLY, DKC_GATE, kubeletReadsStore } from './export.js';
@@ -121,13 +121,30 @@ function dirFlagAsWritten(argv: readonly string[]): string | null {
   return flagAsWritten(['kubelet', ...argv], 'dynamic-config-dir') ?? '--dynamic-config-dir';
 }
 
+/**
+ * Flags a 1.24 kubelet no longer registers: --dynamic-config-dir, and those removed with
+ * dockershim (CHANGELOG-1.24; migration.md M4 cites the same error for --network-plugin).
+ */
+const GONE_IN_1_24 = new Set(['dynamic-config-dir', 'experimental-dockershim-root-directory', 'docker-endpoint', 'image-pull-progress-deadline', 'network-plugin', 'network-plugin-mtu', 'cni-conf-dir', 'cni-bin-dir', 'cni-cache-dir']);
+
+/** The first of those on the command line, as written (pflag stops at the first unknown flag and names it as given). */
+function firstGoneFlag(argv: readonly string[]): string | null {
+  for (const a of argv) {
+    if (a === '--') break;
+    const m = /^--([^=]+)/.exec(a);
+    if (m && GONE_IN_1_24.has(normalFlagName(m[1]!))) return `--${m[1]}`;
+  }
+  return null;
+}
+
 /** The kubelet's own words when X.Y would not start with this command line and local file. */
 export function startupExit(s: Session, to: UpgradeTarget): string | null {
   const dirFlag = dirFlagAsWritten(s.kubeletArgv);
   const hasDir = dirFlag !== null;
   const fromFlag = flagGate(s);
   const fromFile = s.judgeOptions.localGates?.[DKC_GATE];
-  if (to.minor >= 24 && hasDir) return `Error: failed to parse kubelet flag: unknown flag: ${dirFlag}`;
+  const gone = to.minor >= 24 ? firstGoneFlag(s.kubeletArgv) : null;
+  if (gone) return `Error: failed to parse kubelet flag: unknown flag: ${gone}`;
   if ((to.minor === 22 || to.minor === 23) && hasDir && fromFlag !== true) {
     return '"Failed to validate kubelet flags" err="the DynamicKubeletConfig feature gate must be enabled in order to use the --dynamic-config-dir flag"';
   }

@@ -91,9 +91,19 @@ t.test('a --config file that is a FIFO: upgrade-check says so and exits, as stat
   const cfg = path.join(root, 'etc/kubernetes/kubelet-config.yaml');
   fs.rmSync(cfg);
   spawnSync('mkfifo', [cfg]);
+  // Without the dockershim flags, which a 1.24 kubelet stops on before it reads the file.
+  const env = path.join(root, 'etc/kubernetes/kubelet.env');
+  fs.writeFileSync(env, fs.readFileSync(env, 'utf8').replace(/^KUBELET_NETWORK_PLUGIN=.*$/m, 'KUBELET_NETWORK_PLUGIN=""'));
   const r = runCli(['--root', root, '--dir', path.join(root, 'etc/kubernetes/dynamic_kubelet_dir'), 'upgrade-check', '--to', '1.24'], { timeout: 20_000 });
   t.equal(r.code, 1, `exits (not killed by the timeout): ${r.stderr}`);
   t.match(r.stdout, /it is not a regular file \(a FIFO\); kubelet-ckpt did not read it/);
+});
+
+t.test('kubespray\'s dockershim flags: 1.24 exits on --network-plugin even after the migration', async (t) => {
+  const root = copyFixture('migrate/kubespray');
+  const r = runCli(['--root', root, '--dir', path.join(root, 'etc/kubernetes/dynamic_kubelet_dir'), 'upgrade-check', '--to', '1.24', '-o', 'json']);
+  t.equal(r.code, 1, r.stderr);
+  t.match(JSON.parse(r.stdout), { breaks: true, withoutFlag: { starts: false, exitMessage: 'Error: failed to parse kubelet flag: unknown flag: --network-plugin' } });
 });
 
 t.test('to a release that still reads the store: the store judged with that release rules, not the current one (found by review)', async (t) => {

@@ -37,6 +37,10 @@ t.test('start-up, in the kubelet\'s words, per release', async (t) => {
     [['--feature-gates=DynamicKubeletConfig=false'], null, '1.26', /^Error: failed to set feature gates from initial flags-based config: unrecognized feature gate: DynamicKubeletConfig$/],
     [[], `${HEAD}featureGates:\n  DynamicKubeletConfig: false\n`, '1.27', /unrecognized feature gate: DynamicKubeletConfig/],
     [[], `${HEAD}`, '1.30', null],
+    // Removed with dockershim in 1.24: the first unknown flag in argv order is the one named.
+    [['--network-plugin=cni', DIR, '--feature-gates=DynamicKubeletConfig=true'], null, '1.24', /^Error: failed to parse kubelet flag: unknown flag: --network-plugin$/],
+    [['--cni_bin_dir', '/opt/cni/bin'], null, '1.26', /^Error: failed to parse kubelet flag: unknown flag: --cni_bin_dir$/],
+    [['--network-plugin=cni', DIR, '--feature-gates=DynamicKubeletConfig=true'], null, '1.23', null],
   ];
   for (const [argv, local, to, want] of rows) {
     const got = startupExit(node(argv, local), parseTarget(to));
@@ -59,6 +63,13 @@ t.test('the silent revert, and the same config after a migration', async (t) => 
   t.equal(m.breaks, false);
   t.equal(m.changesConfig, false);
   t.equal(m.now.config?.maxPods, 60, 'flags applied');
+});
+
+t.test('a dockershim flag left on the command line: 1.24 exits on it even after the migration', async (t) => {
+  const on = node(['--dynamic-config-dir=/d', '--feature-gates=DynamicKubeletConfig=true', '--network-plugin=cni'], `${HEAD}maxPods: 110\n`);
+  const r = upgradeCheck(on, { to: '1.24', root: '/' });
+  t.match(r.after, { starts: false, exitMessage: 'Error: failed to parse kubelet flag: unknown flag: --dynamic-config-dir' });
+  t.match(r.withoutFlag, { starts: false, exitMessage: 'Error: failed to parse kubelet flag: unknown flag: --network-plugin' }, 'without --dynamic-config-dir the next removed flag stops it');
 });
 
 t.test('the status hint', async (t) => {
