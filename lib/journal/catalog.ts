@@ -219,6 +219,9 @@ function classifyUnitMessage(t: string): Classified | null {
 }
 
 /** Could this message be systemd's, with nothing else to tell (cat output)? */
+/** systemd's job lines about the kubelet's unit by its description: `Stopping kubelet: The Kubernetes Node Agent...`, `Failed to start Kubernetes Kubelet.` */
+const JOB_LINE = new RegExp(String.raw`^(?:Starting|Started|Stopping|Stopped|Failed to start|Reloading|Reloaded) (?:(?:kubernetes )?kubelet\b|${KUBELET_UNIT})`, 'i');
+
 export function looksLikeSystemd(message: string): boolean {
-  return UNIT.test(message) || /^Started /.test(message) || /^start request repeated too quickly/.test(message);
+  return UNIT.test(message) || /^Started /.test(message) || /^start request repeated too quickly/.test(message) || JOB_LINE.test(message);
 }

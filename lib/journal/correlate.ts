@@ -353,6 +353,9 @@ function kubeletEvent(p: Proc, ev: JournalEvent, load: Load | null): void {
   } else if (KUBELET_ENDINGS.has(ev.kind)) {
     p.kubeletEnd = ev.kind;
     if (ev.kind === 'bootstrap-failed') p.bootstrapFailed = true;
+    // Bootstrap failed (the last-known-good loaded and failed too: its failure has no line of its
+    // own, kubelet-behaviour.md step 6), or the gate was off: this process ran no checkpoint.
+    if (ev.kind === 'bootstrap-failed' || ev.kind === 'feature-gate-off') p.loaded = null;
   }
 }
 

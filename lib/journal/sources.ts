@@ -202,11 +202,20 @@ async function* tailFile(file: string, held: { fd: number }, follow: FollowSpec,
   const buf = Buffer.allocUnsafe(READ_BYTES);
   let pos = 0;
   let caughtUp = false;
+  /** The last byte handed on was not a newline: a line is still open in the scanner. */
+  let lineOpen = false;
+  /** Start again from the top of a new content: a line left open ends here, not glued to the new first line. */
+  function* restart(): Generator<Buffer> {
+    pos = 0;
+    if (lineOpen) yield Buffer.from('\n');
+    lineOpen = false;
+  }
   try {
     while (!signal?.aborted) {
       const n = fs.readSync(held.fd, buf, 0, buf.length, pos);
       if (n > 0) {
         pos += n;
+        lineOpen = buf[n - 1] !== 0x0a;
         yield buf.subarray(0, n); // the scanner copies it before asking for more
         continue;
       }
@@ -220,7 +229,7 @@ async function* tailFile(file: string, held: { fd: number }, follow: FollowSpec,
         return; // aborted
       }
       const now = fs.fstatSync(held.fd);
-      if (now.size < pos) pos = 0;
+      if (now.size < pos) yield* restart();
       const named = statOrNull(file);
       if (named && named.isFile() && (named.ino !== now.ino || named.dev !== now.dev) && now.size === pos) {
         const next = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
@@ -230,7 +239,7 @@ async function* tailFile(file: string, held: { fd: number }, follow: FollowSpec,
         }
         fs.closeSync(held.fd);
         held.fd = next;
-        pos = 0;
+        yield* restart();
       }
     }
   } catch (err) {
@@ -293,8 +302,15 @@ async function* gunzip(input: NodeJS.ReadableStream | Readable, label: string): 
 
 // ---- journalctl ----
 
+/**
+ * The kubelet's unit as catalog.ts's KUBELET_UNIT knows it: `kubelet`, a unit whose name ends in
+ * it (`snap.microk8s.daemon-kubelet`, `k8s-kubelet`), or an instance of either (journalctl ORs
+ * repeated -u and matches each as a glob).
+ */
+export const KUBELET_UNITS = ['kubelet.service', '*[-.]kubelet.service', 'kubelet@*.service', '*[-.]kubelet@*.service'];
+
 export function journalctlArgs(where: string[], spec: SourceSpec, withFields: boolean): string[] {
-  const args = [...where, '-u', 'kubelet', '-o', 'json', '-a', '--no-pager'];
+  const args = [...where, ...KUBELET_UNITS.flatMap((u) => ['-u', u]), '-o', 'json', '-a', '--no-pager'];
   if (withFields) args.push(`--output-fields=${OUTPUT_FIELDS}`);
   // `--opt=value` so that a value starting with `-` cannot become an option.
   if (spec.since) args.push(`--since=${spec.since}`);

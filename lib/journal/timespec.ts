@@ -1,20 +1,31 @@
-// `--since/--until` for file sources, in the forms journalctl accepts most often: absolute
-// dates (local time unless a zone is given), `today`/`yesterday`/`now`, `@EPOCH`, and
-// relative times (`-1h`, `30min ago`). journalctl sources get the text unchanged.
+// `--since/--until` for file sources, in the forms of systemd.time(7) that journalctl accepts:
+// absolute dates and times (local time unless a zone is given: `UTC`, `Z`, an offset or a tz
+// database name), a time alone (today), an optional weekday that must agree,
+// `today`/`yesterday`/`tomorrow`/`now`, `@EPOCH`, and relative times (`-1h`, `-2h30min`,
+// `30min ago`, `2 months ago`). journalctl sources get the text unchanged.
 
 import { UsageError } from '../errors.js';
 
+const S = 1e3;
+const DAY = 86400 * S;
+/** systemd.time(7)'s units; a month is 30.44 days and a year 365.25, as systemd counts them. */
 const UNITS: Record<string, number> = {
-  s: 1e3, sec: 1e3, secs: 1e3, second: 1e3, seconds: 1e3,
-  m: 60e3, min: 60e3, mins: 60e3, minute: 60e3, minutes: 60e3,
-  h: 3600e3, hr: 3600e3, hour: 3600e3, hours: 3600e3,
-  d: 86400e3, day: 86400e3, days: 86400e3,
-  w: 7 * 86400e3, week: 7 * 86400e3, weeks: 7 * 86400e3,
+  usec: 1e-3, us: 1e-3, 'µs': 1e-3, msec: 1, ms: 1,
+  s: S, sec: S, secs: S, second: S, seconds: S,
+  m: 60 * S, min: 60 * S, mins: 60 * S, minute: 60 * S, minutes: 60 * S,
+  h: 3600 * S, hr: 3600 * S, hour: 3600 * S, hours: 3600 * S,
+  d: DAY, day: DAY, days: DAY,
+  w: 7 * DAY, week: 7 * DAY, weeks: 7 * DAY,
+  M: 2629800 * S, month: 2629800 * S, months: 2629800 * S,
+  y: 31557600 * S, year: 31557600 * S, years: 31557600 * S,
 };
+const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+const HINT = 'use e.g. "2021-08-24 13:00", "2021-08-24 04:00:00 UTC", "13:00", "-2h30min", "30 min ago", "today"';
 
 /** Epoch ms for a time bound; UsageError (exit 2) when the text is not one. */
 export function parseTimeBound(text: string, now: Date, option: string): number {
   const t = text.trim();
+  const bad = () => new UsageError(`${option} ${JSON.stringify(text)} is not a time`, HINT);
   const midnight = (days: number) => new Date(now.getFullYear(), now.getMonth(), now.getDate() + days).getTime();
   if (t === 'now') return now.getTime();
   if (t === 'today') return midnight(0);
@@ -22,28 +33,112 @@ export function parseTimeBound(text: string, now: Date, option: string): number 
   if (t === 'tomorrow') return midnight(1);
   const epoch = /^@(\d+(?:\.\d+)?)$/.exec(t);
   if (epoch) return Math.floor(+epoch[1]! * 1000);
-  const rel = /^([+-]?)\s*(\d+(?:\.\d+)?)\s*([a-z]+)(\s+ago)?$/.exec(t);
-  if (rel && UNITS[rel[3]!] !== undefined) {
-    const sign = rel[1] === '-' || rel[4] ? -1 : 1;
-    return now.getTime() + sign * +rel[2]! * UNITS[rel[3]!]!;
-  }
-  const local = /^(\d{4})-(\d\d)-(\d\d)(?:[ T](\d\d):(\d\d)(?::(\d\d)(?:\.(\d{1,3}))?)?)?$/.exec(t);
-  // A date that does not exist (Feb 30, month 13, second 60) is refused, as journalctl refuses it, not rolled over.
-  if (local && realDate(local)) {
-    const [, y, mo, d, h = '0', mi = '0', s = '0', ms = '0'] = local;
-    return new Date(+y!, +mo! - 1, +d!, +h, +mi, +s, +ms.padEnd(3, '0')).getTime();
-  }
-  const zoned = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d)(?::(\d\d))?.*(Z|[+-]\d\d:?\d\d)$/.exec(t);
-  if (zoned && realDate(zoned)) {
-    const ms = Date.parse(t);
-    if (Number.isFinite(ms)) return ms;
-  }
-  throw new UsageError(`${option} ${JSON.stringify(text)} is not a time`, 'use e.g. "2021-08-24 13:00", "2021-08-24T04:00:00Z", "-2h", "30 min ago", "today"');
+  const rel = relative(t);
+  if (rel !== null) return now.getTime() + rel;
+  const ms = absolute(t, now);
+  if (ms === null) throw bad();
+  return ms;
 }
 
-/** Year, month, day and the optional hour, minute, second of a match: a calendar date and a clock time that exist. */
-function realDate(m: RegExpExecArray): boolean {
-  const [y, mo, d, h = 0, mi = 0, sec = 0] = [m[1], m[2], m[3], m[4], m[5], m[6]].map((x) => (x === undefined ? undefined : +x)) as number[];
-  if (mo! < 1 || mo! > 12 || d! < 1 || h! > 23 || mi! > 59 || sec! > 59) return false;
-  return d! <= new Date(Date.UTC(y!, mo!, 0)).getUTCDate();
+/**
+ * `-2h30min`, `+1d`, `30 min ago`, `2 months ago`, `5min left`: ms from now, or null when `t` is
+ * not that form. As systemd's parse_timestamp, a span needs its sign or its word (`3d` alone is no time).
+ */
+function relative(t: string): number | null {
+  const m = /^([+-]?)\s*(.+?)(\s+ago|\s+left)?$/.exec(t);
+  if (!m || (m[1] === '') === (m[3] === undefined)) return null;
+  let rest = m[2]!;
+  let total = 0;
+  let parts = 0;
+  while (rest !== '') {
+    const p = /^(\d+(?:\.\d+)?)\s*([a-zA-Zµ]+)\s*/.exec(rest);
+    if (!p || UNITS[p[2]!] === undefined) return null;
+    total += +p[1]! * UNITS[p[2]!]!;
+    rest = rest.slice(p[0].length);
+    parts++;
+  }
+  if (parts === 0) return null;
+  return (m[1] === '-' || m[3]?.trim() === 'ago' ? -1 : 1) * total;
+}
+
+/** `[Weekday] [YYYY-MM-DD][ |T][HH:MM[:SS[.frac]]] [zone]`: epoch ms, or null. */
+function absolute(t: string, now: Date): number | null {
+  let rest = t;
+  let weekday: number | null = null;
+  const w = /^([A-Za-z]+)\s+(.*)$/.exec(rest);
+  if (w) {
+    // `Tue` or `Tuesday`, any case, as systemd reads it.
+    const word = w[1]!.toLowerCase();
+    weekday = WEEKDAYS.findIndex((d) => d === word || d.slice(0, 3) === word);
+    if (weekday < 0) return null;
+    rest = w[2]!;
+  }
+  let offset: string | null = null;
+  let zone: string | null = null;
+  const o = /^(.*?)\s*(Z|[+-]\d\d:?\d\d)$/.exec(rest);
+  const z = /^(.*\S)\s+([A-Za-z][\w/+-]*)$/.exec(rest);
+  if (o && /\d$/.test(o[1]!)) [rest, offset] = [o[1]!, o[2]!];
+  else if (z) [rest, zone] = [z[1]!, z[2]!];
+  const m = /^(?:(\d{4})-(\d\d)-(\d\d))?(?:(?:^|[ T])(\d\d):(\d\d)(?::(\d\d)(?:\.(\d{1,6}))?)?)?$/.exec(rest);
+  if (!m || (m[1] === undefined && m[4] === undefined)) return null;
+  const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '0'] = m;
+  // A time alone is today's (in the zone given, or local).
+  const date = y !== undefined ? { y: +y, mo: +mo!, d: +d! } : todayIn(now, zone ?? (offset ? 'UTC' : null));
+  if (!date) return null;
+  const f = { ...date, h: +h, mi: +mi, s: +s, ms: Math.floor(+frac.padEnd(3, '0').slice(0, 3)) };
+  // A date that does not exist (Feb 30, month 13, second 60) is refused, as journalctl refuses it, not rolled over.
+  if (!realDate(f)) return null;
+  // systemd refuses a weekday that the date does not fall on.
+  if (weekday !== null && weekday !== new Date(Date.UTC(f.y, f.mo - 1, f.d)).getUTCDay()) return null;
+  if (offset) return Date.UTC(f.y, f.mo - 1, f.d, f.h, f.mi, f.s, f.ms) - offsetMs(offset);
+  if (zone) return inZone(f, zone);
+  return new Date(f.y, f.mo - 1, f.d, f.h, f.mi, f.s, f.ms).getTime();
+}
+
+interface Fields { y: number; mo: number; d: number; h: number; mi: number; s: number; ms: number }
+
+function offsetMs(o: string): number {
+  if (o === 'Z') return 0;
+  const m = /^([+-])(\d\d):?(\d\d)$/.exec(o)!;
+  return (m[1] === '-' ? -1 : 1) * (+m[2]! * 60 + +m[3]!) * 60e3;
+}
+
+/** Today's date in `zone` (null: local), or null for a zone the tz database does not know. */
+function todayIn(now: Date, zone: string | null): { y: number; mo: number; d: number } | null {
+  if (zone === null) return { y: now.getFullYear(), mo: now.getMonth() + 1, d: now.getDate() };
+  const p = zoneParts(now.getTime(), zone);
+  return p && { y: p.y, mo: p.mo, d: p.d };
+}
+
+/** The wall-clock fields of instant `ms` in `zone`, or null for an unknown zone. */
+function zoneParts(ms: number, zone: string): Fields | null {
+  let f: Intl.DateTimeFormat;
+  try {
+    f = new Intl.DateTimeFormat('en-US', { timeZone: zone === 'Z' ? 'UTC' : zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+  } catch {
+    return null;
+  }
+  const get = (type: string) => +(f.formatToParts(ms).find((p) => p.type === type)?.value ?? NaN);
+  return { y: get('year'), mo: get('month'), d: get('day'), h: get('hour'), mi: get('minute'), s: get('second'), ms: 0 };
+}
+
+/** The instant whose wall clock in `zone` reads `w` (the earlier one in a repeated hour), or null for an unknown zone. */
+function inZone(w: Fields, zone: string): number | null {
+  const asUtc = Date.UTC(w.y, w.mo - 1, w.d, w.h, w.mi, w.s, w.ms);
+  let guess = asUtc;
+  // Two rounds settle the zone's offset at that instant (one more across a change of offset).
+  for (let i = 0; i < 3; i++) {
+    const p = zoneParts(guess, zone);
+    if (!p) return null;
+    const shown = Date.UTC(p.y, p.mo - 1, p.d, p.h, p.mi, p.s, w.ms);
+    if (shown === asUtc) return guess;
+    guess += asUtc - shown;
+  }
+  return guess;
+}
+
+/** A calendar date and a clock time that exist. */
+function realDate(f: Fields): boolean {
+  if (f.mo < 1 || f.mo > 12 || f.d < 1 || f.h > 23 || f.mi > 59 || f.s > 59) return false;
+  return f.d <= new Date(Date.UTC(f.y, f.mo, 0)).getUTCDate();
 }

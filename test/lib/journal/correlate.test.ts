@@ -129,3 +129,14 @@ t.test('namesByUid: namespace/name (and key) for UIDs', async (t) => {
   ]);
   t.same([...names], [[U, { namespace: 'kube-system', name: 'node-config', key: 'kubelet-config' }]]);
 });
+
+t.test('found by a journal review: a process whose last-known-good failed too ran no checkpoint', async (t) => {
+  // assigned loads and fails, last-known-good loads and fails (no line of its own), bootstrap fails.
+  const r = correlate([ev('controller-start', 500), load(500, '42315'), ev('validate-failed', 500), load(500, '41877'), ev('bootstrap-failed', 500), exited(1)]);
+  t.match(r.processes.at(-1), { pid: 500, loaded: null, ended: 'bootstrap-failed' });
+  const g = correlate([ev('controller-start', 600), ev('feature-gate-off', 600)]);
+  t.match(g.processes.at(-1), { loaded: null, ended: 'feature-gate-off' });
+  // A restart for a new config keeps what the process ran.
+  const k = correlate([ev('controller-start', 700), load(700, '41877'), ev('restart-for-config', 700, { uid: U, resourceVersion: '42315', apiPath: P, key: 'kubelet' })]);
+  t.match(k.processes.at(-1), { loaded: { resourceVersion: '41877' }, ended: 'restart-for-config' });
+});

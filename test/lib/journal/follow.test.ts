@@ -63,6 +63,31 @@ t.test('a growing file: appended lines become events; a truncated file is read a
   await done;
 });
 
+t.test('found by a journal review: a file cut short while its last line was half written; the new first line is not glued to it', async (t) => {
+  const dir = t.testdir({});
+  const file = path.join(dir, 'kubelet.log');
+  const line = (pid: number) => `Aug 21 19:00:00 host kubelet[${pid}]: I0821 19:00:00.000000    ${pid} controller.go:101] kubelet config controller: starting controller\n`;
+  fs.writeFileSync(file, line(1111));
+  const events: JournalEvent[] = [];
+  const stop = new AbortController();
+  const done = followJournal({ file, year: 2020, utc: true, maxEvents: 1, pollMs: 20, signal: stop.signal }, (e) => events.push(e));
+  await until(events, (e) => e.length === 1, 'the first event');
+  fs.appendFileSync(file, line(2222).slice(0, 50)); // half a line, then copytruncate
+  await new Promise((r) => setTimeout(r, 100));
+  fs.writeFileSync(file, line(3333));
+  await until(events, (e) => e.length === 2, 'the first line of the new content');
+  t.equal(events[1]!.pid, 3333);
+  // Rotation (a new file under the name) with a half line left in the old one: the same.
+  fs.appendFileSync(file, line(4444).slice(0, 50));
+  await new Promise((r) => setTimeout(r, 100));
+  fs.renameSync(file, `${file}.1`);
+  fs.writeFileSync(file, line(5555));
+  await until(events, (e) => e.length === 3, 'the first line of the rotated-in file');
+  t.equal(events[2]!.pid, 5555);
+  stop.abort();
+  await done;
+});
+
 t.test('-f refuses what cannot grow or end', async (t) => {
   const stop = new AbortController();
   await t.rejects(followJournal({ file: path.join(FIX, 'legacy-1.13.short.log.gz'), signal: stop.signal }, () => {}), { exitCode: 2, message: /compressed/ });

@@ -52,6 +52,21 @@ t.test('journald files read back as the text fixture reads', { skip }, async (t)
   }
 });
 
+t.test('found by a journal review: a unit whose name ends in kubelet is read through journalctl, a unit named after it is not', { skip }, async (t) => {
+  const dir = t.testdir({});
+  const exp = fs.readFileSync(path.join(FIX, 'structured-1.22.export'), 'latin1');
+  const text = (await readJournal({ file: path.join(FIX, 'structured-1.22.short-iso-precise.log'), utc: true })).events.map(strip);
+  for (const [unit, read] of [['snap.microk8s.daemon-kubelet.service', true], ['kubelet@node.service', true], ['kubelet-monitor.service', false]] as const) {
+    const jd = path.join(dir, unit);
+    fs.mkdirSync(jd);
+    const r = spawnSync(REMOTE!, ['-o', path.join(jd, 'x.journal'), '-'], { input: Buffer.from(exp.replace(/^(_SYSTEMD_UNIT|UNIT)=kubelet\.service$/gm, `$1=${unit}`), 'latin1'), encoding: 'utf8' });
+    t.equal(r.status, 0, r.stderr);
+    const got = await readJournal({ dir: jd });
+    if (read) t.same(got.events.map(strip), text, `${unit}: the same events as kubelet.service`);
+    else t.equal(got.events.length, 0, `${unit}: not the kubelet's unit`);
+  }
+});
+
 t.test('an unreadable journal directory is an environment error', { skip }, async (t) => {
   const dir = t.testdir({});
   await t.rejects(readJournal({ dir: path.join(dir, 'nope') }), { code: 'JOURNALCTL_FAILED', exitCode: 3 });

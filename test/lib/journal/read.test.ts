@@ -268,3 +268,11 @@ t.test('syslog file: other daemons\' lines between a message\'s lines are passed
   const chatty = await run([head, 'May 22 08:00:02 node-1 myscript[700]: kubelet config controller: starting controller', ...tail]);
   t.equal(chatty[0]?.message, head.slice(head.indexOf('kubelet config')));
 });
+
+t.test('found by a journal review: in cat output, systemd\'s job lines about the kubelet end a message, never continue it', async (t) => {
+  const dir = t.testdir({});
+  const f = path.join(dir, 'cat.log');
+  fs.writeFileSync(f, ['I0824 13:00:01.000001     700 configsync.go:205] kubelet config controller: Kubelet restarting to use local config', 'Stopping kubelet: The Kubernetes Node Agent...', 'Stopped Kubernetes Kubelet.', 'kubelet.service: Deactivated successfully.', ''].join('\n'));
+  const r = await readJournal({ file: f, year: 2021 });
+  t.equal(r.events[0]!.message, 'kubelet config controller: Kubelet restarting to use local config');
+});

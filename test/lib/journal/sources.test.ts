@@ -22,7 +22,7 @@ t.test('auto: journalctl -u kubelet -o json -a, options passed as --opt=value', 
   const dir = t.testdir({});
   const { bin, args } = fakeJournalctl(dir, `cat '${JSON_FIXTURE}'`);
   const r = await readJournal({ source: 'auto', journalctl: bin, since: '-1h', until: 'now', boot: '-1' });
-  t.same(argvOf(args), ['-u', 'kubelet', '-o', 'json', '-a', '--no-pager', '--output-fields=MESSAGE,_PID,SYSLOG_PID,SYSLOG_IDENTIFIER,_COMM,UNIT,_SYSTEMD_UNIT,_SOURCE_REALTIME_TIMESTAMP', '--since=-1h', '--until=now', '--boot=-1']);
+  t.same(argvOf(args), ['-u', 'kubelet.service', '-u', '*[-.]kubelet.service', '-u', 'kubelet@*.service', '-u', '*[-.]kubelet@*.service', '-o', 'json', '-a', '--no-pager', '--output-fields=MESSAGE,_PID,SYSLOG_PID,SYSLOG_IDENTIFIER,_COMM,UNIT,_SYSTEMD_UNIT,_SOURCE_REALTIME_TIMESTAMP', '--since=-1h', '--until=now', '--boot=-1']);
   t.equal(r.events.length, (await readJournal({ file: JSON_FIXTURE })).events.length);
   t.equal(r.events[0]?.source, 'journalctl');
   await readJournal({ source: 'auto', journalctl: bin, boot: true });
@@ -63,7 +63,7 @@ t.test('journalctl failures', async (t) => {
 });
 
 t.test('argv and PATH helpers', async (t) => {
-  t.same(journalctlArgs(['-D', '/x'], { kind: 'journal-dir', lines: 10, since: '--evil' }, false), ['-D', '/x', '-u', 'kubelet', '-o', 'json', '-a', '--no-pager', '--since=--evil', '--lines=10']);
+  t.same(journalctlArgs(['-D', '/x'], { kind: 'journal-dir', lines: 10, since: '--evil' }, false), ['-D', '/x', '-u', 'kubelet.service', '-u', '*[-.]kubelet.service', '-u', 'kubelet@*.service', '-u', '*[-.]kubelet@*.service', '-o', 'json', '-a', '--no-pager', '--since=--evil', '--lines=10']);
   const dir = t.testdir({ bin: {} });
   fs.writeFileSync(path.join(dir, 'bin/tool'), '#!/bin/sh\n', { mode: 0o755 });
   fs.writeFileSync(path.join(dir, 'bin/noexec'), '', { mode: 0o644 });
