@@ -12,9 +12,12 @@ import type { Resolved } from '../store/refs.js';
 import type { Checkpoint, Snapshot } from '../store/snapshot.js';
 import type { ConfigJudge } from './judge.js';
 import { sha256Hex } from '../builtins.js';
+import { CkptError, EXIT } from '../errors.js';
 import { bySeverity, type Finding } from './findings.js';
 import { cachedReader, lookupJudge, payloadTask, PARALLEL_MIN_TASKS, type JudgePool, type JudgePoolFactory, type ReadPayload } from './prejudge.js';
 import { verdictTravels, type Judgement } from './judge.js';
+
+const META_REFS = new Set(['assigned', 'last-known-good', 'lkg']);
 
 function onlySet(s: Session, refs: readonly string[]): Set<string> | undefined {
   if (!refs.length) return undefined;
@@ -28,7 +31,16 @@ function onlySet(s: Session, refs: readonly string[]): Set<string> | undefined {
       }
       continue;
     }
-    const r = resolveRef(s.snap, ref, { localConfig: s.local.path });
+    let r: Resolved;
+    try {
+      r = resolveRef(s.snap, ref, { localConfig: s.local.path });
+    } catch (err) {
+      // A meta file that cannot be followed (unreadable, undecodable, unsafe, naming a checkpoint
+      // not on disk) names no checkpoint to verify; the meta files are always checked, so it is
+      // a finding (exit 1), as for a plain verify, not the refusal show gives.
+      if (META_REFS.has(ref) && err instanceof CkptError && err.exitCode !== EXIT.USAGE) continue;
+      throw err;
+    }
     if (r.kind === 'checkpoint') only.add(`${r.checkpoint.uid}/${r.checkpoint.rv}`);
   }
   return only;

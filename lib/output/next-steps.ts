@@ -2,6 +2,7 @@
 
 import type { NextStep } from '../integrity/next-steps.js';
 import type { TextContext } from './print.js';
+import { fitText } from './wrap.js';
 
 const COL = 36;
 
@@ -12,7 +13,7 @@ export function renderNextSteps(steps: readonly NextStep[] | undefined, ctx: Tex
     const cmd = `  ${ctx.p.bold(s.command)}`;
     const pad = ' '.repeat(Math.max(1, COL - s.command.length - 2));
     if (s.command.length + 2 < COL && (!ctx.tty || COL + s.why.length <= ctx.width)) lines.push(`${cmd}${pad}${ctx.p.dim(s.why)}`);
-    else lines.push(cmd, `      ${ctx.p.dim(s.why)}`);
+    else lines.push(cmd, ...fitText(s.why, ctx.width - 6, !!ctx.tty).map((w) => `      ${ctx.p.dim(w)}`));
   }
   return lines;
 }

@@ -5,18 +5,34 @@ import type { StatusReport } from '../integrity/status.js';
 import type { SourceRef } from '../store/types.js';
 import type { TextContext } from './print.js';
 import { ago, shortTime } from './time.js';
-import { fitText } from './wrap.js';
+import { columns, fitText } from './wrap.js';
 import { renderNextSteps } from './next-steps.js';
 
 const L = 17;
 const row = (label: string, value: string) => `${label.padEnd(L)}${value}`;
 const more = (value: string) => `${' '.repeat(L)}${value}`;
 
-function sourceLine(r: SourceRef | null, state: string): string {
-  if (r) return `${r.namespace}/${r.name}  ${r.uid}/${r.resourceVersion}  key ${r.kubeletConfigKey}`;
-  if (state === 'missing') return 'local config (meta file missing; the kubelet creates it empty)';
-  if (state === 'empty') return 'local config (meta file empty)';
-  return state === 'error' ? 'cannot be decoded' : 'not read';
+/** What a meta file names, in parts set two spaces apart (a terminal too narrow for them all gets them on lines of their own). */
+function sourceParts(r: SourceRef | null, state: string): string[] {
+  if (r) return [`${r.namespace}/${r.name}`, `${r.uid}/${r.resourceVersion}`, `key ${r.kubeletConfigKey}`];
+  if (state === 'missing') return ['local config (meta file missing; the kubelet creates it empty)'];
+  if (state === 'empty') return ['local config (meta file empty)'];
+  return [state === 'error' ? 'cannot be decoded' : 'not read'];
+}
+
+/**
+ * A row of parts `sep` apart: on one line when it fits (or off a terminal), else packed on as
+ * few lines as fit, a part never split (a time, a UID/RV). `label` null: continuation lines only.
+ */
+function partsRows(label: string | null, parts: string[], ctx: TextContext, sep = '  '): string[] {
+  const width = ctx.tty ? ctx.width - L : Infinity;
+  const out: string[] = [];
+  for (const part of parts) {
+    const last = out.length - 1;
+    if (last >= 0 && columns(out[last]!) + sep.length + columns(part) <= width) out[last] += `${sep}${part}`;
+    else out.push(part);
+  }
+  return out.map((x, i) => (i === 0 && label !== null ? row(label, x) : more(x)));
 }
 
 type NextBoot = StatusReport['nextBoot'];
@@ -59,23 +75,25 @@ export function renderStatus(r: StatusReport, ctx: TextContext): string {
   // Reasons are never cut: folded to the terminal's width, whole when piped.
   const long = (s: string, paint: (x: string) => string = (x) => x) => fitText(s, ctx.width - L, !!ctx.tty).map((l) => more(paint(l)));
   const lines: string[] = [row('Store', r.store)];
-  lines.push(row('Assigned', sourceLine(r.assigned, r.meta.assigned.state)));
+  lines.push(...partsRows('Assigned', sourceParts(r.assigned, r.meta.assigned.state), ctx));
   if (r.meta.assigned.error) lines.push(...long(r.meta.assigned.error, p.red));
   if (r.assignedModified) {
     const trial = trialText(r, p);
-    lines.push(more(`written ${shortTime(r.assignedModified)} (${ago(r.assignedModified, now)})${trial ? `; ${trial}` : ''}`));
+    const written = `written ${shortTime(r.assignedModified)} (${ago(r.assignedModified, now)})`;
+    lines.push(...partsRows(null, trial ? [`${written};`, trial] : [written], ctx, ' '));
   }
-  lines.push(row('Last-known-good', sourceLine(r.lastKnownGood, r.meta.lastKnownGood.state)));
+  lines.push(...partsRows('Last-known-good', sourceParts(r.lastKnownGood, r.meta.lastKnownGood.state), ctx));
   if (r.meta.lastKnownGood.error) lines.push(...long(r.meta.lastKnownGood.error, p.red));
   const nb = r.nextBoot;
   const v = nextBootVerdict(nb);
   const verdict = v.tone === 'good' ? p.green(v.text) : v.tone === 'bad' ? p.red(v.text) : p.yellow(v.text);
   const target = nextBootTarget(nb);
-  lines.push(row('Next boot', target ? `${p.bold(target)}: ${verdict}` : verdict));
+  const [nbFirst, ...nbRest] = fitText(target ? `${p.bold(target)}: ${verdict}` : verdict, ctx.width - L, !!ctx.tty);
+  lines.push(row('Next boot', nbFirst!), ...nbRest.map((x) => more(x)));
   lines.push(...long(nb.reason));
   // "starts" as the kubelet decides it at its config bootstrap; what fails later is not foreseen.
-  if (nb.willStart === true && !ctx.quiet) lines.push(more(p.dim('(from the files: errors at run time, e.g. a cgroupDriver the runtime rejects, are not predicted)')));
-  if (nb.statusError) lines.push(more(`Node.Status.Config.Error: ${JSON.stringify(nb.statusError)}`));
+  if (nb.willStart === true && !ctx.quiet) lines.push(...long('(from the files: errors at run time, e.g. a cgroupDriver the runtime rejects, are not predicted)', p.dim));
+  if (nb.statusError) lines.push(...long(`Node.Status.Config.Error: ${JSON.stringify(nb.statusError)}`));
   const promotion = promotionText(r);
   if (promotion) lines.push(...long(promotion));
   if (!r.kubeletCommandLine) {

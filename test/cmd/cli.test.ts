@@ -307,3 +307,25 @@ t.test('ls as a user who cannot read a UID directory: named as not listed (permi
   t.equal(r.code, 0, r.stderr);
   t.equal(r.stdout, `no checkpoints listed\nnot listed: checkpoints/${X}: permission denied (run as root (sudo) to list it)\n`);
 });
+
+t.test('found by an operator review: verify REF through a meta file it cannot follow reports the finding, exit 1 (not 3 or 4)', async (t) => {
+  const cases: [string, string, string][] = [['hostile', 'lkg', 'UNSAFE_REF'], ['hostile', 'assigned', 'UNSAFE_REF'], ['bad-meta', 'assigned', 'META_DECODE']];
+  for (const [store, ref, code] of cases) {
+    const r = runCli(['--dir', path.join(repoRoot, 'fixtures/stores', store), 'verify', ref, '-o', 'json']);
+    t.equal(r.code, 1, `${store}: verify ${ref}: ${r.stderr}`);
+    const v = json<{ kind: string; ok: boolean; findings: { code: string }[] }>(r);
+    t.equal(v.kind, 'VerifyReport');
+    t.ok(v.findings.some((f) => f.code === code), `${store}: verify ${ref} names ${code}`);
+  }
+  // A ref that names nothing is still a usage error.
+  t.equal(runCli(['--dir', path.join(repoRoot, 'fixtures/stores/healthy'), 'verify', 'assigend']).code, 2);
+});
+
+t.test('found by an operator review: verify assigned as a user who cannot read meta/assigned: an UNREADABLE finding, exit 1', { skip: !isRoot && 'setpriv to nobody needs root' }, async (t) => {
+  const dir = copyFixture('stores/healthy', t.testdir({}));
+  fs.chmodSync(path.dirname(dir), 0o755);
+  fs.chmodSync(path.join(dir, 'store/meta/assigned'), 0o600);
+  const r = asNobody(['--dir', dir, 'verify', 'assigned', '-o', 'json']);
+  t.equal(r.code, 1, r.stderr);
+  t.ok(json<{ findings: { code: string }[] }>(r).findings.some((f) => f.code === 'UNREADABLE'));
+});
