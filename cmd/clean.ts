@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
 import { processStreams, session, setExit, type GlobalArgs } from './common.js';
-import { commandLineOf, confirm, modeOf, printResult, recoveryContext, recoveryOptions, type RecoveryArgs } from './shared.js';
+import { commandLineOf, confirm, dryRunExit, modeOf, printResult, recoveryContext, recoveryOptions, type RecoveryArgs } from './shared.js';
 
 export const command = 'clean';
 export const describe = "remove the tmp_* leftovers of interrupted writes (the kubelet's and ours) that verify reports; a dry run unless --yes, moved into a backup that undo restores";
@@ -21,7 +21,7 @@ export async function handler(args: RecoveryArgs): Promise<void> {
   if (mode === 'dry-run') {
     const plan = rec.planClean(await recoveryContext(args, first, commandLine), request);
     await printResult(rec.previewClean(plan), args, streams);
-    return setExit(plan.refusals.length ? 4 : 0);
+    return setExit(dryRunExit(plan.refusals));
   }
   // Under the lock from the first read, as prune: what is planned is what is moved.
   await rec.withStoreLock(first.snap.dynamicConfigDir, commandLine, async () => {

@@ -323,13 +323,18 @@ export async function runMigrateUndo(args: RecoveryArgs, s: Session, backup: Mig
   await runFilePlan(args, streams, mode, m.previewMigrateUndo(p), p.refusals, () => m.applyMigrateUndo(ctx, p));
 }
 
+/** A dry run's exit: the code the real run's first refusal would end it with (4 refused, 3 cannot write), 0 when none. */
+export function dryRunExit(refusals: readonly Error[]): number {
+  return refusals.length ? ((refusals[0] as { exitCode?: number }).exitCode ?? 4) : 0;
+}
+
 /** `undo`: the command that restores the backup the apply makes, for its text. */
 async function runFilePlan(args: RecoveryArgs, streams: Streams, mode: Mode, preview: MigrateResult, refusals: readonly Error[], apply: () => Promise<MigrateResult>, undo?: string): Promise<void> {
   const { renderMigrate } = await import('../lib/output/migrate.js');
   if (mode === 'dry-run') {
     output(preview, renderMigrate, args, streams, 'MigrateResult');
     if (args.output === 'text' && !args.quiet) for (const w of preview.warnings) streams.stderr.write(`warning: ${w}\n`);
-    return setExit(refusals.length ? 4 : 0);
+    return setExit(dryRunExit(refusals));
   }
   if (refusals.length) throw refusals[0]!;
   if (mode === 'ask' && preview.changes.length) {

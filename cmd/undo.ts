@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
 import { output, processStreams, session, setExit, type GlobalArgs } from './common.js';
-import { commandLineOf, confirm, modeOf, printResult, recoveryContext, recoveryOptions, runMetaCommand, runMigrateUndo, type RecoveryArgs } from './shared.js';
+import { commandLineOf, confirm, dryRunExit, modeOf, printResult, recoveryContext, recoveryOptions, runMetaCommand, runMigrateUndo, type RecoveryArgs } from './shared.js';
 
 export const command = 'undo [id]';
 export const describe = 'restore the files of the latest backup (or backup ID): meta files (reset, rollback, undo), the node files of a migrate, or the leftovers clean moved away; --list shows them';
@@ -59,7 +59,7 @@ async function undoClean(args: Args): Promise<boolean> {
   const plan = rec.planUnclean(ctx, { id: b.manifest.id, path: b.path }, moved, { force: args.force, restartKubelet: args['restart-kubelet'] });
   if (mode === 'dry-run') {
     await printResult(rec.previewUnclean(plan), args, streams);
-    setExit(plan.refusals.length ? 4 : 0);
+    setExit(dryRunExit(plan.refusals));
     return true;
   }
   if (plan.refusals.length) throw plan.refusals[0];

@@ -253,7 +253,7 @@ function nextSteps(overrides: Overrides, confirm: { configPath: string; node: st
 
 function interlocks(ctx: RecoveryContext, o: Overrides, refusals: CkptError[], warnings: string[]): void {
   const snap = ctx.session.snap;
-  const k = kubeletsUsing(snap.dynamicConfigDir, ctx.procRoot);
+  const k = kubeletsUsing(snap.dynamicConfigDir, ctx.procRoot, ctx.root);
   warnings.push(...k.unsure);
   if (k.using.length && !o.force && !o.restartKubelet) refusals.push(runningError(k.using, snap.storeDir));
   const locked = holderRefusal(snap.dynamicConfigDir);

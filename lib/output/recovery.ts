@@ -34,9 +34,10 @@ function exactBytes(r: RecoveryResult): string[] {
   return lines;
 }
 
+/** Why the real run would not go ahead (refused, exit 4; or unable to take its lock, exit 3): a dry run exits as it would. */
 function refusals(r: RecoveryResult, ctx: TextContext): string[] {
   if (!r.wouldRefuse?.length) return [];
-  return ['', ctx.p.red('the real run would refuse (exit 4):'), ...r.wouldRefuse.map((x) => `  ${x}`)];
+  return ['', ctx.p.red('the real run would stop here:'), ...r.wouldRefuse.map((x) => `  ${x}`)];
 }
 
 /** The preview shown before an interactive confirmation: before → after, no bytes. */
@@ -51,6 +52,7 @@ export function renderRecovery(r: RecoveryResult, ctx: TextContext): string {
   const lines: string[] = [];
   if (!r.changes.length) {
     lines.push(`${r.command}: nothing to do, ${r.restored ? `what backup ${r.restored} holds is already in place` : 'the meta files already hold that'}`);
+    if (r.dryRun) lines.push(...refusals(r, ctx));
     return lines.join('\n');
   }
   lines.push(r.dryRun ? `${r.command}: ${p.yellow('dry run')}, nothing written` : `${r.command}: ${p.green('done')}`);
@@ -90,6 +92,7 @@ function renderPrune(r: RecoveryResult, ctx: TextContext): string {
   const lines: string[] = [r.dryRun ? `${r.command}: ${p.yellow('dry run')}, nothing ${r.restored || moves ? 'moved' : 'removed'}` : `${r.command}: ${p.green('done')}`];
   if (!items.length) {
     lines.push(r.restored ? `nothing to put back: backup ${r.restored} holds no leftovers any more` : nothingRemoved(r));
+    if (r.dryRun) lines.push(...refusals(r, ctx));
     return lines.join('\n');
   }
   const verb = r.restored ? (r.dryRun ? 'would put back' : 'put back') : moves ? (r.dryRun ? 'would move out' : 'moved out') : r.dryRun ? 'would remove' : 'removed';

@@ -36,12 +36,21 @@ export async function guarded(o: GuardOptions, work: (lock: HeldLock) => Promise
     for (const n of lock.notes) if (!warnings.includes(n)) warnings.push(n);
     o.afterLock?.();
     hook('locked', lock.path);
-    const running = kubeletsUsing(plan.dynamicConfigDir, ctx.procRoot).using;
+    const running = kubeletsUsing(plan.dynamicConfigDir, ctx.procRoot, ctx.root).using;
     if (running.length && !plan.overrides.force && !plan.overrides.restartKubelet) throw runningError(running, plan.store);
     let report: RestartReport | null = null;
     if (sc) {
       report = { stopped: false, started: false, active: null };
-      stopKubelet(sc, plan.dynamicConfigDir, 15_000, ctx.procRoot);
+      try {
+        stopKubelet(sc, plan.dynamicConfigDir, 15_000, ctx.procRoot);
+      } catch (err) {
+        // systemctl stop may have stopped the unit though the refusal follows (a process using
+        // the store outside it, a stop that failed part-way): start it again, so that a refusal
+        // never leaves the node without its kubelet (found by review).
+        const st = startKubelet(sc);
+        (err as Error).message += `; the kubelet unit was started again (systemctl start kubelet ${st.error ? `failed: ${st.error}` : 'done'}, is-active: ${st.active ?? 'nothing'})`;
+        throw err;
+      }
       report.stopped = true;
       hook('kubelet-stopped', 'kubelet');
     }

@@ -43,11 +43,16 @@ function resolveFlag(p: KubeletProcess, flag: string): string | null {
  * /proc/PID/root (its own root: a kubelet in a container) or /proc/PID/cwd for a relative
  * flag, and the plain path as the process wrote it (when /proc/PID/root is not ours to read).
  */
-function hostViews(procRoot: string, p: KubeletProcess, raw: string): string[] {
-  const views = path.isAbsolute(raw) ? [path.join(procRoot, String(p.pid), 'root', raw)] : [path.join(procRoot, String(p.pid), 'cwd', raw)];
-  if (path.isAbsolute(raw)) views.push(raw);
-  else if (p.cwd !== null) views.push(path.join(p.cwd, raw));
-  return views;
+/** Does `v` name this store's directory: yes, no, or not known (the path cannot be looked at). */
+function namesStore(v: string, dynamicConfigDir: string, mine: string): boolean | null {
+  if (sameDir(v, dynamicConfigDir) || sameDir(path.join(v, 'store'), mine)) return true;
+  try {
+    fs.statSync(v);
+    return false;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' ? false : null;
+  }
 }
 
 export interface Kubelets {
@@ -62,19 +67,25 @@ export interface Kubelets {
  * called: anything that passes the flag counts as a kubelet. Matches only this store:
  * other kubelets (other stores, other tests) are ignored.
  */
-export function kubeletsUsing(dynamicConfigDir: string, procRoot = '/proc'): Kubelets {
+export function kubeletsUsing(dynamicConfigDir: string, procRoot = '/proc', root = '/'): Kubelets {
   const out: Kubelets = { using: [], unsure: [] };
   const mine = path.join(dynamicConfigDir, 'store');
   for (const p of listStoreUsers(procRoot)) {
     const raw = flagValue(p.argv, 'dynamic-config-dir');
     if (!raw) continue;
-    const views = hostViews(procRoot, p, raw);
     // The kubelet appends "store"; someone may also have passed the store itself with --dir.
-    if (views.some((v) => sameDir(v, dynamicConfigDir) || sameDir(path.join(v, 'store'), mine))) {
-      out.using.push({ pid: p.pid, argv: p.argv, dir: resolveFlag(p, 'dynamic-config-dir')!, kubeconfig: resolveFlag(p, 'kubeconfig') });
-    } else if (!path.isAbsolute(raw) && p.cwd === null && !fs.existsSync(views[0]!)) {
-      out.unsure.push(`process ${p.pid} has a relative --dynamic-config-dir=${raw} and its working directory cannot be read`);
+    // Its own view (/proc/PID/root or cwd) decides: a container's kubelet passing the same
+    // path names another directory. Only when that view cannot be looked at (no
+    // CAP_SYS_PTRACE, as in a debug pod) does the path as the host sees it decide: under
+    // --root, mapped into it (found by review: both were taken as a match, or neither).
+    const own = path.isAbsolute(raw) ? path.join(procRoot, String(p.pid), 'root', raw) : path.join(procRoot, String(p.pid), 'cwd', raw);
+    let uses = namesStore(own, dynamicConfigDir, mine);
+    if (uses === null) {
+      const host = path.isAbsolute(raw) ? [hostPathOf(root, raw), raw] : p.cwd !== null ? [path.join(p.cwd, raw)] : [];
+      uses = host.some((v) => namesStore(v, dynamicConfigDir, mine) === true) ? true : null;
     }
+    if (uses === true) out.using.push({ pid: p.pid, argv: p.argv, dir: resolveFlag(p, 'dynamic-config-dir')!, kubeconfig: resolveFlag(p, 'kubeconfig') });
+    else if (uses === null) out.unsure.push(`process ${p.pid} passes --dynamic-config-dir=${raw}, and where that leads for it cannot be looked at (its root or working directory is not readable here): whether it uses this store is not known`);
   }
   return out;
 }

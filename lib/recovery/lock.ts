@@ -145,6 +145,26 @@ export function lockHolder(stateDir: string): LockInfo | null {
   });
 }
 
+/**
+ * What a real run's first write, its lock in DIR/.kubelet-ckpt, would meet now: a read-only
+ * mount (a dead node's disk mounted ro) or no write permission, exit 3, so that a dry run exits
+ * as the real run would (found by review: 0 against 3). Null when it may write there.
+ */
+export function lockWriteRefusal(dynamicConfigDir: string): EnvError | null {
+  const stateDir = path.join(dynamicConfigDir, STATE_DIR);
+  for (const d of [stateDir, dynamicConfigDir]) {
+    try {
+      fs.accessSync(d, fs.constants.W_OK);
+      return null;
+    } catch (err) {
+      // No state directory yet: the real run makes it in the dynamic-config directory.
+      if (d === stateDir && (err as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      return new EnvError(`cannot create the lock in ${stateDir}: ${fsReason(err)}; nothing would be changed`, hintFor(err), 'LOCK_FAILED');
+    }
+  }
+  return null;
+}
+
 /** The refusal a real run would meet now because another process holds the lock (null: none). */
 export function holderRefusal(dynamicConfigDir: string): RefusedError | null {
   const stateDir = path.join(dynamicConfigDir, STATE_DIR);

@@ -18,7 +18,7 @@ import { verifyStore } from '../integrity/verify.js';
 import { readState, type FileState } from './atomic.js';
 import { hashOf, loadBackup } from './backup.js';
 import { findSystemctl, hostPathOf, kubeletsUsing, reachableServers, runningError, type StoreKubelet } from './kubelet.js';
-import { holderRefusal } from './lock.js';
+import { holderRefusal, lockWriteRefusal } from './lock.js';
 import type { Simulate, StepHook } from './steps.js';
 
 /** Everything planning and applying need besides the request. */
@@ -150,14 +150,14 @@ async function environment(ctx: RecoveryContext, o: Overrides, opts: { api: bool
   const snap = ctx.session.snap;
   const warnings: string[] = [];
   const refusals: CkptError[] = [];
-  const k = kubeletsUsing(snap.dynamicConfigDir, ctx.procRoot);
+  const k = kubeletsUsing(snap.dynamicConfigDir, ctx.procRoot, ctx.root);
   warnings.push(...k.unsure);
   if (k.using.length) {
     if (!o.force && !o.restartKubelet) refusals.push(runningError(k.using, snap.storeDir));
     else if (o.force && !o.restartKubelet) warnings.push(`a kubelet using this store is running (pid ${k.using.map((x) => x.pid).join(', ')}); writing anyway (--force): it re-reads meta/assigned every 10 s`);
   }
   restartNeeds(ctx, o);
-  const locked = holderRefusal(snap.dynamicConfigDir);
+  const locked = holderRefusal(snap.dynamicConfigDir) ?? lockWriteRefusal(snap.dynamicConfigDir);
   if (locked) refusals.push(locked);
   if (opts.api) warnings.push(...(await apiWarnings(ctx, k.using)));
   return { warnings, refusals, kubelets: k.using };
@@ -181,11 +181,11 @@ export function restartNeeds(ctx: RecoveryContext, o: Overrides): void {
  */
 export function removalInterlocks(ctx: RecoveryContext, o: Overrides, refusals: CkptError[], unsure: string[]): void {
   const snap = ctx.session.snap;
-  const k = kubeletsUsing(snap.dynamicConfigDir, ctx.procRoot);
+  const k = kubeletsUsing(snap.dynamicConfigDir, ctx.procRoot, ctx.root);
   unsure.push(...k.unsure);
   if (k.using.length && !o.force && !o.restartKubelet) refusals.push(runningError(k.using, snap.storeDir));
   restartNeeds(ctx, o);
-  const locked = holderRefusal(snap.dynamicConfigDir);
+  const locked = holderRefusal(snap.dynamicConfigDir) ?? lockWriteRefusal(snap.dynamicConfigDir);
   if (locked) refusals.push(locked);
 }
 

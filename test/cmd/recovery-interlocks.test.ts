@@ -6,7 +6,7 @@ import t from 'tap';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { cliPath, json, runCli } from '../helpers.js';
+import { asNobody, cliPath, isRoot, json, runCli } from '../helpers.js';
 import { fakeSystemctl, kubeconfig, kubeletBin, listener, makeStore, metaFor, read, startKubelet, treeHash } from '../lib/recovery/fixtures/index.js';
 
 const cli = (dcd: string, args: string[], env: Record<string, string> = {}) => runCli(['--dir', dcd, ...args], { env });
@@ -71,6 +71,44 @@ t.test('--restart-kubelet: systemctl stop, write, start, is-active reported', as
   t.equal(fs.readFileSync(`/proc/${newPid}/comm`, 'utf8').trim(), 'kubelet');
   if (k.exitCode === null && k.signalCode === null) await new Promise((r) => k.once('exit', r));
   t.equal(k.signalCode, 'SIGTERM', 'the old one was stopped by systemctl stop');
+});
+
+t.test('found by a recovery review: --restart-kubelet that stopped the unit and then refuses starts the unit again', async (t) => {
+  const dir = t.testdir({});
+  const dcd = makeStore(path.join(dir, 'node'));
+  const bin = kubeletBin(path.join(dir, 'bin'));
+  const state = path.join(dir, 'state');
+  fakeSystemctl(path.join(dir, 'sbin'), state, bin);
+  fs.writeFileSync(path.join(state, 'args'), '--v=0');
+  // A process on the store that the unit does not own: systemctl stop leaves it running.
+  const k = await startKubelet(t, bin, [`--dynamic-config-dir=${dcd}`]);
+  const before = treeHash(dcd);
+  const r = cli(dcd, ['rollback', '--yes', '--restart-kubelet', '-o', 'json'], { PATH: `${path.join(dir, 'sbin')}:${process.env.PATH}` });
+  t.equal(r.code, 4, r.stderr);
+  t.match(JSON.parse(r.stderr), { error: { code: 'KUBELET_RUNNING', message: new RegExp(`still running \\(pid ${k.pid}\\); nothing was changed; the kubelet unit was started again \\(systemctl start kubelet done, is-active: active\\)`) } });
+  t.same(fs.readFileSync(path.join(state, 'calls'), 'utf8').trim().split('\n'), ['stop kubelet', 'start kubelet', 'is-active kubelet'], 'the unit is not left stopped');
+  t.same(treeHash(dcd), before);
+  const started = Number(fs.readFileSync(path.join(state, 'pid'), 'utf8'));
+  t.teardown(() => {
+    try {
+      process.kill(started, 'SIGTERM');
+    } catch {
+      /* gone */
+    }
+  });
+});
+
+t.test('found by a recovery review: a dry run where the real run cannot take its lock exits 3 as the real run does', { skip: !isRoot && 'setpriv to nobody needs root' }, async (t) => {
+  const dir = t.testdir({});
+  fs.chmodSync(dir, 0o755);
+  const dcd = makeStore(path.join(dir, 'node'));
+  for (const args of [['rollback'], ['reset', 'all'], ['prune'], ['clean']]) {
+    const dry = asNobody(['--dir', dcd, ...args, '--dry-run']);
+    const real = asNobody(['--dir', dcd, ...args, '--yes']);
+    t.equal(real.code, 3, `${args.join(' ')}: the real run: ${real.stderr}`);
+    t.equal(dry.code, 3, `${args.join(' ')} --dry-run exits as the real run: ${dry.stdout}${dry.stderr}`);
+    t.match(dry.stdout + dry.stderr, /cannot create the lock in .*\.kubelet-ckpt: permission denied/);
+  }
 });
 
 t.test('--restart-kubelet without systemctl: exit 3 before anything', async (t) => {

@@ -7,8 +7,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { kubeletsUsing } from '../../../lib/recovery/kubelet.js';
-import { cliPath, cleanEnv } from '../../helpers.js';
-import { canMount, kubeletBin, makeStore } from './fixtures/index.js';
+import { cliPath, cleanEnv, isRoot } from '../../helpers.js';
+import { canMount, kubeletBin, makeStore, staticKubeletBin } from './fixtures/index.js';
 
 /** A real process with this argv; ready once /proc shows the flag (after every exec). */
 async function run(t: Tap.Test, file: string, args: string[], argv0?: string): Promise<ChildProcess> {
@@ -31,7 +31,7 @@ async function run(t: Tap.Test, file: string, args: string[], argv0?: string): P
     } catch {
       /* not yet */
     }
-    if (cmd.includes('--dynamic-config-dir') && !cmd.startsWith('unshare') && !cmd.startsWith('sh\0')) break;
+    if (cmd.includes('--dynamic-config-dir') && !cmd.startsWith('unshare') && !cmd.startsWith('sh\0') && !cmd.startsWith('chroot\0')) break;
     await new Promise((r) => setTimeout(r, 10));
   }
   return child;
@@ -108,4 +108,36 @@ t.test('reset refuses (exit 4) while hyperkube kubelet runs on the store', async
   t.equal(r.status, 4, r.stderr);
   t.match(r.stderr, `a kubelet using this store is running (pid ${k.pid})`);
   t.same(fs.readFileSync(path.join(dcd, 'store/meta/assigned')), before);
+});
+
+const chrootable = isRoot && spawnSync('sh', ['-c', 'command -v chroot && command -v setpriv && command -v cc'], { encoding: 'utf8' }).status === 0;
+
+t.test('found by a recovery review: a kubelet in a chroot passing the same path, which there is another directory, is not ours', { skip: !chrootable && 'needs root, chroot, setpriv and cc' }, async (t) => {
+  const dir = t.testdir({});
+  const dcd = makeStore(path.join(dir, 'dcd'));
+  // The container's root holds its own store at the very same path.
+  const croot = path.join(dir, 'croot');
+  makeStore(path.join(croot, dcd));
+  const bin = staticKubeletBin(croot);
+  if (!bin) return t.skip('cc -static failed');
+  const k = await run(t, 'chroot', [croot, '/kubelet', `--dynamic-config-dir=${dcd}`]);
+  t.not(fs.statSync(`/proc/${k.pid}/root${dcd}`).ino, fs.statSync(dcd).ino, 'in its root the path is another directory');
+  t.same(kubeletsUsing(dcd), { using: [], unsure: [] }, 'its own view decides: not this store');
+  const r = spawnSync(process.execPath, [cliPath, '--dir', dcd, 'rollback', '--yes'], { encoding: 'utf8', env: { ...cleanEnv(), NO_COLOR: '1' } });
+  t.equal(r.status, 0, r.stderr);
+});
+
+t.test('found by a recovery review: a kubelet whose root cannot be looked at (no CAP_SYS_PTRACE) is matched by its path under --root', { skip: !chrootable && 'needs root, chroot, setpriv and cc' }, async (t) => {
+  const dir = t.testdir({});
+  const root = path.join(dir, 'node');
+  const dcd = makeStore(path.join(root, 'var/lib/kubelet/dynamic-config'));
+  const bin = staticKubeletBin(root);
+  if (!bin) return t.skip('cc -static failed');
+  const k = await run(t, 'chroot', [root, '/kubelet', '--dynamic-config-dir=/var/lib/kubelet/dynamic-config']);
+  const before = fs.readFileSync(path.join(dcd, 'store/meta/assigned'));
+  // uid 0 without capabilities, as a debug pod's root with the host at --root.
+  const r = spawnSync('setpriv', ['--inh-caps=-all', '--bounding-set=-all', '--', 'env', '-u', 'NODE_OPTIONS', process.execPath, cliPath, '--root', root, 'rollback', '--yes'], { encoding: 'utf8', env: { ...cleanEnv(), NO_COLOR: '1', OPENSSL_CONF: '/dev/null' } });
+  t.equal(r.status, 4, r.stderr);
+  t.match(r.stderr, `a kubelet using this store is running (pid ${k.pid})`);
+  t.same(fs.readFileSync(path.join(dcd, 'store/meta/assigned')), before, 'nothing written under it');
 });
