@@ -10,6 +10,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { RefusedError } from '../errors.js';
 import { applyDefaults } from '../config/defaults.js';
+import { effectiveGates, gateEnabled, knownGates, newGateState, setFromMap } from '../config/gates.js';
+import type { KubeletVersion } from '../config/version.js';
 import { loadCheckpointConfig, type LoadOutcome, type LoadStage } from '../config/load.js';
 import { deepClone, getAt, type ConfigObject } from '../config/objpath.js';
 import { resolveRelativePaths } from '../config/paths.js';
@@ -182,17 +184,44 @@ function judge(o: LoadOutcome, src: ExportSource, force: boolean, warnings: stri
   warnings.push(`${what} fails validation (${o.error}); exported anyway (--force)`);
 }
 
-/** featureGates without DynamicKubeletConfig, with gates only the old local file set carried over. */
-function gatesOf(doc: ConfigObject, localGates: Record<string, boolean> | undefined, fromLocal: boolean): { removed: string[]; carried: string[] } {
+/**
+ * featureGates without DynamicKubeletConfig, giving the kubelet the gates it runs with now. Under
+ * DKC the old local file's gates are set first and the checkpoint's over them (flags-and-gates.md
+ * §3.2): a gate only the local file names is carried over, and one AllAlpha/AllBeta of either
+ * layer decided is written out by name where the export alone would decide it otherwise (found by
+ * review: the local file's AllBeta=true under a checkpoint's AllBeta=false keeps every Beta gate
+ * on, but an export holding AllBeta=false alone turns them off, and serverTLSBootstrap then fails).
+ */
+function gatesOf(doc: ConfigObject, localGates: Record<string, boolean> | undefined, fromLocal: boolean, version: KubeletVersion): { removed: string[]; carried: string[] } {
   const own = (doc.featureGates ?? {}) as Record<string, boolean>;
-  const carried = fromLocal ? [] : Object.keys(localGates ?? {}).filter((g) => g !== DKC_GATE && !Object.hasOwn(own, g));
+  const local = fromLocal ? {} : Object.fromEntries(Object.entries(localGates ?? {}).filter(([g]) => g !== DKC_GATE));
+  const carried = Object.keys(local).filter((g) => !Object.hasOwn(own, g));
   const removed = Object.hasOwn(own, DKC_GATE) ? [DKC_GATE] : [];
   const merged: Record<string, boolean> = {};
-  for (const g of carried) merged[g] = localGates![g]!;
+  for (const g of carried) merged[g] = local[g]!;
   for (const [g, v] of Object.entries(own)) if (g !== DKC_GATE) merged[g] = v;
+  const now = effectiveGates({ version, localGates: local, configGates: withoutGate(own) });
+  if (!now.error && !now.localErrors.length) {
+    const alone = setFromMap(newGateState(version), merged);
+    if (!alone.error) {
+      for (const g of knownGates(version).keys()) {
+        if (g === DKC_GATE || g === 'AllAlpha' || g === 'AllBeta' || Object.hasOwn(merged, g)) continue;
+        const want = gateEnabled(now.state, g);
+        if (gateEnabled(alone.state, g) !== want) {
+          merged[g] = want;
+          carried.push(g);
+        }
+      }
+    }
+  }
   if (Object.keys(merged).length > 0) doc.featureGates = merged;
   else delete doc.featureGates;
   return { removed, carried };
+}
+
+function withoutGate(gates: Record<string, boolean>): Record<string, boolean> {
+  const { [DKC_GATE]: _, ...rest } = gates;
+  return rest;
 }
 
 function flagNotes(o: LoadOutcome): FlagNote[] {
@@ -217,7 +246,18 @@ function commentsFor(doc: ConfigObject, o: LoadOutcome): Map<string, string[]> {
     if (getAt(doc, f.path) === undefined) continue;
     out.set(commentKey(f.path.split('.')), [`overridden on this node by ${flag}: runs with ${show(f.value)}`]);
   }
+  // 1.23 writes two logging flags' defaults over the config (flags-and-gates.md §3.3): the value
+  // written is not the one run now, and a later kubelet that stops resetting it runs it.
+  for (const r of o.resets) {
+    if (getAt(doc, r.path) === undefined || out.has(commentKey(r.path.split('.')))) continue;
+    out.set(commentKey(r.path.split('.')), [`reset by the kubelet at start-up (1.23 registers its flag's default over the config): runs with ${show(r.to)}`]);
+  }
   return out;
+}
+
+/** The 1.23 logging resets the export keeps (their values are written, not run), as warnings. */
+function resetWarnings(doc: ConfigObject, o: LoadOutcome): string[] {
+  return o.resets.filter((r) => getAt(doc, r.path) !== undefined).map((r) => `${r.path} is ${show(r.from)} in the export, but the 1.23 kubelet resets it at start-up and runs with ${show(r.to)}; a release that does not reset it runs ${show(r.from)}`);
 }
 
 function header(src: ExportSource, r: Omit<ExportResult, 'text' | 'out' | 'config' | 'apiVersion' | 'kind'>, runs: boolean, installAt: string): string[] {
@@ -262,7 +302,8 @@ export function buildExport(s: Session, req: ExportRequest): ExportResult {
   judge(o, source, req.force, warnings);
   const payload = deepClone(o.payload!);
   const doc = resolveRelativePaths(req.effective ? applyDefaults(payload, version) : payload, file, version);
-  const gates = gatesOf(doc, s.judgeOptions.localGates, fromLocal);
+  const gates = gatesOf(doc, s.judgeOptions.localGates, fromLocal, version);
+  warnings.push(...resetWarnings(doc, o));
   const rest = {
     source,
     effective: req.effective,

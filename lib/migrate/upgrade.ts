@@ -185,13 +185,23 @@ function runningNow(s: Session, root: string): RunningConfig {
     const b = refBytes(s.snap, s.reader, r);
     const node = nodePathOf(root, `${s.snap.storeDir}/${b.path}`);
     const o = loadCheckpointConfig(b.bytes, node, { version: s.judgeOptions.version, argv: s.kubeletArgv, localGates: s.judgeOptions.localGates });
-    return { source: nb.source, ref: `${nb.ref!.uid}/${nb.ref!.resourceVersion}`, path: node, config: o.config, reason: nb.reason };
+    return { source: nb.source, ref: `${nb.ref!.uid}/${nb.ref!.resourceVersion}`, path: node, config: o.config && withLocalGates(o.config, s.judgeOptions.localGates), reason: nb.reason };
   }
   if (nb.source === 'local') {
     const l = localConfig(s, root);
     return { source: 'local', ref: null, path: l.path, config: l.config, reason: nb.reason };
   }
   return { source: nb.source, ref: null, path: null, config: null, reason: nb.reason };
+}
+
+/**
+ * The config a checkpoint runs with, its featureGates as the kubelet layers them: the old local
+ * file's first, the checkpoint's over them (flags-and-gates.md §3.2; found by review: a gate set
+ * only in the local file was reported as a change though it holds now as after).
+ */
+function withLocalGates(c: ConfigObject, localGates: Record<string, boolean> | undefined): ConfigObject {
+  if (!localGates || !Object.keys(localGates).length) return c;
+  return { ...c, featureGates: { ...localGates, ...((c.featureGates ?? {}) as Record<string, boolean>) } };
 }
 
 /** Drop the gate both sides may carry: it is the subject of the check, not a setting. */

@@ -167,3 +167,27 @@ t.test('a file ref: relative paths resolve against where it is installed (the --
   t.same(at.resolvedPaths, [{ field: 'staticPodPath', value: 'manifests', resolved: '/etc/kubernetes/manifests' }, { field: 'tlsCertFile', value: '../pki/k.crt', resolved: '/etc/pki/k.crt' }]);
   t.equal(at.source.path, elsewhere, 'where it was read is still named');
 });
+
+t.test('found by a migrate review: AllBeta layered under a checkpoint is written out gate by gate; the export alone gives the same gates', async (t) => {
+  // Under DKC: the local file's AllBeta=true sets every Beta gate; the checkpoint's AllBeta=false sets none of them again.
+  const { s } = store(`${HEAD}serverTLSBootstrap: true\nfeatureGates:\n  AllBeta: false\n`, [], `${HEAD}featureGates:\n  AllBeta: true\n`);
+  const r = buildExport(s, { ref: null, effective: false, force: false, root: '/' });
+  const gates = r.config.featureGates as Record<string, boolean>;
+  t.equal(gates.AllBeta, false);
+  t.equal(gates.RotateKubeletServerCertificate, true, 'a Beta gate serverTLSBootstrap needs stays on');
+  t.ok(r.carriedGates.includes('RotateKubeletServerCertificate'));
+  // The export as the node's only --config file: the same gates as now, and it validates.
+  const { effectiveGates, gateSnapshot, setFromMap, newGateState } = await import('../../../lib/config/gates.js');
+  const now = effectiveGates({ version: '1.23', localGates: { AllBeta: true }, configGates: { AllBeta: false } });
+  t.same(gateSnapshot(setFromMap(newGateState('1.23'), gates).state), gateSnapshot(now.state));
+  const { loadCheckpointConfig } = await import('../../../lib/config/load.js');
+  t.equal(loadCheckpointConfig(Buffer.from(r.text), '/var/lib/kubelet/config.yaml', { version: '1.23', argv: [] }).stage, 'ok');
+});
+
+t.test('found by a migrate review: 1.23 resets logging.flushFrequency and splitStream: the export says so', async (t) => {
+  const { s } = store(`${HEAD}logging:\n  flushFrequency: 10000000000\n  options:\n    json:\n      splitStream: true\n`);
+  const r = buildExport(s, { ref: null, effective: false, force: false, root: '/' });
+  t.match(r.text, /# reset by the kubelet at start-up \(1\.23 registers its flag's default over the config\): runs with 5000000000\n {2}flushFrequency: 10000000000\n/);
+  t.match(r.text, /# reset by the kubelet at start-up .*: runs with false\n {6}splitStream: true\n/);
+  t.match(r.warnings.join('\n'), /logging\.flushFrequency is 10000000000 in the export, but the 1\.23 kubelet resets it at start-up and runs with 5000000000/);
+});

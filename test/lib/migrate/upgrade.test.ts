@@ -116,3 +116,11 @@ t.test('nothing runs now: never "the same config"', async (t) => {
   const r24 = upgradeCheck(broken, { to: '1.24', root: '/' });
   t.match(r24, { breaks: true, withoutFlag: { starts: true, changes: [] } });
 });
+
+t.test('found by a migrate review: what runs now has the old local file\'s gates under the checkpoint\'s', async (t) => {
+  const on = node(['--dynamic-config-dir=/d', '--feature-gates=DynamicKubeletConfig=true'], `${HEAD}featureGates:\n  CPUManager: false\n`);
+  const r = upgradeCheck(on, { to: '1.24', root: '/' });
+  t.equal(r.now.source, 'assigned');
+  t.equal((r.now.config?.featureGates as Record<string, boolean>).CPUManager, false);
+  t.notOk(r.withoutFlag?.changes.some((c) => c.path === 'featureGates.CPUManager'), 'a gate the local file sets holds now as after');
+});
