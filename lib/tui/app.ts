@@ -113,7 +113,6 @@ class Ui {
   private contentHeight = 1;
   private sweep: NodeJS.Timeout | null = null;
   private storeWatch: StoreWatch | null = null;
-  private ignoreWatchUntil = 0;
   private done!: (code: number) => void;
   private firstScreen = false;
 
@@ -146,11 +145,28 @@ class Ui {
       // After the first screen: a store of 1,000 UIDs is 1,000 directory watchers to set up.
       setImmediate(() => this.watch());
       this.startSweep();
+      this.trialClock = setInterval(() => this.trialTick(), 1000);
+      this.trialClock.unref();
     });
+  }
+
+  /**
+   * The trial's countdown ticks on screen, and when the trial ends the store is read again, so
+   * the header and the Meta tab say what status says (found by review: the clock stood still,
+   * and after the end the screen still said "in trial").
+   */
+  private trialClock: NodeJS.Timeout | null = null;
+
+  private trialTick(): void {
+    const trial = this.m.status.trial;
+    if (this.finished || this.dialog || !trial?.inTrial) return;
+    if (Date.parse(trial.endsAt) <= Date.now()) this.reload(false);
+    this.render();
   }
 
   private finish(code: number): void {
     this.finished = true;
+    if (this.trialClock) clearInterval(this.trialClock);
     if (this.sweep) clearTimeout(this.sweep);
     this.storeWatch?.close();
     try {
@@ -195,21 +211,24 @@ class Ui {
     if (this.finished) return;
     this.storeWatch?.close();
     this.storeWatch = new StoreWatch(this.m.session.snap.storeDir, () => {
-      if (Date.now() < this.ignoreWatchUntil || this.m.stale) return;
+      if (this.m.stale) return;
       this.m.stale = true;
       this.render();
     });
     this.storeWatch.start();
   }
 
-  private reload(journal: boolean): void {
-    this.m.reload(journal);
-    // Watched again: a meta/ or checkpoints/ that was missing (a reset makes meta/), or a UID
-    // directory made since, is watched from now on (found by review: only the first watch was made).
+  /** Read the store again; false when that failed (the last good read stays on screen). */
+  private reload(journal: boolean): boolean {
+    // Watched again first: a meta/ or checkpoints/ that was missing (a reset makes meta/), or a UID
+    // directory made since, is watched from now on (found by review: only the first watch was
+    // made), and a change while the store is read marks it stale (found by review: changes in the
+    // 400 ms after a re-read were dropped).
     if (this.storeWatch) this.watch();
-    this.ignoreWatchUntil = Date.now() + 400;
+    const ok = this.m.reload(journal);
     this.cache = null;
     this.startSweep();
+    return ok;
   }
 
   private loadJournalIfShown(): void {
@@ -611,11 +630,17 @@ class Ui {
   /** Plan from the store as it is now (not as last read) and show the confirmation, or why not. */
   private async planAndShow(req: Request): Promise<void> {
     try {
-      this.reload(false);
+      // Never from the last read when this one fails (found by review: a store moved away was
+      // planned from memory, and the action offered).
+      if (!this.reload(false)) {
+        this.dialog = messageDialog(`${req.kind}: refused`, [line(`the store could not be read again: ${printable(this.m.loadError ?? 'unknown error')}`, 'red'), line(''), line('Nothing was changed by the TUI.', 'dim')]);
+        return;
+      }
       const env: RecoveryEnv = { session: this.m.session, root: this.o.root };
       if (this.o.apiTimeoutMs !== undefined) env.apiTimeoutMs = this.o.apiTimeoutMs;
-      const names = this.m.journal.names;
-      if (names.size) env.journalNames = async () => names;
+      // The journal given to the TUI names UIDs as `--journal` does for the CLI, whether or not
+      // its tab was shown (found by review: a reset was refused until the Timeline was opened).
+      if (this.m.journal.state !== 'off') env.journalNames = () => this.journalNames();
       const planned = await plan(env, req);
       if (planned.confirm) {
         this.dialog = confirmDialog(planned.title, planned.lines, planned.confirm, async () => {
@@ -624,8 +649,7 @@ class Ui {
             this.reload(false);
             this.dialog = messageDialog(`${planned.title}: done`, resultLines(result));
           } catch (err) {
-            this.reload(false);
-            this.dialog = messageDialog(`${planned.title}: failed`, errorLines(err));
+            this.dialog = messageDialog(`${planned.title}: failed`, errorLines(err, this.reload(false)));
           }
         });
       } else if (planned.restart) {
@@ -634,15 +658,23 @@ class Ui {
         this.dialog = confirmDialog(planned.title, planned.lines, 'Restart kubelet', () => this.planAndShow(again));
       } else this.dialog = messageDialog(planned.title, planned.lines);
     } catch (err) {
-      this.dialog = messageDialog(`${req.kind}: refused`, errorLines(err));
+      this.dialog = messageDialog(`${req.kind}: refused`, errorLines(err, true));
     }
+  }
+
+  /** The journal's UID → ConfigMap names, loaded first when its tab was never shown. */
+  private async journalNames(): Promise<Model['journal']['names']> {
+    await this.m.loadJournal();
+    while (this.m.journal.state === 'loading') await new Promise((r) => setTimeout(r, 20));
+    return this.m.journal.names;
   }
 }
 
-function errorLines(err: unknown): Line[] {
+/** `reread`: whether the store was read again after the failure (the screen shows it as it is). */
+function errorLines(err: unknown, reread: boolean): Line[] {
   const e = asCkptError(err);
   const out = [line(printable(e.message), 'red')];
   if (e.hint) out.push(line(`hint: ${printable(e.hint)}`, 'dim'));
-  out.push(line(''), line('The store was read again; nothing else was changed by the TUI.', 'dim'));
+  out.push(line(''), line(reread ? 'The store was read again; nothing else was changed by the TUI.' : 'The store could not be read again; nothing else was changed by the TUI.', 'dim'));
   return out;
 }

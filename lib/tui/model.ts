@@ -166,16 +166,19 @@ export class Model {
    */
   reload(journal = true): boolean {
     const keep = this.selected()?.id ?? null;
+    // Cleared before the read: a change the watcher sees while it reads marks it stale again.
+    const wasStale = this.stale;
+    this.stale = false;
     let s: Session;
     try {
       s = this.reopen();
     } catch (err) {
       this.loadError = asCkptError(err).message;
+      this.stale = wasStale || this.stale;
       return false;
     }
     this.session = s;
     this.loadError = null;
-    this.stale = false;
     this.readAt = this.now();
     this.build();
     this.select(keep);

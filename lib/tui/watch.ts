@@ -72,7 +72,16 @@ export class StoreWatch {
       else this.syncUids();
       this.onChange();
     });
-    this.top = [meta, cps].filter((w): w is fs.FSWatcher => w !== null);
+    // meta/ or checkpoints/ renamed or replaced, or the store itself (found by review: a store
+    // swapped for another was never noticed): their entries in the directories above them.
+    const top = watchDir(this.store, (_event, name) => {
+      if (name === null || name === 'meta' || name === 'checkpoints') this.onChange();
+    });
+    const base = path.basename(this.store);
+    const parent = watchDir(path.dirname(this.store), (_event, name) => {
+      if (name === null || String(name) === base) this.onChange();
+    });
+    this.top = [meta, cps, top, parent].filter((w): w is fs.FSWatcher => w !== null);
     this.cps = cps ? realDir(this.checkpoints) : null;
     this.syncUids();
   }

@@ -33,7 +33,7 @@ t.test('a resourceVersion directory added or removed under a UID is noticed, als
   const w = new StoreWatch(s, () => events++);
   t.teardown(() => w.close());
   w.start();
-  t.equal(w.watched, 4, 'meta, checkpoints and the two real UID directories: not the link, not the file');
+  t.equal(w.watched, 6, 'meta, checkpoints, the store and its parent, and the two real UID directories: not the link, not the file');
   let from = events;
   fs.mkdirSync(path.join(s, 'checkpoints/uid-a/3'));
   t.ok(await settle(() => events, from), 'a new RV directory');
@@ -43,7 +43,7 @@ t.test('a resourceVersion directory added or removed under a UID is noticed, als
   from = events;
   fs.mkdirSync(path.join(s, 'checkpoints/uid-c'));
   t.ok(await settle(() => events, from), 'a new UID directory');
-  t.equal(w.watched, 5, 'and it is watched');
+  t.equal(w.watched, 7, 'and it is watched');
   from = events;
   fs.mkdirSync(path.join(s, 'checkpoints/uid-c/7'));
   t.ok(await settle(() => events, from), 'a new RV directory under the new UID');
@@ -72,7 +72,7 @@ t.test('never through a symbolic link: a UID entry that links out of the store i
   fs.mkdirSync(other);
   fs.symlinkSync(other, path.join(s, 'checkpoints/uid-link2'));
   await settle(() => events, 0);
-  t.equal(w.watched, 4, 'the new link is not watched');
+  t.equal(w.watched, 6, 'the new link is not watched');
   const from = events;
   fs.mkdirSync(path.join(other, '11'));
   t.notOk(await settle(() => events, from, 600), 'nothing seen behind the new link');
@@ -86,5 +86,27 @@ t.test('a store whose checkpoints/ is a link: only meta/ is watched', async (t) 
   const w = new StoreWatch(s, () => undefined);
   t.teardown(() => w.close());
   w.start();
-  t.equal(w.watched, 1);
+  t.equal(w.watched, 3, 'meta/, the store and its parent');
+});
+
+t.test('found by a TUI review: meta/ replaced, or the whole store replaced, is noticed', async (t) => {
+  const { s } = store();
+  let events = 0;
+  const w = new StoreWatch(s, () => events++);
+  t.teardown(() => w.close());
+  w.start();
+  let from = events;
+  fs.mkdirSync(path.join(s, 'meta.new'));
+  await new Promise((r) => setTimeout(r, 100));
+  t.equal(events, from, 'another entry of the store is no change');
+  fs.renameSync(path.join(s, 'meta'), path.join(s, 'meta.old'));
+  fs.renameSync(path.join(s, 'meta.new'), path.join(s, 'meta'));
+  t.ok(await settle(() => events, from), 'meta/ swapped for another directory');
+  from = events;
+  fs.mkdirSync(`${s}.new`);
+  await new Promise((r) => setTimeout(r, 100));
+  t.equal(events, from, 'a sibling of the store is no change');
+  fs.renameSync(s, `${s}.old`);
+  fs.renameSync(`${s}.new`, s);
+  t.ok(await settle(() => events, from), 'the store swapped for another directory');
 });
