@@ -8,7 +8,7 @@ import { formatPath, quote } from '../diff/path.js';
 import { printable, printableBlock } from './sanitize.js';
 import { isObject, sortedKeys, type Value } from '../diff/value.js';
 import type { Palette } from './streams.js';
-import type { TextContext } from './print.js';
+import { Verbatim, sanitizeForText, sanitizesItself, type TextContext } from './print.js';
 
 export interface DiffTextOptions {
   /** -u / -U N: print the unified diff instead of the change list. */
@@ -232,5 +232,26 @@ function renderHistory(r: HistoryReport, ctx: TextContext, o: DiffTextOptions): 
 }
 
 export function renderDiff(o: DiffTextOptions): (r: DiffReport, ctx: TextContext) => string {
-  return (r, ctx) => (r.mode === 'history' ? renderHistory(r, ctx, o) : renderPair(r, ctx, o));
+  return sanitizesItself((raw: DiffReport, ctx: TextContext) => {
+    const r = safeReport(raw);
+    return r.mode === 'history' ? renderHistory(r, ctx, o) : renderPair(r, ctx, o);
+  });
+}
+
+/**
+ * The report with every string made printable but the changes' values, which scalar() and
+ * inline() quote (quote escapes what a terminal must not see): sanitized first, then quoted,
+ * an ESC read as the text \x1b and a tab as two spaces, so `"a<ESC>b" -> "a\x1bb"` printed as
+ * two identical sides (found by review).
+ */
+function safeReport(r: DiffReport): DiffReport {
+  type C = FieldChange;
+  const wrap = (cs: C[]) => cs.map((c) => ({ ...c, from: new Verbatim(c.from), to: new Verbatim(c.to) }) as unknown as C);
+  const unwrap = (cs: C[]) => cs.map((c) => ({ ...c, from: (c.from as unknown as Verbatim<Value>).value, to: (c.to as unknown as Verbatim<Value>).value }));
+  if (r.mode === 'history') {
+    const safe = sanitizeForText({ ...r, steps: r.steps.map((s) => ({ ...s, changes: wrap(s.changes) })) });
+    return { ...safe, steps: safe.steps.map((s) => ({ ...s, changes: unwrap(s.changes) })) };
+  }
+  const safe = sanitizeForText({ ...r, changes: wrap(r.changes) });
+  return { ...safe, changes: unwrap(safe.changes) };
 }

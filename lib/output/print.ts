@@ -77,13 +77,26 @@ export interface PrintOptions {
   compact?: boolean;
 }
 
+/** What print does to a result before a renderer sees it (a renderer that sanitizes itself may call it on parts). */
+export function sanitizeForText<T>(result: T): T {
+  return sanitizeDeep(result, { block: BLOCK_KEYS, exact: ['unified', 'bytes'] });
+}
+
+/**
+ * A value sanitizeDeep passes through untouched (it is no plain object): for a renderer that
+ * quotes values itself (JSON.stringify, diff's quote), whose escaping printable's would double.
+ */
+export class Verbatim<T> {
+  constructor(readonly value: T) {}
+}
+
 export function print<T>(result: T, text: TextRenderer<T>, streams: Streams, opts: PrintOptions): void {
   if (opts.format === 'json') streams.stdout.write(toJson(documentOf(result as object, opts.kind), opts.compact));
   else if (opts.format === 'yaml') streams.stdout.write(toYaml(documentOf(result as object, opts.kind)));
   else {
     // Every string a renderer sees is already safe for a terminal (lib/output/sanitize.ts);
     // a unified diff's lines are the diff renderer's to sanitize (exact when piped into a patch).
-    const safe = SANITIZES_ITSELF.has(text) ? result : sanitizeDeep(result, { block: BLOCK_KEYS, exact: ['unified', 'bytes'] });
+    const safe = SANITIZES_ITSELF.has(text) ? result : sanitizeForText(result);
     const out = text(safe, { p: palette(streams.color), width: streams.width, verbose: !!opts.verbose, quiet: !!opts.quiet, tty: streams.isTTY });
     if (out) streams.stdout.write(out.endsWith('\n') ? out : `${out}\n`);
   }

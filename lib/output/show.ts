@@ -1,7 +1,8 @@
 // Text rendering of `show`: JSON payloads re-indented, YAML as written, binary refused.
 
 import type { ShowReport } from '../store/show.js';
-import { jsonText, type TextContext } from './print.js';
+import { jsonText, sanitizesItself, type TextContext } from './print.js';
+import { printable } from './sanitize.js';
 import type { FieldValue } from '../diff/field.js';
 
 export function renderShow(r: ShowReport, _ctx: TextContext): string {
@@ -23,16 +24,25 @@ export function renderShowList(r: { items: ShowReport[] }, ctx: TextContext): st
 }
 
 /** One value as a script wants it: a string bare, anything else as JSON; nothing when unset. */
+/**
+ * A field's value for text output, from the raw value: a string made printable, anything else as
+ * JSON with what JSON.stringify leaves (DEL, C1, bidi controls, LS/PS) escaped too. Printable
+ * first and JSON after escaped twice: a list holding ESC printed as "a\\x1bb" (found by review).
+ */
 export function fieldText(v: FieldValue): string {
   if (!v.set) return '';
-  return typeof v.value === 'string' ? v.value : jsonText(v.value);
+  return typeof v.value === 'string' ? printable(v.value) : quoteRest(jsonText(v.value));
 }
 
-export function renderField(v: FieldValue, ctx: TextContext): string {
-  if (!v.set) return ctx.quiet ? '' : `# ${v.field} is not set in ${v.ref} (the kubelet uses its default)`;
+export const renderField = sanitizesItself((v: FieldValue, ctx: TextContext): string => {
+  if (!v.set) return ctx.quiet ? '' : `# ${printable(v.field)} is not set in ${printable(v.ref)} (the kubelet uses its default)`;
   return fieldText(v);
-}
+});
 
-export function renderFieldList(r: { items: FieldValue[] }, _ctx: TextContext): string {
-  return r.items.map((v) => `${v.ref}\t${v.set ? fieldText(v) : '(not set)'}`).join('\n');
+export const renderFieldList = sanitizesItself((r: { items: FieldValue[] }, _ctx: TextContext): string => {
+  return r.items.map((v) => `${printable(v.ref)}\t${v.set ? fieldText(v) : '(not set)'}`).join('\n');
+});
+
+function quoteRest(json: string): string {
+  return json.replace(/[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

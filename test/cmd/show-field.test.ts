@@ -58,3 +58,19 @@ t.test('an empty checkpoint no meta file names: said plainly, no key to choose (
   t.equal(r.code, 2);
   t.equal(r.stderr, 'error: checkpoint aaaa1111-0000-4000-8000-000000000001/7 holds no files: there is nothing to read\n');
 });
+
+t.test('found by a review: text diff and --field escape a value once, so different values never print the same', async (t) => {
+  const dir = t.testdir({});
+  const store = copyFixture('stores/healthy');
+  const H = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
+  fs.writeFileSync(path.join(dir, 'a.yaml'), `${H}staticPodPath: "a\\x1b[31mb"\nprovider: "a\\tb"\nclusterDNS: ["a\\x1bb", "\\u202eevil"]\n`);
+  fs.writeFileSync(path.join(dir, 'b.yaml'), `${H}staticPodPath: "a\\\\x1b[31mb"\nprovider: "a  b"\n`);
+  const d = runCli(['--dir', store, 'diff', './a.yaml', './b.yaml'], { cwd: dir });
+  t.equal(d.code, 1);
+  t.match(d.stdout, '  ~ provider: "a\\tb" -> "a  b"\n');
+  t.match(d.stdout, '  ~ staticPodPath: "a\\u001b[31mb" -> "a\\\\x1b[31mb"\n');
+  t.match(d.stdout, '  - clusterDNS: ["a\\u001bb", "\\u202eevil"]\n', 'a bidi override is escaped too');
+  t.notMatch(d.stdout, /[\u001b\u202e]/, 'nothing raw reaches the terminal');
+  const f = runCli(['--dir', store, 'show', './a.yaml', '--field', 'clusterDNS'], { cwd: dir });
+  t.equal(f.stdout, '["a\\u001bb","\\u202eevil"]\n');
+});
