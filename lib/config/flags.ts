@@ -197,7 +197,21 @@ export function parseKubeletFlags(argv: readonly string[], version: KubeletVersi
     }
     if (arg.startsWith('-') && arg.length > 1) {
       const short = arg[1]!;
-      if (short === 'h') { ignored.push('-h'); prints.help = true; continue; }
+      if (short === 'h') {
+        // pflag: `-h=V` sets help to V; `-hX…` sets it and reads X as the next shorthand.
+        ignored.push('-h');
+        if (arg[2] === '=') {
+          try {
+            prints.help = parseFlagValue('bool', arg.slice(3)) === true;
+          } catch (e) {
+            errors.push(`invalid argument ${goQuote(arg.slice(3))} for ${goQuote('-h, --help')} flag: ${(e as FlagValueError).message}`);
+          }
+        } else {
+          prints.help = true;
+          if (arg.length > 2 && arg[2] !== 'v') errors.push(`unknown shorthand flag: '${arg[2]}' in ${arg}`);
+        }
+        continue;
+      }
       if (short !== 'v') { errors.push(`unknown shorthand flag: '${short}' in ${arg}`); continue; }
       let raw: string;
       if (arg[2] === '=') raw = arg.slice(3);

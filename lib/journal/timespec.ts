@@ -11,8 +11,8 @@ const DAY = 86400 * S;
 /** systemd.time(7)'s units; a month is 30.44 days and a year 365.25, as systemd counts them. */
 const UNITS: Record<string, number> = {
   usec: 1e-3, us: 1e-3, 'µs': 1e-3, msec: 1, ms: 1,
-  s: S, sec: S, secs: S, second: S, seconds: S,
-  m: 60 * S, min: 60 * S, mins: 60 * S, minute: 60 * S, minutes: 60 * S,
+  s: S, sec: S, second: S, seconds: S,
+  m: 60 * S, min: 60 * S, minute: 60 * S, minutes: 60 * S,
   h: 3600 * S, hr: 3600 * S, hour: 3600 * S, hours: 3600 * S,
   d: DAY, day: DAY, days: DAY,
   w: 7 * DAY, week: 7 * DAY, weeks: 7 * DAY,
@@ -51,9 +51,11 @@ function relative(t: string): number | null {
   let total = 0;
   let parts = 0;
   while (rest !== '') {
-    const p = /^(\d+(?:\.\d+)?)\s*([a-zA-Zµ]+)\s*/.exec(rest);
-    if (!p || UNITS[p[2]!] === undefined) return null;
-    total += +p[1]! * UNITS[p[2]!]!;
+    // A number without a unit counts seconds, as systemd's parse_sec reads it (`-300`, `5 ago`).
+    const p = /^(\d+(?:\.\d+)?)\s*([a-zA-Zµ]*)\s*/.exec(rest);
+    const unit = p?.[2] === '' ? S : UNITS[p?.[2] ?? ''];
+    if (!p || unit === undefined) return null;
+    total += +p[1]! * unit;
     rest = rest.slice(p[0].length);
     parts++;
   }
@@ -75,9 +77,10 @@ function absolute(t: string, now: Date): number | null {
   }
   let offset: string | null = null;
   let zone: string | null = null;
-  const o = /^(.*?)\s*(Z|[+-]\d\d:?\d\d)$/.exec(rest);
+  // An offset only right after the time (`13:00Z`, `13:00+02:00`), as systemd 255 reads it.
+  const o = /^(.*\d)(Z|[+-]\d\d:\d\d)$/.exec(rest);
   const z = /^(.*\S)\s+([A-Za-z][\w/+-]*)$/.exec(rest);
-  if (o && /\d$/.test(o[1]!)) [rest, offset] = [o[1]!, o[2]!];
+  if (o && /\d\d:\d\d(?::\d\d(?:\.\d+)?)?$/.test(o[1]!)) [rest, offset] = [o[1]!, o[2]!];
   else if (z) [rest, zone] = [z[1]!, z[2]!];
   const m = /^(?:(\d{4})-(\d\d)-(\d\d))?(?:(?:^|[ T])(\d\d):(\d\d)(?::(\d\d)(?:\.(\d{1,6}))?)?)?$/.exec(rest);
   if (!m || (m[1] === undefined && m[4] === undefined)) return null;

@@ -41,14 +41,18 @@ export async function guarded(o: GuardOptions, work: (lock: HeldLock) => Promise
     let report: RestartReport | null = null;
     if (sc) {
       report = { stopped: false, started: false, active: null };
+      // Whether the unit runs now: only a unit this command stopped is started again on a refusal.
+      const wasActive = sc.run(['is-active', 'kubelet']).stdout.trim() === 'active';
       try {
-        stopKubelet(sc, plan.dynamicConfigDir, 15_000, ctx.procRoot);
+        stopKubelet(sc, plan.dynamicConfigDir, 15_000, ctx.procRoot, ctx.root);
       } catch (err) {
-        // systemctl stop may have stopped the unit though the refusal follows (a process using
-        // the store outside it, a stop that failed part-way): start it again, so that a refusal
+        // systemctl stop stopped the unit, yet a process using the store is left (not the unit's),
+        // or the stop failed part-way: a unit that was running is started again, so that a refusal
         // never leaves the node without its kubelet (found by review).
-        const st = startKubelet(sc);
-        (err as Error).message += `; the kubelet unit was started again (systemctl start kubelet ${st.error ? `failed: ${st.error}` : 'done'}, is-active: ${st.active ?? 'nothing'})`;
+        if (wasActive) {
+          const st = startKubelet(sc);
+          (err as Error).message += `; the kubelet unit was started again (systemctl start kubelet ${st.error ? `failed: ${st.error}` : 'done'}, is-active: ${st.active ?? 'nothing'})`;
+        }
         throw err;
       }
       report.stopped = true;

@@ -81,8 +81,9 @@ export function kubeletsUsing(dynamicConfigDir: string, procRoot = '/proc', root
     const own = path.isAbsolute(raw) ? path.join(procRoot, String(p.pid), 'root', raw) : path.join(procRoot, String(p.pid), 'cwd', raw);
     let uses = namesStore(own, dynamicConfigDir, mine);
     if (uses === null) {
-      const host = path.isAbsolute(raw) ? [hostPathOf(root, raw), raw] : p.cwd !== null ? [path.join(p.cwd, raw)] : [];
-      uses = host.some((v) => namesStore(v, dynamicConfigDir, mine) === true) ? true : null;
+      const host = (path.isAbsolute(raw) ? [hostPathOf(root, raw), raw] : p.cwd !== null ? [path.join(p.cwd, raw)] : []).map((v) => namesStore(v, dynamicConfigDir, mine));
+      // The host's views decide; unsure only when none of them can tell.
+      uses = host.includes(true) ? true : host.length && !host.includes(null) ? false : null;
     }
     if (uses === true) out.using.push({ pid: p.pid, argv: p.argv, dir: resolveFlag(p, 'dynamic-config-dir')!, kubeconfig: resolveFlag(p, 'kubeconfig') });
     else if (uses === null) out.unsure.push(`process ${p.pid} passes --dynamic-config-dir=${raw}, and where that leads for it cannot be looked at (its root or working directory is not readable here): whether it uses this store is not known`);
@@ -128,14 +129,14 @@ export interface RestartReport {
 }
 
 /** Stop the kubelet and wait (up to `waitMs`) until no kubelet uses the store. */
-export function stopKubelet(sc: Systemctl, dynamicConfigDir: string, waitMs = 15_000, procRoot = '/proc'): void {
+export function stopKubelet(sc: Systemctl, dynamicConfigDir: string, waitMs = 15_000, procRoot = '/proc', root = '/'): void {
   const r = sc.run(['stop', 'kubelet']);
   if (r.code !== 0) {
     throw new EnvError(`systemctl stop kubelet failed (exit ${r.code}): ${r.stderr.trim() || r.stdout.trim()}; nothing was changed`, null, 'KUBELET_STOP_FAILED');
   }
   const until = Date.now() + waitMs;
   for (;;) {
-    const left = kubeletsUsing(dynamicConfigDir, procRoot).using;
+    const left = kubeletsUsing(dynamicConfigDir, procRoot, root).using;
     if (!left.length) return;
     if (Date.now() > until) {
       throw new RefusedError(`systemctl stop kubelet returned, but a kubelet using this store is still running (pid ${left.map((k) => k.pid).join(', ')}); nothing was changed`, 'it is not managed by the kubelet unit: stop it by hand', 'KUBELET_RUNNING');

@@ -57,7 +57,7 @@ t.test('--restart-kubelet: systemctl stop, write, start, is-active reported', as
   const r = cli(dcd, ['rollback', '--yes', '--restart-kubelet', '-o', 'json'], env);
   t.equal(r.code, 0, r.stderr);
   t.match(json(r), { dryRun: false, kubelet: { stopped: true, started: true, active: 'active' }, warnings: [] });
-  t.same(fs.readFileSync(path.join(state, 'calls'), 'utf8').trim().split('\n'), ['stop kubelet', 'start kubelet', 'is-active kubelet']);
+  t.same(fs.readFileSync(path.join(state, 'calls'), 'utf8').trim().split('\n'), ['is-active kubelet', 'stop kubelet', 'start kubelet', 'is-active kubelet']);
   t.equal(read(dcd, 'assigned'), LKG);
   const newPid = Number(fs.readFileSync(path.join(state, 'pid'), 'utf8'));
   t.teardown(() => {
@@ -73,20 +73,31 @@ t.test('--restart-kubelet: systemctl stop, write, start, is-active reported', as
   t.equal(k.signalCode, 'SIGTERM', 'the old one was stopped by systemctl stop');
 });
 
-t.test('found by a recovery review: --restart-kubelet that stopped the unit and then refuses starts the unit again', async (t) => {
+t.test('found by a recovery review: --restart-kubelet that stopped the unit and then refuses starts the unit again (only a unit that was running)', async (t) => {
   const dir = t.testdir({});
   const dcd = makeStore(path.join(dir, 'node'));
   const bin = kubeletBin(path.join(dir, 'bin'));
   const state = path.join(dir, 'state');
   fakeSystemctl(path.join(dir, 'sbin'), state, bin);
-  fs.writeFileSync(path.join(state, 'args'), '--v=0');
+  fs.writeFileSync(path.join(state, 'args'), `--dynamic-config-dir=${dcd}`);
+  const env = { PATH: `${path.join(dir, 'sbin')}:${process.env.PATH}` };
   // A process on the store that the unit does not own: systemctl stop leaves it running.
   const k = await startKubelet(t, bin, [`--dynamic-config-dir=${dcd}`]);
   const before = treeHash(dcd);
-  const r = cli(dcd, ['rollback', '--yes', '--restart-kubelet', '-o', 'json'], { PATH: `${path.join(dir, 'sbin')}:${process.env.PATH}` });
+  const calls = () => fs.readFileSync(path.join(state, 'calls'), 'utf8').trim().split('\n');
+  // The unit is not running: it is stopped (a no-op) and not started afterwards (found by a later review).
+  const off = cli(dcd, ['rollback', '--yes', '--restart-kubelet', '-o', 'json'], env);
+  t.equal(off.code, 4, off.stderr);
+  t.notMatch(off.stderr, /started again/);
+  t.same(calls(), ['is-active kubelet', 'stop kubelet'], 'an inactive unit is left inactive');
+  // The unit runs a kubelet too: it is stopped, the other process stays, and the unit is started again.
+  fs.rmSync(path.join(state, 'calls'));
+  const unit = await startKubelet(t, bin, [`--dynamic-config-dir=${dcd}`, '--v=1']);
+  fs.writeFileSync(path.join(state, 'pid'), String(unit.pid));
+  const r = cli(dcd, ['rollback', '--yes', '--restart-kubelet', '-o', 'json'], env);
   t.equal(r.code, 4, r.stderr);
   t.match(JSON.parse(r.stderr), { error: { code: 'KUBELET_RUNNING', message: new RegExp(`still running \\(pid ${k.pid}\\); nothing was changed; the kubelet unit was started again \\(systemctl start kubelet done, is-active: active\\)`) } });
-  t.same(fs.readFileSync(path.join(state, 'calls'), 'utf8').trim().split('\n'), ['stop kubelet', 'start kubelet', 'is-active kubelet'], 'the unit is not left stopped');
+  t.same(calls(), ['is-active kubelet', 'stop kubelet', 'start kubelet', 'is-active kubelet'], 'the unit is not left stopped');
   t.same(treeHash(dcd), before);
   const started = Number(fs.readFileSync(path.join(state, 'pid'), 'utf8'));
   t.teardown(() => {

@@ -99,6 +99,11 @@ t.test('found by a fidelity review: --help, -h and --version print and end the k
   t.equal(p(['--version=raw']).printsAndExits, '--version');
   t.equal(p(['--version=1', '--help=false']).printsAndExits, '--version');
   t.equal(p(['--version=false', '--help=0']).printsAndExits, null);
+  // pflag: -h=V sets help to V (found by a later review: -h=false was read as --help).
+  t.equal(p(['-h=false']).printsAndExits, null);
+  t.equal(p(['-h=0']).printsAndExits, null);
+  t.equal(p(['-h=true']).printsAndExits, '--help');
+  t.same(p(['-hx']).errors, ["unknown shorthand flag: 'x' in -hx"]);
   t.same(p(['--version=maybe']).errors, ['invalid argument "maybe" for "--version" flag: strconv.ParseBool: parsing "maybe": invalid syntax']);
 });
 

@@ -31,12 +31,16 @@ t.test('relative times, compound, with the units systemd counts', async (t) => {
   t.equal(p('+1y'), at + 31557600e3);
   t.equal(p('-500ms'), at - 500);
   t.equal(p('5min left'), at + 300e3);
+  // A number without a unit counts seconds (found by review: refused where journalctl takes it).
+  t.equal(p('-300'), at - 300e3);
+  t.equal(p('+5'), at + 5e3);
+  t.equal(p('5 ago'), at - 5e3);
   t.equal(p('today'), Date.UTC(2021, 7, 23, 22));
   t.equal(p('@1629811200'), 1629811200e3);
 });
 
 t.test('what journalctl refuses is refused (exit 2)', async (t) => {
-  for (const bad of ['Mon 2021-08-24', 'Funday 2021-08-24', '2021-08-24 12:00 Mars/Olympus', '25:00', '2021-02-30', '-2 fortnights', 'ago', '', '-', '12', 'soon', '3d', '-3d ago']) {
+  for (const bad of ['Mon 2021-08-24', 'Funday 2021-08-24', '2021-08-24 12:00 Mars/Olympus', '25:00', '2021-02-30', '-2 fortnights', 'ago', '', '-', '12', 'soon', '3d', '-3d ago', '-5mins', '-5secs', '10 mins ago', '2021-08-24 13:00 +02:00', '2021-08-24 13:00+0200']) {
     t.throws(() => p(bad), { exitCode: 2, message: /is not a time/ }, JSON.stringify(bad));
   }
 });

@@ -141,3 +141,13 @@ t.test('found by a recovery review: a kubelet whose root cannot be looked at (no
   t.match(r.stderr, `a kubelet using this store is running (pid ${k.pid})`);
   t.same(fs.readFileSync(path.join(dcd, 'store/meta/assigned')), before, 'nothing written under it');
 });
+
+t.test('found by a diff review: without CAP_SYS_PTRACE a process on another store is neither ours nor a doubt', { skip: !chrootable && 'needs root, chroot, setpriv and cc' }, async (t) => {
+  const dir = t.testdir({});
+  const dcd = makeStore(path.join(dir, 'dcd'));
+  const other = makeStore(path.join(dir, 'other'));
+  await run(t, binNamed(dir, 'kubelet'), [`--dynamic-config-dir=${other}`]);
+  const r = spawnSync('setpriv', ['--inh-caps=-all', '--bounding-set=-all', '--', 'env', '-u', 'NODE_OPTIONS', process.execPath, cliPath, '--dir', dcd, 'rollback', '--dry-run', '-o', 'json'], { encoding: 'utf8', env: { ...cleanEnv(), NO_COLOR: '1', OPENSSL_CONF: '/dev/null' } });
+  t.equal(r.status, 0, r.stderr);
+  t.same(JSON.parse(r.stdout).warnings, [], 'the host sees the other store: no warning');
+});
