@@ -39,8 +39,8 @@ export function compareCodePoints(a: string, b: string): number {
 }
 
 /**
- * The JSON tree a parser produced, as plain values: repeated keys keep the last value (as the
- * kubelet's lenient decode does) and numbers become JS numbers (`1e3`, `1000` and `1000.0` are
+ * The JSON tree a parser produced, as plain values: repeated keys keep the last value, or merge
+ * when both are objects (as the kubelet's lenient decode does) and numbers become JS numbers (`1e3`, `1000` and `1000.0` are
  * equal), but for an integer written past 2^53, kept exact as a bigint (an int64 field).
  */
 export function fromJNode(root: JNode): Value {
@@ -72,8 +72,14 @@ export function fromJNode(root: JNode): Value {
       case 'obj': {
         const o: ValueObject = {};
         put(o);
+        // encoding/json decodes a repeated member into the field it already filled: a struct
+        // or map is merged (its members by the same rule), anything else replaced (found by
+        // review: a second "authentication" dropped the first's anonymous.enabled: true).
         const last = new Map<string, JNode>();
-        for (const [k, child] of n.entries) last.set(k, child);
+        for (const [k, child] of n.entries) {
+          const prev = last.get(k);
+          last.set(k, prev?.t === 'obj' && child.t === 'obj' ? { t: 'obj', entries: [...prev.entries, ...child.entries] } : child);
+        }
         for (const [k, child] of last) {
           setKey(o, k, null);
           stack.push({ n: child, put: (v) => setKey(o, k, v) });

@@ -74,3 +74,16 @@ t.test('found by a review: text diff and --field escape a value once, so differe
   const f = runCli(['--dir', store, 'show', './a.yaml', '--field', 'clusterDNS'], { cwd: dir });
   t.equal(f.stdout, '["a\\u001bb","\\u202eevil"]\n');
 });
+
+t.test('found by a review: a JSON payload repeating a struct member is merged, as encoding/json decodes it', async (t) => {
+  const dir = t.testdir({});
+  const store = copyFixture('stores/healthy');
+  const H = '"apiVersion":"kubelet.config.k8s.io/v1beta1","kind":"KubeletConfiguration"';
+  fs.writeFileSync(path.join(dir, 'dup.json'), `{${H},"authentication":{"anonymous":{"enabled":true}},"authentication":{"webhook":{"enabled":false}},"maxPods":5,"maxPods":7,"clusterDNS":["a"],"clusterDNS":["b"]}`);
+  fs.writeFileSync(path.join(dir, 'merged.json'), `{${H},"authentication":{"anonymous":{"enabled":true},"webhook":{"enabled":false}},"maxPods":7,"clusterDNS":["b"]}`);
+  const d = runCli(['--dir', store, 'diff', './dup.json', './merged.json'], { cwd: dir });
+  t.equal(d.code, 0, d.stdout);
+  const f = runCli(['--dir', store, 'show', './dup.json', '--field', 'authentication.anonymous.enabled'], { cwd: dir });
+  t.equal(f.stdout, 'true\n', 'the kubelet runs with anonymous auth enabled');
+  t.equal(runCli(['--dir', store, 'show', './dup.json', '--field', 'maxPods'], { cwd: dir }).stdout, '7\n', 'a scalar: the last');
+});
