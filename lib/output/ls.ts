@@ -14,7 +14,9 @@ export function renderList(r: ListReport, ctx: TextContext): string {
   for (const c of r.checkpoints) {
     const marks = `${c.assigned ? p.bold('A') : ' '}${c.lastKnownGood ? p.bold('L') : ' '}${c.bootsNext ? p.bold('B') : ' '}`;
     const state = c.verify === 'error' ? p.red('error'.padEnd(7)) : c.verify === 'warning' ? p.yellow('warning') : c.verify === 'ok' ? p.green('ok'.padEnd(7)) : '-'.padEnd(7);
-    const files = c.files.map((f) => `${f.name} (${humanBytes(f.size)})`).join(', ') || '(empty)';
+    // A checkpoint named below as not listed (a link, no permission) is not "empty".
+    const notListed = (r.unlisted ?? []).some((u) => u.path === `checkpoints/${c.uid}/${c.resourceVersion}`);
+    const files = c.files.map((f) => `${f.name} (${humanBytes(f.size)})`).join(', ') || (notListed ? '(not listed: see below)' : '(empty)');
     lines.push(`${marks} ${c.uid.padEnd(36)} ${c.resourceVersion.padEnd(rvw)} ${(c.modified === null ? 'unknown' : shortTime(c.modified)).padEnd(20)} ${state} ${files}`);
   }
   if (!ctx.quiet) lines.push(...unlisted);

@@ -3,7 +3,7 @@
 import { sha256Hex } from '../builtins.js';
 import { decodeMetaState } from './meta.js';
 import { orderRVs } from './order.js';
-import type { Checkpoint, PayloadReader, Snapshot } from './snapshot.js';
+import { entryWords, type Checkpoint, type PayloadReader, type Snapshot } from './snapshot.js';
 import type { Finding } from '../integrity/findings.js';
 import { resolveUid } from './refs.js';
 
@@ -93,7 +93,10 @@ export function buildList(snap: Snapshot, reader: PayloadReader, opts: ListOptio
     if (only !== null && u.uid !== only) continue;
     if (u.listError) unlisted.push({ path: u.entry.rel, why: u.listError });
     // A checkpoint shown with no files because they could not be listed says so.
-    for (const cp of u.checkpoints) if (cp.listError) unlisted.push({ path: cp.rel, why: cp.listError });
+    for (const cp of u.checkpoints) {
+      if (cp.entry.kind !== 'dir') unlisted.push({ path: cp.rel, why: entryWords(cp.entry) });
+      else if (cp.listError) unlisted.push({ path: cp.rel, why: cp.listError });
+    }
   }
   if (only === null) {
     const c = snap.checkpointsDir;

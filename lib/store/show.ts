@@ -4,7 +4,7 @@
 import { sha256Hex } from '../builtins.js';
 import { EnvError, UsageError, fsReason } from '../errors.js';
 import { readFileCapped } from './safepath.js';
-import { PAYLOAD_CAP, type PayloadReader, type Snapshot } from './snapshot.js';
+import { PAYLOAD_CAP, entryWords, type PayloadReader, type Snapshot } from './snapshot.js';
 import { resolveRef, type Resolved, type ResolveOptions } from './refs.js';
 
 export interface ShowReport {
@@ -66,6 +66,9 @@ export function refBytes(snap: Snapshot, reader: PayloadReader, r: Resolved): { 
       return { bytes: readOutside(r.path, 'file'), path: r.path, key: null };
     case 'checkpoint': {
       const cp = r.checkpoint;
+      // A resourceVersion entry that is no directory has no files to read, and is not "empty"
+      // (found by review: a link to /etc said "holds no files", a usage error).
+      if (cp.entry.kind !== 'dir') throw new EnvError(`cannot read checkpoint ${cp.rel}: it is ${entryWords(cp.entry)}`, 'run `kubelet-ckpt verify` for details', 'CHECKPOINT_UNREADABLE');
       if (!r.key) {
         // An empty checkpoint has no key to choose (found by review: "…named "kubelet": " and nothing after).
         throw new UsageError(

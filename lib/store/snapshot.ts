@@ -118,6 +118,13 @@ function statsEntry(rel: string, name: string, st: fs.Stats, linkTarget: string 
   return { rel, name, kind: kindOf(st), mode: st.mode & 0o7777, type: st.mode & fs.constants.S_IFMT, uid: st.uid, gid: st.gid, size: st.size, mtimeMs: st.mtimeMs, linkTarget, error: null };
 }
 
+/** What an entry that is no directory is, for a message. */
+export function entryWords(e: Entry): string {
+  if (e.kind === 'symlink') return `a symbolic link to ${e.linkTarget ?? '?'}, which kubelet-ckpt does not follow`;
+  if (e.kind === 'unreadable' || e.error) return `unreadable (${e.error ?? 'cannot be read'})`;
+  return e.kind === 'missing' ? 'missing' : 'not a directory';
+}
+
 /** lstat into an Entry through `lstat`/`readlink` of one entry; never follows a symlink, never throws. */
 function entryOf(rel: string, name: string, lstat: () => fs.Stats, readlink: () => string): Entry {
   try {

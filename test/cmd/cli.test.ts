@@ -258,7 +258,7 @@ t.test('ls, verify, prune: a checkpoint directory whose name is not valid UTF-8 
   t.match(j.checkpoints.find((c) => c.resourceVersion === '\uFFFD\uFFFD'), { modified: '2026-11-20T10:00:00.000Z', files: [] }, 'the lstat of its bytes, not 1970');
   t.same(j.unlisted, [{ path: rel, why }], 'its files are not listed, and ls says why');
   const text = runCli(['--dir', dir, 'ls']);
-  t.match(text.stdout, `\n    ${X} \uFFFD\uFFFD     2026-11-20 10:00:00Z error   (empty)\n`);
+  t.match(text.stdout, `\n    ${X} \uFFFD\uFFFD     2026-11-20 10:00:00Z error   (not listed: see below)\n`);
   t.match(text.stdout, `not listed: ${rel}: ${why} (kubelet-ckpt verify reports it)\n`);
   t.match(runCli(['--dir', dir, 'verify']).stdout, `${rel} cannot be read: ${why}\n`);
   const prune = runCli(['--dir', dir, 'prune']);

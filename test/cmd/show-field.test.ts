@@ -87,3 +87,17 @@ t.test('found by a review: a JSON payload repeating a struct member is merged, a
   t.equal(f.stdout, 'true\n', 'the kubelet runs with anonymous auth enabled');
   t.equal(runCli(['--dir', store, 'show', './dup.json', '--field', 'maxPods'], { cwd: dir }).stdout, '7\n', 'a scalar: the last');
 });
+
+t.test('found by a review: a resourceVersion entry that is a symbolic link is not an empty checkpoint', async (t) => {
+  const store = copyFixture('stores/healthy');
+  const U = '11111111-2222-3333-4444-555555555555';
+  fs.mkdirSync(path.join(store, 'store/checkpoints', U));
+  fs.symlinkSync('/etc', path.join(store, 'store/checkpoints', U, '119982'));
+  const s = runCli(['--dir', store, 'show', `${U}/119982`]);
+  t.equal(s.code, 3);
+  t.match(s.stderr, `cannot read checkpoint checkpoints/${U}/119982: it is a symbolic link to /etc, which kubelet-ckpt does not follow`);
+  const l = runCli(['--dir', store, 'ls']);
+  t.match(l.stdout, new RegExp(`${U} 119982 .* \\(not listed: see below\\)\\n`));
+  t.match(l.stdout, `not listed: checkpoints/${U}/119982: a symbolic link to /etc, which kubelet-ckpt does not follow`);
+  t.match(json<{ unlisted: { path: string }[] }>(runCli(['--dir', store, 'ls', '-o', 'json'])).unlisted, [{ path: `checkpoints/${U}/119982` }]);
+});
