@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { copyFixture, json, repoRoot, runCli } from '../helpers.js';
 import { parseFieldPath } from '../../lib/diff/field.js';
+import { Tmux, hasTmux } from '../lib/tui/tmux.js';
 
 const DEMO = path.join(repoRoot, 'fixtures/demo/var/lib/kubelet/dynamic-config');
 const UID = '5808539f-48e3-4e47-8ce6-c261c48fa1d9';
@@ -100,4 +101,16 @@ t.test('found by a review: a resourceVersion entry that is a symbolic link is no
   t.match(l.stdout, new RegExp(`${U} 119982 .* \\(not listed: see below\\)\\n`));
   t.match(l.stdout, `not listed: checkpoints/${U}/119982: a symbolic link to /etc, which kubelet-ckpt does not follow`);
   t.match(json<{ unlisted: { path: string }[] }>(runCli(['--dir', store, 'ls', '-o', 'json'])).unlisted, [{ path: `checkpoints/${U}/119982` }]);
+});
+
+t.test('found by a review: ls fits an 80-column terminal (UIDs cut to a unique prefix), whole when piped', { skip: !hasTmux && 'tmux is not installed' }, async (t) => {
+  const root = copyFixture('demo');
+  const x = new Tmux().start(['--root', root, 'ls'], { cols: 80 });
+  t.teardown(() => x.kill());
+  const s = await x.waitFor('[exit 0]');
+  const rows = s.split('\n').filter((l) => /kubelet \(/.test(l));
+  t.equal(rows.length, 4);
+  t.ok(rows.every((l) => l.trimEnd().length <= 80), rows.join('\n'));
+  t.match(rows[0], /^ {4}5808539f 41230 /);
+  t.match(runCli(['--root', root, 'ls']).stdout, /5808539f-48e3-4e47-8ce6-c261c48fa1d9 41230/, 'piped: whole UIDs');
 });
