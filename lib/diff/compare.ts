@@ -2,6 +2,8 @@
 // first when asked (the defaults table is lib/config's), or a note saying why it cannot be made.
 
 import { applyDefaults } from '../config/defaults.js';
+import { parseGoDuration } from '../config/duration.js';
+import { KUBELET_CONFIGURATION, type StructSpec } from '../config/schema.js';
 import { parseKubeletVersion, DEFAULT_VERSION, type KubeletVersion } from '../config/version.js';
 import { isKubeletConfig, KUBELET_COMPARE, type Decoded } from './decode.js';
 import { compareValues, type Change } from './semantic.js';
@@ -68,6 +70,59 @@ function valueAt(v: Value, keys: readonly string[]): Value | undefined {
 }
 
 /** Compare two decoded sides; a side that does not decode makes the comparison textual. */
+/**
+ * Both documents less each non-pointer scalar field that is at its Go zero value ("", 0, false,
+ * 0s) or absent on both sides: the kubelet decodes a zero and an absent field to the same struct,
+ * so under --defaults they compare equal (found by review: readOnlyPort: 0 against a file without
+ * it was "removed"). A zero against a value stays a change from 0; pointer fields keep their
+ * zeroes (an explicit zero is not the default there).
+ */
+function withoutZeroes(a: ValueObject, b: ValueObject, spec: StructSpec): [ValueObject, ValueObject] {
+  const x: ValueObject = { ...a };
+  const y: ValueObject = { ...b };
+  for (const f of spec.fields) {
+    if (f.pointer) continue;
+    const [u, v] = [x[f.name], y[f.name]];
+    if (f.type.kind === 'struct') {
+      if (isObject(u as Value) || isObject(v as Value)) {
+        const [p, q] = withoutZeroes(isObject(u as Value) ? (u as ValueObject) : {}, isObject(v as Value) ? (v as ValueObject) : {}, f.type.struct!);
+        // A struct left empty on one side and absent on the other is the same zero struct.
+        const [pe, qe] = [!Object.keys(p).length, !Object.keys(q).length];
+        if (u !== undefined) {
+          if (pe && (v === undefined || qe)) delete x[f.name];
+          else x[f.name] = p;
+        }
+        if (v !== undefined) {
+          if (qe && (u === undefined || pe)) delete y[f.name];
+          else y[f.name] = q;
+        }
+      }
+      continue;
+    }
+    const zeroOrAbsent = (w: Value | undefined) => w === undefined || isZero(f.type.kind, w);
+    if ((u !== undefined || v !== undefined) && zeroOrAbsent(u) && zeroOrAbsent(v)) {
+      delete x[f.name];
+      delete y[f.name];
+    }
+  }
+  return [x, y];
+}
+
+function isZero(kind: string, v: Value): boolean {
+  switch (kind) {
+    case 'string': return v === '';
+    case 'bool': return v === false;
+    case 'int32': case 'int64': case 'uint32': case 'float64': return v === 0 || v === 0n;
+    case 'duration': case 'duration-ns':
+      try {
+        return typeof v === 'number' ? v === 0 : typeof v === 'string' && parseGoDuration(v) === 0n;
+      } catch {
+        return false;
+      }
+    default: return false;
+  }
+}
+
 export function compareDocs(a: Doc, b: Doc, sameBytes: boolean, opts: Pick<DiffOptions, 'defaults' | 'version'> = {}): Comparison {
   const notes: string[] = [];
   for (const s of [a, b]) {
@@ -84,8 +139,7 @@ export function compareDocs(a: Doc, b: Doc, sameBytes: boolean, opts: Pick<DiffO
     if (kubelet) {
       const version = releaseOf(opts.version);
       try {
-        x = applyDefaults(rawA, version) as ValueObject;
-        y = applyDefaults(rawB, version) as ValueObject;
+        [x, y] = withoutZeroes(applyDefaults(rawA, version) as ValueObject, applyDefaults(rawB, version) as ValueObject, KUBELET_CONFIGURATION.struct!);
       } catch (err) {
         if (!(err instanceof RangeError)) throw err;
         x = rawA;

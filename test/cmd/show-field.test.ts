@@ -114,3 +114,19 @@ t.test('found by a review: ls fits an 80-column terminal (UIDs cut to a unique p
   t.match(rows[0], /^ {4}5808539f 41230 /);
   t.match(runCli(['--root', root, 'ls']).stdout, /5808539f-48e3-4e47-8ce6-c261c48fa1d9 41230/, 'piped: whole UIDs');
 });
+
+t.test('found by a review: diff --defaults takes a non-pointer field at its Go zero value as absent', async (t) => {
+  const dir = t.testdir({});
+  const store = copyFixture('stores/healthy');
+  const H = 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n';
+  fs.writeFileSync(path.join(dir, 'a.yaml'), `${H}readOnlyPort: 0\nstaticPodPath: ""\nserverTLSBootstrap: false\nshutdownGracePeriod: 0s\n`);
+  fs.writeFileSync(path.join(dir, 'b.yaml'), H);
+  fs.writeFileSync(path.join(dir, 'c.yaml'), `${H}readOnlyPort: 10255\n`);
+  const same = runCli(['--dir', store, 'diff', '--defaults', './a.yaml', './b.yaml'], { cwd: dir });
+  t.equal(same.code, 0, same.stdout);
+  t.match(same.stdout, /no semantic differences, v1beta1 defaults applied to both sides/);
+  const changed = runCli(['--dir', store, 'diff', '--defaults', './a.yaml', './c.yaml'], { cwd: dir });
+  t.equal(changed.code, 1);
+  t.match(changed.stdout, /~ readOnlyPort: 0 -> 10255/, 'a zero against a value is still a change from 0');
+  t.equal(runCli(['--dir', store, 'diff', './a.yaml', './b.yaml'], { cwd: dir }).code, 1, 'without --defaults the fields differ as written');
+});
