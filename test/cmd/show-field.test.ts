@@ -130,3 +130,12 @@ t.test('found by a review: diff --defaults takes a non-pointer field at its Go z
   t.match(changed.stdout, /~ readOnlyPort: 0 -> 10255/, 'a zero against a value is still a change from 0');
   t.equal(runCli(['--dir', store, 'diff', './a.yaml', './b.yaml'], { cwd: dir }).code, 1, 'without --defaults the fields differ as written');
 });
+
+t.test('found by a review: show re-indents a JSON payload with each number as written, and no bidi control let through', async (t) => {
+  const dir = t.testdir({});
+  const store = copyFixture('stores/healthy');
+  fs.writeFileSync(path.join(dir, 'big.json'), '{"apiVersion":"kubelet.config.k8s.io/v1beta1","kind":"KubeletConfiguration","podPidsLimit":9007199254740993,"cpuCFSQuotaPeriod":"100ms","x":1.0,"y":1e2,"providerID":"\\u202eevil","maxPods":5,"maxPods":7}');
+  const s = runCli(['--dir', store, 'show', './big.json'], { cwd: dir });
+  t.equal(s.code, 0, s.stderr);
+  t.equal(s.stdout, '{\n  "apiVersion": "kubelet.config.k8s.io/v1beta1",\n  "kind": "KubeletConfiguration",\n  "podPidsLimit": 9007199254740993,\n  "cpuCFSQuotaPeriod": "100ms",\n  "x": 1.0,\n  "y": 1e2,\n  "providerID": "\\u202eevil",\n  "maxPods": 5,\n  "maxPods": 7\n}\n');
+});
