@@ -38,7 +38,7 @@ t.test('--restart-kubelet: stop, write, daemon-reload, start, is-active', async 
       /* gone */
     }
   });
-  t.same(fs.readFileSync(path.join(state, 'calls'), 'utf8').trim().split('\n'), ['stop kubelet', 'daemon-reload', 'start kubelet', 'is-active kubelet']);
+  t.same(fs.readFileSync(path.join(state, 'calls'), 'utf8').trim().split('\n'), ['is-active kubelet', 'stop kubelet', 'daemon-reload', 'start kubelet', 'is-active kubelet']);
   t.match(r, { kind: 'MigrateResult', dryRun: false, kubelet: { stopped: true, started: true, active: 'active' } });
   t.ok(fs.existsSync(path.join(root, 'var/lib/kubelet/config.yaml')));
   const b = migrateBackup(dcd, null);
