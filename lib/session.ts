@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { EnvError, UsageError, fsReason } from './errors.js';
 import { discover, requireStoreDir, type Discovery } from './store/discover.js';
-import { kindWords, readFileCapped } from './store/safepath.js';
+import { kindWords } from './store/safepath.js';
+import { readResolved } from './store/rooted.js';
 import { fsPayloadReader, takeSnapshot, type PayloadReader, type Snapshot } from './store/snapshot.js';
 import { judgeConfig, judgeLocalConfig, type JudgeOptions } from './integrity/pipeline.js';
 import type { KubeletVersion } from './config/version.js';
@@ -71,9 +72,10 @@ function goReadError(file: string, err: unknown): string {
  * a command or fill memory, so regular files only, capped. Else why not, in the words that
  * follow the kubelet's "error: ".
  */
-export function readLocalBytes(file: string): { ok: true; bytes: Buffer } | { ok: false; why: string } {
+/** `root`: the --root the path was found under (its links already resolved inside it), read following no link below it. */
+export function readLocalBytes(file: string, root = '/'): { ok: true; bytes: Buffer } | { ok: false; why: string } {
   try {
-    const r = readFileCapped(file, LOCAL_CONFIG_CAP, { follow: true });
+    const r = readResolved(root, file, LOCAL_CONFIG_CAP);
     if (r.truncated) return { ok: false, why: `it is larger than ${LOCAL_CONFIG_CAP / 1024 / 1024} MiB (kubelet-ckpt read no further)` };
     return { ok: true, bytes: r.bytes };
   } catch (err) {
@@ -82,7 +84,7 @@ export function readLocalBytes(file: string): { ok: true; bytes: Buffer } | { ok
   }
 }
 
-function readLocal(file: string | null, opts: JudgeOptions, argv: readonly string[] | null): { local: LocalConfig; gates?: Record<string, boolean> | undefined } {
+function readLocal(file: string | null, opts: JudgeOptions, argv: readonly string[] | null, root = '/'): { local: LocalConfig; gates?: Record<string, boolean> | undefined } {
   const version = opts.version;
   if (!file) return { local: { path: null, judgement: null, startup: checkStartup({ version, argv, config: null }) } };
   let bytes: Buffer;
@@ -90,7 +92,7 @@ function readLocal(file: string | null, opts: JudgeOptions, argv: readonly strin
     const judgement: Judgement = { stage: 'load-error', error: `failed to load Kubelet config file ${file}, error failed to read kubelet config file "${file}", error: ${why}` };
     return { local: { path: file, judgement, startup: checkStartup({ version, argv, config: { path: file, judgement } }) } };
   };
-  const read = readLocalBytes(file);
+  const read = readLocalBytes(file, root);
   if (!read.ok) return fail(read.why);
   bytes = read.bytes;
   const j = judgeLocalConfig(bytes, file, opts);
@@ -127,12 +129,15 @@ export interface JudgeContext {
 
 function judgeContext(opts: GlobalOptions, discovery: Discovery): JudgeContext {
   const localPath = opts.kubeletConfig ? path.resolve(opts.kubeletConfig) : discovery.configFile;
-  return judgedAs(discovery, localPath, opts.kubeletVersion, discovery.commandLine?.argv ?? []);
+  // A --config file discovery found under --root is read following no link below the root; one
+  // the operator named (--kubelet-config) is theirs to link.
+  const readRoot = !opts.kubeletConfig && opts.root ? path.resolve(opts.root) : '/';
+  return judgedAs(discovery, localPath, opts.kubeletVersion, discovery.commandLine?.argv ?? [], readRoot);
 }
 
 /** The judge context of a release: the local config at `localPath` and the flags `argv`, judged as `version` does. */
-function judgedAs(discovery: Discovery, localPath: string | null, version: KubeletVersion, argv: readonly string[]): JudgeContext {
-  const read = readLocal(localPath, { version, argv }, discovery.commandLine?.argv ?? null);
+function judgedAs(discovery: Discovery, localPath: string | null, version: KubeletVersion, argv: readonly string[], readRoot = '/'): JudgeContext {
+  const read = readLocal(localPath, { version, argv }, discovery.commandLine?.argv ?? null, readRoot);
   const local: LocalConfig = discovery.storeUnused ? { ...read.local, storeUnused: discovery.storeUnused } : read.local;
   const judgeOptions: JudgeOptions = { version, argv, localGates: read.gates };
   return { discovery, judge: memoJudge(judgeConfig(judgeOptions)), local, version, kubeletArgv: argv, judgeOptions };

@@ -162,7 +162,7 @@ function localConfig(s: Session, root: string): { config: ConfigObject | null; p
   let bytes: Buffer = DEFAULTS_ONLY;
   if (p) {
     // As status reads it (found by review: a FIFO here hung upgrade-check).
-    const read = readLocalBytes(p);
+    const read = readLocalBytes(p, root);
     if (!read.ok) return { config: null, path: nodePathOf(root, p), error: `cannot read ${p}: ${read.why}` };
     bytes = read.bytes;
   }

@@ -3,7 +3,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { isWithin, readFileCapped } from './safepath.js';
+import { isWithin, openDirBelow, readFileCapped, using, type CappedRead } from './safepath.js';
 
 const MAX_LINKS = 40;
 
@@ -41,7 +41,17 @@ export function resolveInRoot(root: string, nodePath: string): string | null {
       continue;
     }
     if (++hops > MAX_LINKS) return null;
-    const target = fs.readlinkSync(host);
+    let target: string;
+    try {
+      target = fs.readlinkSync(host);
+    } catch (err) {
+      // Swapped since the lstat (found by review: EINVAL, "internal error", exit 5): look again.
+      if ((err as NodeJS.ErrnoException).code === 'EINVAL' || (err as NodeJS.ErrnoException).code === 'ENOENT') {
+        parts.unshift(part);
+        continue;
+      }
+      return null;
+    }
     const rest = target.split('/').filter((p) => p && p !== '.');
     if (target.startsWith('/')) done.length = 0;
     parts.unshift(...rest);
@@ -58,11 +68,24 @@ export function rootedRead(root: string, nodePath: string, cap = 1024 * 1024): s
   if (!host || !fs.existsSync(host)) return null;
   try {
     // Regular files only, never blocking on a FIFO, capped (a device must not fill memory).
-    const r = readFileCapped(host, cap, { follow: true });
+    const r = readResolved(root, host, cap);
     return r.truncated ? null : r.bytes.toString('utf8');
   } catch {
     return null;
   }
+}
+
+/**
+ * Read `host`, a path resolveInRoot gave (links already followed inside the root): on a live
+ * node as it is; under --root one name at a time from the root, following no link, so that an
+ * entry swapped for a link since it was resolved leads nowhere (ELOOP), never to a host file
+ * (found by review: a config.yaml or /etc/hostname swapped for a link to /etc/shadow was read
+ * and printed).
+ */
+export function readResolved(root: string, host: string, cap: number): CappedRead {
+  if (root === '/' || root === '' || !isWithin(path.resolve(root), host)) return readFileCapped(host, cap, { follow: true });
+  const { dir } = openDirBelow(path.resolve(root), path.dirname(host));
+  return using(dir, (d) => d.read(path.basename(host), cap));
 }
 
 export function rootedList(root: string, nodeDir: string): string[] {

@@ -241,6 +241,11 @@ export class SafeDir {
     return this;
   }
 
+  /** Pin `abs` to no directory: every later open() of it is refused (ECHANGED), as for a swapped one. */
+  static pinNothing(abs: string): void {
+    pins.set(path.resolve(abs), { dev: -1, ino: -1 });
+  }
+
   /** Open a directory afresh and pin it (a new reading of the store: what it names now is what counts). */
   static openAndPin(abs: string): SafeDir {
     pins.delete(path.resolve(abs));

@@ -688,11 +688,20 @@ export function locateStore(dir: string, root?: string): { dynamicConfigDir: str
 }
 
 /** Pin the dynamic-config-dir too (the lock and backups are reached through it); one that cannot be opened is left to the command that needs it. */
-function pinQuietly(dir: string): void {
+/**
+ * Pin the dynamic-config directory (the lock, backups and audit log live in it): under --root
+ * opened from the root down, following no link, so that a directory swapped for a link at this
+ * moment is not pinned (found by review: the lock directory was then made on the host).
+ */
+function pinQuietly(dir: string, root: string | undefined): void {
   try {
-    SafeDir.openAndPin(dir).close();
-  } catch {
-    // reported, if it matters, by whatever opens it
+    if (root) openDirBelow(root, dir).dir.pin(dir).close();
+    else SafeDir.openAndPin(dir).close();
+  } catch (err) {
+    // Reported, if it matters, by whatever opens it; under --root, when a link was met on the
+    // way, that open is refused rather than made by a path that may now lead out of the root.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (root && (code === 'ELOOP' || code === 'ENOTDIR')) SafeDir.pinNothing(dir);
   }
 }
 
@@ -747,7 +756,7 @@ export function takeSnapshot(dir: string, opts: SnapshotOptions = {}): Snapshot 
     // Under --root, from the root down: a link swapped in on the way is refused, not followed out.
     // Pinned: a write that reopens the store by its path must reach this very directory.
     store = opts.root ? openDirBelow(opts.root, storeDir).dir.pin(storeDir) : SafeDir.openAndPin(storeDir);
-    pinQuietly(dynamicConfigDir);
+    pinQuietly(dynamicConfigDir, opts.root);
   } catch (err) {
     throw new EnvError(`cannot read the store ${storeDir}: ${fsReason(err)}`, hintFor(err, storeDir), 'STORE_UNREADABLE');
   }
