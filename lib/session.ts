@@ -36,6 +36,8 @@ export interface Session {
   readonly kubeletArgv: readonly string[];
   /** What `judge` was built from (a worker thread builds the same judge). */
   readonly judgeOptions: JudgeOptions;
+  /** See JudgeContext. */
+  readonly localReadRoot?: string;
 }
 
 function checkRoot(root: string): string {
@@ -125,6 +127,8 @@ export interface JudgeContext {
   readonly version: string;
   readonly kubeletArgv: readonly string[];
   readonly judgeOptions: JudgeOptions;
+  /** The --root the local config was read under, following no link below it ('/' or absent: read by its path). */
+  readonly localReadRoot?: string;
 }
 
 function judgeContext(opts: GlobalOptions, discovery: Discovery): JudgeContext {
@@ -140,7 +144,7 @@ function judgedAs(discovery: Discovery, localPath: string | null, version: Kubel
   const read = readLocal(localPath, { version, argv }, discovery.commandLine?.argv ?? null, readRoot);
   const local: LocalConfig = discovery.storeUnused ? { ...read.local, storeUnused: discovery.storeUnused } : read.local;
   const judgeOptions: JudgeOptions = { version, argv, localGates: read.gates };
-  return { discovery, judge: memoJudge(judgeConfig(judgeOptions)), local, version, kubeletArgv: argv, judgeOptions };
+  return { discovery, judge: memoJudge(judgeConfig(judgeOptions)), local, version, kubeletArgv: argv, judgeOptions, localReadRoot: readRoot };
 }
 
 /**
@@ -148,7 +152,7 @@ function judgedAs(discovery: Discovery, localPath: string | null, version: Kubel
  * checkpoints (upgrade-check within the releases that still read the store, 1.21 to 1.22).
  */
 export function asRelease(s: Session, version: KubeletVersion): Session {
-  return { ...s, ...judgedAs(s.discovery, s.local.path, version, s.kubeletArgv) };
+  return { ...s, ...judgedAs(s.discovery, s.local.path, version, s.kubeletArgv, s.localReadRoot ?? '/') };
 }
 
 /** For judging files (`verify ./new.yaml`) where no store is found: the node's flags, if any, still apply. */
