@@ -6,7 +6,12 @@ const IDENT = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
 /** JSON string quoting, plus escapes for what JSON leaves raw but a terminal would act on. */
 export function quote(s: string): string {
-  return JSON.stringify(s).replace(/[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return escapeJsonRest(JSON.stringify(s));
+}
+
+/** JSON text with what JSON.stringify leaves unescaped and a terminal must not see (DEL, C1, bidi controls, LS/PS) as \uNNNN. */
+export function escapeJsonRest(json: string): string {
+  return json.replace(/[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** One path from its keys; the root (no keys) is the empty string. */

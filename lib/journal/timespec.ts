@@ -121,7 +121,8 @@ function zoneParts(ms: number, zone: string): Fields | null {
   } catch {
     return null;
   }
-  const get = (type: string) => +(f.formatToParts(ms).find((p) => p.type === type)?.value ?? NaN);
+  const parts = f.formatToParts(ms);
+  const get = (type: string) => +(parts.find((p) => p.type === type)?.value ?? NaN);
   return { y: get('year'), mo: get('month'), d: get('day'), h: get('hour'), mi: get('minute'), s: get('second'), ms: 0 };
 }
 

@@ -194,7 +194,7 @@ function judge(o: LoadOutcome, src: ExportSource, force: boolean, warnings: stri
  */
 function gatesOf(doc: ConfigObject, localGates: Record<string, boolean> | undefined, fromLocal: boolean, version: KubeletVersion): { removed: string[]; carried: string[] } {
   const own = (doc.featureGates ?? {}) as Record<string, boolean>;
-  const local = fromLocal ? {} : Object.fromEntries(Object.entries(localGates ?? {}).filter(([g]) => g !== DKC_GATE));
+  const local = fromLocal ? {} : withoutGate(localGates ?? {});
   const carried = Object.keys(local).filter((g) => !Object.hasOwn(own, g));
   const removed = Object.hasOwn(own, DKC_GATE) ? [DKC_GATE] : [];
   const merged: Record<string, boolean> = {};

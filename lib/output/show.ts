@@ -6,7 +6,7 @@ import { printable } from './sanitize.js';
 import type { FieldValue } from '../diff/field.js';
 import { parseGoJson } from '../config/json.js';
 import type { JNode } from '../config/jnode.js';
-import { quote } from '../diff/path.js';
+import { escapeJsonRest, quote } from '../diff/path.js';
 
 export function renderShow(r: ShowReport, _ctx: TextContext): string {
   if (r.text === null) return `# ${r.path}: ${r.size} bytes of binary (not UTF-8) content; use --raw to print the bytes`;
@@ -77,7 +77,7 @@ export function renderShowList(r: { items: ShowReport[] }, ctx: TextContext): st
  */
 export function fieldText(v: FieldValue): string {
   if (!v.set) return '';
-  return typeof v.value === 'string' ? printable(v.value) : quoteRest(jsonText(v.value));
+  return typeof v.value === 'string' ? printable(v.value) : escapeJsonRest(jsonText(v.value));
 }
 
 export const renderField = sanitizesItself((v: FieldValue, ctx: TextContext): string => {
@@ -89,6 +89,3 @@ export const renderFieldList = sanitizesItself((r: { items: FieldValue[] }, _ctx
   return r.items.map((v) => `${printable(v.ref)}\t${v.set ? fieldText(v) : '(not set)'}`).join('\n');
 });
 
-function quoteRest(json: string): string {
-  return json.replace(/[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}

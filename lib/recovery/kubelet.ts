@@ -22,37 +22,36 @@ export interface StoreKubelet {
   kubeconfig: string | null;
 }
 
-function sameDir(a: string, b: string): boolean {
-  try {
-    const x = fs.statSync(a);
-    const y = fs.statSync(b);
-    return x.dev === y.dev && x.ino === y.ino;
-  } catch {
-    return false;
-  }
-}
-
 function resolveFlag(p: KubeletProcess, flag: string): string | null {
   const v = flagValue(p.argv, flag);
   if (!v) return null;
   return path.isAbsolute(v) ? v : path.join(p.cwd ?? '/', v);
 }
 
-/**
- * Where a process's --dynamic-config-dir is, as paths this process can stat: through
- * /proc/PID/root (its own root: a kubelet in a container) or /proc/PID/cwd for a relative
- * flag, and the plain path as the process wrote it (when /proc/PID/root is not ours to read).
- */
-/** Does `v` name this store's directory: yes, no, or not known (the path cannot be looked at). */
-function namesStore(v: string, dynamicConfigDir: string, mine: string): boolean | null {
-  if (sameDir(v, dynamicConfigDir) || sameDir(path.join(v, 'store'), mine)) return true;
+type Id = { dev: number; ino: number } | null;
+
+/** A directory's identity, or null when it cannot be stat'ed. */
+function idOf(p: string): Id {
   try {
-    fs.statSync(v);
-    return false;
+    const st = fs.statSync(p);
+    return { dev: st.dev, ino: st.ino };
+  } catch {
+    return null;
+  }
+}
+
+/** Does `v` name this store's directory (`dcd` and `store`: its identity and its store's): yes, no, or not known (the path cannot be looked at). */
+function namesStore(v: string, dcd: Id, store: Id): boolean | null {
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(v);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     return code === 'ENOENT' || code === 'ENOTDIR' ? false : null;
   }
+  const same = (a: Id, b: Id) => !!a && !!b && a.dev === b.dev && a.ino === b.ino;
+  // The kubelet appends "store"; someone may also have passed the store itself with --dir.
+  return same({ dev: st.dev, ino: st.ino }, dcd) || same(idOf(path.join(v, 'store')), store);
 }
 
 export interface Kubelets {
@@ -69,7 +68,9 @@ export interface Kubelets {
  */
 export function kubeletsUsing(dynamicConfigDir: string, procRoot = '/proc', root = '/'): Kubelets {
   const out: Kubelets = { using: [], unsure: [] };
-  const mine = path.join(dynamicConfigDir, 'store');
+  // Stat'ed once, not once a process.
+  const dcd = idOf(dynamicConfigDir);
+  const store = idOf(path.join(dynamicConfigDir, 'store'));
   for (const p of listStoreUsers(procRoot)) {
     const raw = flagValue(p.argv, 'dynamic-config-dir');
     if (!raw) continue;
@@ -79,9 +80,9 @@ export function kubeletsUsing(dynamicConfigDir: string, procRoot = '/proc', root
     // CAP_SYS_PTRACE, as in a debug pod) does the path as the host sees it decide: under
     // --root, mapped into it (found by review: both were taken as a match, or neither).
     const own = path.isAbsolute(raw) ? path.join(procRoot, String(p.pid), 'root', raw) : path.join(procRoot, String(p.pid), 'cwd', raw);
-    let uses = namesStore(own, dynamicConfigDir, mine);
+    let uses = namesStore(own, dcd, store);
     if (uses === null) {
-      const host = (path.isAbsolute(raw) ? [hostPathOf(root, raw), raw] : p.cwd !== null ? [path.join(p.cwd, raw)] : []).map((v) => namesStore(v, dynamicConfigDir, mine));
+      const host = (path.isAbsolute(raw) ? [hostPathOf(root, raw), raw] : p.cwd !== null ? [path.join(p.cwd, raw)] : []).map((v) => namesStore(v, dcd, store));
       // The host's views decide; unsure only when none of them can tell.
       uses = host.includes(true) ? true : host.length && !host.includes(null) ? false : null;
     }

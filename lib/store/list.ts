@@ -102,7 +102,7 @@ export function buildList(snap: Snapshot, reader: PayloadReader, opts: ListOptio
     const c = snap.checkpointsDir;
     if (c.kind === 'unreadable') unlisted.push({ path: 'checkpoints', why: c.error ?? 'cannot be read' });
     for (const e of snap.checkpointsOthers) {
-      if (e.kind === 'symlink') unlisted.push({ path: e.rel, why: `a symbolic link to ${e.linkTarget ?? '?'}, which kubelet-ckpt does not follow` });
+      if (e.kind === 'symlink') unlisted.push({ path: e.rel, why: entryWords(e) });
       else if (e.kind === 'unreadable' || e.error) unlisted.push({ path: e.rel, why: e.error ?? 'cannot be read' });
     }
   }

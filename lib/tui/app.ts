@@ -665,7 +665,6 @@ class Ui {
   /** The journal's UID → ConfigMap names, loaded first when its tab was never shown. */
   private async journalNames(): Promise<Model['journal']['names']> {
     await this.m.loadJournal();
-    while (this.m.journal.state === 'loading') await new Promise((r) => setTimeout(r, 20));
     return this.m.journal.names;
   }
 }

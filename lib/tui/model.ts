@@ -403,15 +403,23 @@ export class Model {
   // ---- journal -------------------------------------------------------------------------------
 
   /** Read the journal once (on first view of the Timeline tab, and again after a reload). */
-  async loadJournal(): Promise<void> {
-    if (!this.journalSource || this.journal.state === 'loading' || this.journal.state === 'ready' || this.journal.state === 'error') return;
+  /** The load in progress: a second caller (recovery asking for the journal's names) waits for it. */
+  private journalLoad: Promise<void> | null = null;
+
+  loadJournal(): Promise<void> {
+    if (this.journal.state === 'loading' && this.journalLoad) return this.journalLoad;
+    if (!this.journalSource || this.journal.state === 'ready' || this.journal.state === 'error') return Promise.resolve();
+    return (this.journalLoad = this.readJournal().finally(() => (this.journalLoad = null)));
+  }
+
+  private async readJournal(): Promise<void> {
     this.journal = { ...this.journal, state: 'loading' };
     this.journalVersion++;
     try {
       const { readJournal, correlate, namesByUid } = await import('../journal/index.js');
       const { storeViewOf } = await import('../journal/store-view.js');
       const view = storeViewOf(this.session.snap);
-      const src = this.journalSource;
+      const src = this.journalSource!;
       const live = (src.source ?? (src.file ? 'file' : src.dir ? 'journal-dir' : 'auto')) === 'auto';
       const result = await readJournal({ ...src, store: view, ...(live ? { lines: 50_000, timeoutMs: 10_000 } : {}) });
       const concerns = correlate(result.events, view).concerns;
