@@ -64,9 +64,24 @@ export function metaReferences(snap: Snapshot): { states: Record<MetaName, FileS
     const d = decodeMetaState(snap.meta[n]);
     if (d.state === 'error' || d.state === 'unreadable') return unclear(`meta/${n} cannot be decoded (${d.error}), so what it references is unknown`);
     if (d.state === 'source' && d.unsafe.length) return unclear(`meta/${n} names ${d.unsafe[0]!.field} ${JSON.stringify(d.source[d.unsafe[0]!.field]).slice(0, 80)}, which ${d.unsafe[0]!.reason}: what it references is unclear`);
-    if (d.state === 'source') referenced.add(`${d.source.uid}/${d.source.resourceVersion}`);
+    if (d.state === 'source') {
+      referenced.add(`${d.source.uid}/${d.source.resourceVersion}`);
+      const link = linkOnTheWay(snap, d.source.uid, d.source.resourceVersion);
+      if (link) return unclear(`meta/${n} names checkpoint ${d.source.uid}/${d.source.resourceVersion} through ${link}, which the kubelet follows and kubelet-ckpt does not: which checkpoint it references is unclear`);
+    }
   }
   return { states, referenced, unclear: null };
+}
+
+/**
+ * The symbolic link on the way to checkpoints/UID/RV, in words, or null. The kubelet joins
+ * the path and follows links, so a meta file naming `alias/RV` loads the directory the link
+ * points at, which no name comparison sees as referenced (found by review: prune removed it).
+ */
+function linkOnTheWay(snap: Snapshot, uid: string, rv: string): string | null {
+  const u = snap.uids.find((x) => x.uid === uid);
+  const e = u ? (u.checkpoints.find((c) => c.rv === rv)?.entry ?? u.others.find((o) => o.name === rv)) : snap.checkpointsOthers.find((o) => o.name === uid);
+  return e?.kind === 'symlink' ? `${e.rel}, a symbolic link to ${e.linkTarget ?? '?'}` : null;
 }
 
 function asideName(rv: string): string {

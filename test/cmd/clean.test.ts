@@ -155,3 +155,16 @@ t.test('a meta file whose reference is unclear (a link, an unsafe key): no tmp_ 
   t.same(j.changes, [], 'nothing would be moved');
   t.match(j.warnings.join('\n'), /tmp_2abc: meta\/assigned names kubeletConfigKey "\.\.\/tmp_2abc\/kubelet".*could be the checkpoint named/);
 });
+
+t.test('a meta file naming its checkpoint through a linked UID directory: the tmp_ checkpoint behind it stays (found by review)', async (t) => {
+  const meta = (rv: string) => `raw:apiVersion: kubelet.config.k8s.io/v1beta1\nkind: SerializedNodeConfigSource\nsource:\n  configMap:\n    kubeletConfigKey: kubelet\n    name: cfg\n    namespace: kube-system\n    resourceVersion: \"${rv}\"\n    uid: abcd-alias\n`;
+  const d = makeStore(t.testdir({}), { rvs: ['1', 'tmp_2abc'], assigned: meta('1'), lkg: meta('tmp_2abc') });
+  fs.symlinkSync(UID, path.join(d, 'store/checkpoints/abcd-alias'));
+  const before = treeHash(d);
+  const r = cli(d, 'clean', '--yes', '-o', 'json');
+  t.equal(r.code, 0, r.stderr);
+  const j = JSON.parse(r.stdout) as { changes: unknown[]; warnings: string[] };
+  t.same(j.changes, [], 'nothing moved');
+  t.match(j.warnings.join('\n'), new RegExp(`not removed: checkpoints/${UID}/tmp_2abc: meta/assigned names checkpoint abcd-alias/1 through checkpoints/abcd-alias, a symbolic link to ${UID}`));
+  t.same(treeHash(d), before);
+});

@@ -164,3 +164,18 @@ t.test('--keep orders among all of a UID\'s resourceVersions, as ls does (found 
   const plan = await planPrune(ctxOf(dcd), { keep: 1, ...NO });
   t.same(plan.items.map((i) => i.before), [`${UID}/10`], 'by mtime (not every RV is a number): 10 is the oldest, 5 is kept');
 });
+
+t.test('a meta file that names its checkpoint through a link: references unclear, nothing pruned (found by review)', async (t) => {
+  // The kubelet follows checkpoints/alias/RV and checkpoints/UID/alias; a comparison of names
+  // saw the directory behind the link as unreferenced, and prune removed what the kubelet loads.
+  const dir = t.testdir({ a: {}, b: {} });
+  const rvAlias = makeStore(path.join(dir, 'a'), { rvs: ['1', '2'], assigned: '2', lkg: 'raw:' + metaFor('alias') });
+  fs.symlinkSync('1', path.join(rvAlias, cp(UID, 'alias')));
+  const before = treeHash(rvAlias);
+  await t.rejects(planPrune(ctxOf(rvAlias), { keep: 0, ...NO }), { code: 'REFERENCES_UNKNOWN', exitCode: 4, message: new RegExp(`meta/last-known-good names checkpoint ${UID}/alias through checkpoints/${UID}/alias, a symbolic link to 1`) });
+  const uidAlias = makeStore(path.join(dir, 'b'), { rvs: ['1', '2', '3'], assigned: 'raw:' + metaFor('3', { uid: 'abcd-alias' }), lkg: 'raw:' + metaFor('2', { uid: 'abcd-alias' }) });
+  fs.symlinkSync(UID, path.join(uidAlias, 'store/checkpoints/abcd-alias'));
+  await t.rejects(planPrune(ctxOf(uidAlias), { keep: 0, force: true, restartKubelet: false }), { code: 'REFERENCES_UNKNOWN', message: /meta\/assigned names checkpoint abcd-alias\/3 through checkpoints\/abcd-alias, a symbolic link to / });
+  t.same(treeHash(rvAlias), before, 'nothing changed');
+  t.ok(fs.existsSync(path.join(uidAlias, cp(UID, '1'), 'kubelet')));
+});
