@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import { SafeDir, using } from '../store/safepath.js';
 import { CkptError, EnvError, RefusedError, fsReason } from '../errors.js';
 import { atomicRemove, atomicReplace, hintFor, openWriteDir, requireRealDir, sameState, ChangedError } from './atomic.js';
-import { appendAudit, cleanBackupLeftovers, currentActor, ensureBackupsDir, hashOf, writeBackup, type AuditEntry } from './backup.js';
+import { appendAudit, cleanBackupLeftovers, currentActor, discardBackup, ensureBackupsDir, hashOf, writeBackup, type AuditEntry } from './backup.js';
 import { findSystemctl, type Systemctl } from './kubelet.js';
 import { guarded } from './guard.js';
 import type { HeldLock } from './lock.js';
@@ -64,6 +64,16 @@ function cleanMetaLeftovers(store: string): string[] {
     if (out.length) d.sync();
     return out;
   });
+}
+
+/** The meta files still hold what the plan saw (a failed write changed nothing). */
+function unchanged(plan: MetaPlan): boolean {
+  try {
+    const now = readMetaStates(plan.store);
+    return META_NAMES.every((n) => sameState(now[n], plan.states[n]));
+  } catch {
+    return false;
+  }
 }
 
 /** Create meta/ when absent (the kubelet would), and make its entry durable. */
@@ -141,7 +151,11 @@ async function writeAll(ctx: RecoveryContext, plan: MetaPlan, result: RecoveryRe
   } catch (err) {
     const e = err instanceof CkptError ? err : new EnvError(String((err as Error)?.message ?? err));
     const left = plan.writes.map((w) => w.rel).filter((r) => !done.includes(r));
-    const state = done.length ? `${done.join(' and ')} ${done.length === 1 ? 'was' : 'were'} written, ${left.join(' and ')} not` : 'nothing was written';
+    // Nothing written, as the bytes on disk say: its backup would only make a plain undo a no-op.
+    const untouched = !done.length && unchanged(plan);
+    const discarded = untouched && discardBackup(plan.dynamicConfigDir, backup.id);
+    if (discarded) result.backup = null;
+    const state = done.length ? `${done.join(' and ')} ${done.length === 1 ? 'was' : 'were'} written, ${left.join(' and ')} not` : `nothing was written${discarded ? `; backup ${backup.id} removed` : ''}`;
     try {
       audit('failed', `${e.message} (${state})`);
     } catch {

@@ -162,6 +162,31 @@ export function cleanBackupLeftovers(dynamicConfigDir: string): string[] {
   });
 }
 
+/**
+ * Remove a backup this very run made, when its command failed before changing anything: left
+ * in place, it would be the "latest" that a plain `undo` restores, a no-op that exits 0 while
+ * the change before it stays (found by review). Its files, an empty `leftovers/` (clean's),
+ * then the directory; nothing is followed. False when it could not be removed.
+ */
+export function discardBackup(dynamicConfigDir: string, id: string): boolean {
+  try {
+    const d = openBackups(dynamicConfigDir, false);
+    if (!d) return false;
+    return using(d, (dir) => {
+      using(dir.dir(id), (b) => {
+        if (b.lstatIfAny('leftovers')?.isDirectory()) {
+          if (using(b.dir('leftovers'), (l) => l.list().length) > 0) throw new Error('it holds leftovers');
+          b.rmdir('leftovers');
+        }
+      });
+      removeFlatDir(dir, id);
+      return true;
+    });
+  } catch {
+    return false;
+  }
+}
+
 export interface WrittenBackup {
   id: string;
   path: string;

@@ -12,7 +12,7 @@ import type { Entry } from '../store/snapshot.js';
 import { metaSources } from '../store/refs.js';
 import { metaReferences } from './prune.js';
 import { ChangedError, changedOr, hintFor, isOurTemp, tempName } from './atomic.js';
-import { appendAudit, backupId, currentActor, ensureBackupsDir, openBackups, type Manifest } from './backup.js';
+import { appendAudit, backupId, backupsDirOf, currentActor, discardBackup, ensureBackupsDir, openBackups, stateDirOf, type Manifest } from './backup.js';
 import { guarded } from './guard.js';
 import { removalInterlocks, type Overrides, type RecoveryContext } from './plan.js';
 import { refusalText, removalStart, type PruneChange, type RecoveryResult } from './result.js';
@@ -127,9 +127,31 @@ export function planClean(ctx: RecoveryContext, req: Overrides): CleanPlan {
     else warnings.push(`not removed: ${e.rel} ${r.why}; inspect it and remove it by hand`);
   }
   const refusals: CkptError[] = [];
+  const apart = items.length ? otherFileSystem(snap.storeDir, snap.dynamicConfigDir) : null;
+  if (apart) refusals.push(new EnvError(`${apart}: clean moves leftovers into its backup by renaming them, which cannot cross file systems; nothing was moved`, 'remove the leftovers by hand (kubelet-ckpt verify lists them), or put the backups on the store\'s file system', 'CROSS_FILESYSTEM'));
   // A running kubelet may be in the middle of the very write whose temp file this is.
   removalInterlocks(ctx, req, refusals, warnings);
   return { kind: 'clean', commandLine: ctx.commandLine, store: snap.storeDir, dynamicConfigDir: snap.dynamicConfigDir, items, warnings, refusals, overrides: req };
+}
+
+/**
+ * Why the leftovers cannot be renamed into the backups directory (a mount on .kubelet-ckpt, or
+ * on the store), or null: the dry run then says so and exits as the real run would (found by
+ * review: rename failed with EXDEV after the dry run said 0). Where it is not made yet, the
+ * directory it would be made in decides.
+ */
+function otherFileSystem(store: string, dynamicConfigDir: string): string | null {
+  const devOf = (p: string): number | null => {
+    try {
+      return using(SafeDir.open(p), (d) => d.stat().dev);
+    } catch {
+      return null;
+    }
+  };
+  const into = [backupsDirOf(dynamicConfigDir), stateDirOf(dynamicConfigDir), dynamicConfigDir].find((p) => devOf(p) !== null);
+  const a = devOf(store);
+  const b = into === undefined ? null : devOf(into);
+  return a !== null && b !== null && a !== b ? `${store} and ${into} are on different file systems` : null;
 }
 
 function changeOf(i: Leftover): PruneChange {
@@ -215,6 +237,8 @@ export async function applyClean(ctx: RecoveryContext, plan: CleanPlan): Promise
       });
     } catch (err) {
       const e = err instanceof CkptError ? err : changedOr(err, new EnvError(`clean failed: ${fsReason(err)}`, hintFor(err), 'CLEAN_FAILED'));
+      // Nothing moved: its backup holds nothing to put back, and would be the latest undo restores.
+      if (!result.changes.length && discardBackup(plan.dynamicConfigDir, backup.id)) result.backup = null;
       try {
         audit('failed', e.message);
       } catch {

@@ -7,7 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { cliPath, isRoot, runCli } from '../helpers.js';
-import { canMount, makeStore, metaFor, read, treeHash } from '../lib/recovery/fixtures/index.js';
+import { UID, canMount, makeStore, metaFor, read, treeHash } from '../lib/recovery/fixtures/index.js';
 
 const A = metaFor('120200');
 const L = metaFor('119980');
@@ -145,4 +145,35 @@ t.test('meta files that change between plan and apply are re-checked: exit 4, no
   t.equal(code, 4);
   t.match(err, /error: meta\/assigned changed since the plan was made \(the kubelet may have written it\); nothing was changed/);
   t.same([read(dcd, 'assigned'), read(dcd, 'last-known-good')], [L, L], 'last-known-good untouched too');
+});
+
+t.test('a reset that fails before writing leaves no backup: a plain undo then undoes the change before it (found by review)', async (t) => {
+  const dcd = makeStore(t.testdir({}));
+  const original = fs.readFileSync(path.join(dcd, 'store/meta/assigned'));
+  t.equal(runCli(['--dir', dcd, 'rollback', '--yes']).code, 0);
+  const failed = runCli(['--dir', dcd, 'reset', 'assigned', '--to', `${UID}/120200`, '--yes'], { env: { KUBELET_CKPT_FAULT: 'enospc' } });
+  t.equal(failed.code, 3, failed.stderr);
+  t.match(failed.stderr, /no space left on device; meta\/assigned is untouched/);
+  const list = runCli(['--dir', dcd, 'undo', '--list', '-o', 'json']);
+  t.same((JSON.parse(list.stdout) as { backups: { command: string }[] }).backups.map((b) => b.command), ['rollback'], "only the rollback's backup is left");
+  const audit = fs.readFileSync(path.join(dcd, '.kubelet-ckpt/backups/audit.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { event: string; error?: string });
+  t.match(audit.at(-1), { event: 'failed', error: /nothing was written; backup \S+ removed/ });
+  const u = runCli(['--dir', dcd, 'undo', '--yes']);
+  t.equal(u.code, 0, u.stderr);
+  t.same(fs.readFileSync(path.join(dcd, 'store/meta/assigned')), original, 'the rollback is undone');
+});
+
+t.test('clean with the backups on another file system: its dry run and the real run exit 3, nothing moved (found by review)', { skip: !mountable && 'cannot mount here' }, async (t) => {
+  const dcd = makeStore(t.testdir({}), { extra: { 'store/meta/tmp_assigned123': 'x' } });
+  fs.mkdirSync(path.join(dcd, '.kubelet-ckpt'), { mode: 0o700 });
+  const r = inNamespace(`D=${dcd}
+mount -t tmpfs -o size=1m,mode=700 tmpfs "$D/.kubelet-ckpt" || exit 99
+$CLI --dir "$D" clean -o json > /dev/null; echo "dry=$?"
+$CLI --dir "$D" clean --yes; echo "rc=$?"
+ls -a "$D/.kubelet-ckpt" | tr '\\n' ' '; echo`);
+  t.match(r.stdout, /^dry=3$/m);
+  t.match(r.stdout, /^rc=3$/m);
+  t.match(r.stderr, /error: .*\/store and .*\/\.kubelet-ckpt are on different file systems: clean moves leftovers into its backup by renaming them, which cannot cross file systems; nothing was moved/);
+  t.match(r.stdout, /^\. \.\. $/m, 'no backup made');
+  t.ok(fs.existsSync(path.join(dcd, 'store/meta/tmp_assigned123')), 'the leftover is where it was');
 });
