@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import type { Argv } from 'yargs';
 import { RefusedError, UsageError } from '../lib/errors.js';
 import type { MetaPlan, RecoveryContext, RecoveryResult } from '../lib/recovery/index.js';
+import type { RestartReport } from '../lib/recovery/kubelet.js';
 import type { MigratePlan, NothingToMigrate } from '../lib/migrate/plan.js';
 import type { MigrateBackup, MigrateResult } from '../lib/migrate/apply.js';
 
@@ -195,7 +196,7 @@ export function recoveryOptions<T>(y: Argv<T>, what = 'write'): Argv<T & Recover
     .option('dry-run', { type: 'boolean', default: false, describe: `print exactly what would be ${what === 'write' ? 'written (the bytes, in order)' : 'removed'}; change nothing` })
     .option('yes', { alias: 'y', type: 'boolean', default: false, describe: 'do not ask for confirmation (scripts)' })
     .option('force', { type: 'boolean', default: false, describe: `${what} even though a kubelet using the store is running${what === 'write' ? ' or the target fails verify' : ''}` })
-    .option('restart-kubelet', { type: 'boolean', default: false, describe: `stop the kubelet (systemctl stop kubelet), ${what}, start it, report systemctl is-active` })
+    .option('restart-kubelet', { type: 'boolean', default: false, describe: `stop the kubelet (systemctl stop kubelet), ${what}, start it, report systemctl is-active (exit 3 when it does not start)` })
     .option('kubeconfig', { type: 'string', requiresArg: true, describe: "the kubelet's kubeconfig, for the API server reachability warning (default: from the kubelet's command line)" }) as unknown as Argv<T & RecoveryArgs>;
 }
 
@@ -261,6 +262,18 @@ export async function printResult(r: RecoveryResult, args: RecoveryArgs, streams
   const { renderRecovery } = await import('../lib/output/recovery.js');
   output(r, renderRecovery, args, streams, 'RecoveryResult');
   if (args.output === 'text' && !args.quiet) for (const w of r.warnings) if (!shown.includes(w)) warn(streams, w);
+  exitOnRestartFailure(r, args, streams);
+}
+
+/**
+ * Written, but the kubelet the command stopped did not start again: the node is without one,
+ * which a script must notice (exit 3, environment; found by review: it exited 0, the failure
+ * only a warning and `kubelet.started: false`).
+ */
+function exitOnRestartFailure(r: { kubelet?: RestartReport | null }, args: RecoveryArgs, streams: Streams): void {
+  if (!r.kubelet?.stopped || r.kubelet.started) return;
+  if (args.output === 'text') warn(streams, 'the change was made, but systemctl start kubelet failed: the kubelet is not running; start it (systemctl start kubelet) and check journalctl -u kubelet', 'error');
+  setExit(3);
 }
 
 /**
@@ -346,5 +359,6 @@ async function runFilePlan(args: RecoveryArgs, streams: Streams, mode: Mode, pre
   const r = await apply();
   output(r, (res, c) => renderMigrate(res, c, undo), args, streams, 'MigrateResult');
   if (args.output === 'text' && !args.quiet) for (const w of r.warnings) if (mode !== 'ask' || !preview.warnings.includes(w)) streams.stderr.write(`warning: ${w}\n`);
+  exitOnRestartFailure(r, args, streams);
   setExit(0);
 }

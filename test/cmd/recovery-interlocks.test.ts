@@ -73,6 +73,29 @@ t.test('--restart-kubelet: systemctl stop, write, start, is-active reported', as
   t.equal(k.signalCode, 'SIGTERM', 'the old one was stopped by systemctl stop');
 });
 
+t.test('--restart-kubelet whose systemctl start fails: written, reported, exit 3 (found by review: exit 0 left a node without a kubelet unnoticed)', async (t) => {
+  const dir = t.testdir({});
+  const dcd = makeStore(path.join(dir, 'node'));
+  const bin = kubeletBin(path.join(dir, 'bin'));
+  const state = path.join(dir, 'state');
+  fakeSystemctl(path.join(dir, 'sbin'), state, bin);
+  const args = `--dynamic-config-dir=${dcd}`;
+  fs.writeFileSync(path.join(state, 'args'), args);
+  const k = await startKubelet(t, bin, [args]);
+  fs.writeFileSync(path.join(state, 'pid'), String(k.pid));
+  fs.writeFileSync(path.join(state, 'fail-start'), '');
+  const env = { PATH: `${path.join(dir, 'sbin')}:${process.env.PATH}` };
+  const j = cli(dcd, ['rollback', '--yes', '--restart-kubelet', '-o', 'json'], env);
+  t.equal(j.code, 3, j.stderr);
+  t.match(json(j), { dryRun: false, kubelet: { stopped: true, started: false, active: 'inactive' }, warnings: [/systemctl start kubelet failed \(exit 1\): Job for kubelet.service failed/, /is-active kubelet says inactive/] });
+  t.equal(read(dcd, 'assigned'), LKG, 'the change was made');
+  // The text names it as an error, after the result.
+  fs.writeFileSync(path.join(state, 'pid'), String(k.pid));
+  const txt = cli(dcd, ['undo', '--yes', '--restart-kubelet'], env);
+  t.equal(txt.code, 3, txt.stderr);
+  t.match(txt.stderr, /error: the change was made, but systemctl start kubelet failed: the kubelet is not running; start it \(systemctl start kubelet\)/);
+});
+
 t.test('found by a recovery review: --restart-kubelet that stopped the unit and then refuses starts the unit again (only a unit that was running)', async (t) => {
   const dir = t.testdir({});
   const dcd = makeStore(path.join(dir, 'node'));
