@@ -130,7 +130,7 @@ export function planClean(ctx: RecoveryContext, req: Overrides): CleanPlan {
   const apart = items.length ? otherFileSystem(snap.storeDir, snap.dynamicConfigDir) : null;
   if (apart) refusals.push(new EnvError(`${apart}: clean moves leftovers into its backup by renaming them, which cannot cross file systems; nothing was moved`, 'remove the leftovers by hand (kubelet-ckpt verify lists them), or put the backups on the store\'s file system', 'CROSS_FILESYSTEM'));
   // A running kubelet may be in the middle of the very write whose temp file this is.
-  removalInterlocks(ctx, req, refusals, warnings);
+  removalInterlocks(ctx, req, refusals, warnings, !items.length);
   return { kind: 'clean', commandLine: ctx.commandLine, store: snap.storeDir, dynamicConfigDir: snap.dynamicConfigDir, items, warnings, refusals, overrides: req };
 }
 

@@ -179,12 +179,17 @@ export function restartNeeds(ctx: RecoveryContext, o: Overrides): void {
  * --restart-kubelet; `unsure` gets what could not be told), --restart-kubelet's needs, and the
  * store's lock held by another kubelet-ckpt.
  */
-export function removalInterlocks(ctx: RecoveryContext, o: Overrides, refusals: CkptError[], unsure: string[]): void {
+export function removalInterlocks(ctx: RecoveryContext, o: Overrides, refusals: CkptError[], unsure: string[], nothingToRemove = false): void {
   const snap = ctx.session.snap;
-  const k = kubeletsUsing(snap.dynamicConfigDir, ctx.procRoot, ctx.root);
-  unsure.push(...k.unsure);
-  if (k.using.length && !o.force && !o.restartKubelet) refusals.push(runningError(k.using, snap.storeDir));
-  restartNeeds(ctx, o);
+  // Nothing to remove is nothing a running kubelet could be hurt by: "nothing to do", exit 0, as
+  // reset's (found by review: a periodic `prune --yes` on a live node was refused every time).
+  // The real run still takes the lock, so a lock that cannot be made is still said.
+  if (!nothingToRemove) {
+    const k = kubeletsUsing(snap.dynamicConfigDir, ctx.procRoot, ctx.root);
+    unsure.push(...k.unsure);
+    if (k.using.length && !o.force && !o.restartKubelet) refusals.push(runningError(k.using, snap.storeDir));
+    restartNeeds(ctx, o);
+  }
   const locked = holderRefusal(snap.dynamicConfigDir) ?? lockWriteRefusal(snap.dynamicConfigDir);
   if (locked) refusals.push(locked);
 }

@@ -133,7 +133,7 @@ export async function planPrune(ctx: RecoveryContext, req: PruneRequest): Promis
     }
   }
   const refusals: CkptError[] = [];
-  removalInterlocks(ctx, req, refusals, warnings);
+  removalInterlocks(ctx, req, refusals, warnings, !items.length);
   return { kind: 'prune', commandLine: ctx.commandLine, store: snap.storeDir, dynamicConfigDir: snap.dynamicConfigDir, states, referenced: [...referenced].sort(), items, warnings, refusals, overrides: req };
 }
 

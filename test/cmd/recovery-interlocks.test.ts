@@ -19,6 +19,7 @@ t.test('a kubelet using this store refuses (exit 4); --force writes with a warni
   const bin = kubeletBin(path.join(dir, 'bin'));
   const k = await startKubelet(t, bin, ['--v=2', '--dynamic-config-dir', dcd]);
   await startKubelet(t, bin, [`--dynamic-config-dir=${other}`]);
+  fs.mkdirSync(path.join(dcd, 'store/checkpoints/0000aaaa-0000-4000-8000-000000000000/1'), { recursive: true }); // something to prune
   const before = treeHash(dcd);
   for (const args of [['reset', 'all', '--yes'], ['rollback', '--yes'], ['prune', '--yes']]) {
     const r = cli(dcd, args);
@@ -41,6 +42,23 @@ t.test('a kubelet using this store refuses (exit 4); --force writes with a warni
   k.kill('SIGTERM');
   await new Promise((r) => k.once('exit', r));
   t.equal(cli(dcd, ['reset', 'all', '--yes']).code, 0, 'once the kubelet is gone');
+});
+
+t.test('prune and clean with nothing to remove while a kubelet runs: nothing to do, exit 0, as reset (found by review)', async (t) => {
+  const dir = t.testdir({});
+  const dcd = makeStore(path.join(dir, 'node')); // both checkpoints referenced, no leftovers
+  const bin = kubeletBin(path.join(dir, 'bin'));
+  await startKubelet(t, bin, [`--dynamic-config-dir=${dcd}`]);
+  const before = treeHash(dcd);
+  for (const args of [['prune', '--yes'], ['prune', '--dry-run'], ['clean', '--yes'], ['clean', '--dry-run'], ['reset', 'assigned', '--to', 'assigned', '--yes']]) {
+    const r = cli(dcd, [...args, '-o', 'json']);
+    t.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+    t.match(json(r), { changes: [], wouldRefuse: undefined }, args.join(' '));
+  }
+  t.same(treeHash(dcd), before);
+  // With something to remove, the running kubelet refuses it as before.
+  fs.mkdirSync(path.join(dcd, 'store/checkpoints/0000aaaa-0000-4000-8000-000000000000/1'), { recursive: true });
+  t.equal(cli(dcd, ['prune', '--dry-run']).code, 4);
 });
 
 t.test('--restart-kubelet: systemctl stop, write, start, is-active reported', async (t) => {
