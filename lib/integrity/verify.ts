@@ -92,6 +92,9 @@ function referencedFindings(snap: Snapshot, name: MetaName, d: MetaDecode): Find
   const ref = `${s.uid}/${s.resourceVersion}`;
   if (!cp) {
     if (snap.checkpointsDir.kind === 'unreadable' || u?.listError) return [];
+    // A UID directory that is a symbolic link is CHECKPOINT_ENTRY's; the kubelet follows it to
+    // whatever is there, so "not on disk" would be a guess (found by review).
+    if (!u && snap.checkpointsOthers.some((o) => o.name === s.uid && o.kind === 'symlink')) return [];
     return [f('error', 'CHECKPOINT_MISSING', `meta/${name} names checkpoint ${ref}, which is not on disk`, `checkpoints/${ref}`, name)];
   }
   // A directory that could not be listed (UNREADABLE says so) is not one without files.

@@ -7,7 +7,7 @@ import { decodeMetaState, type MetaDecode } from './meta.js';
 import { orderRVs } from './order.js';
 import { closest } from '../suggest.js';
 import { unsafeNameReason } from './safepath.js';
-import type { Checkpoint, Snapshot } from './snapshot.js';
+import { entryWords, type Checkpoint, type Snapshot } from './snapshot.js';
 import type { ConfigMapSource, MetaName } from './types.js';
 
 export type Resolved =
@@ -41,7 +41,9 @@ const MIN_PREFIX = 4;
 export function unlistable(snap: Snapshot, uid: string): string | null {
   if (snap.checkpointsDir.kind === 'unreadable') return `checkpoints/ cannot be read: ${snap.checkpointsDir.error ?? 'unknown error'}`;
   const u = snap.uids.find((x) => x.uid === uid);
-  return u?.listError ? `${u.entry.rel}/ cannot be read: ${u.listError}` : null;
+  if (u?.listError) return `${u.entry.rel}/ cannot be read: ${u.listError}`;
+  const link = u ? null : snap.checkpointsOthers.find((o) => o.name === uid && o.kind === 'symlink');
+  return link ? `${link.rel} is ${entryWords(link)}` : null;
 }
 
 /** The error for a checkpoint that could not be looked for: permission denied is said as such. */

@@ -93,3 +93,20 @@ t.test('store/checkpoints as a symlink: an error finding, next boot unknown, pru
   const p = cli(['--dir', dcd, 'prune', '--yes']);
   t.equal(p.code, 4, p.stderr);
 });
+
+t.test('a UID directory that is a symbolic link: CHECKPOINT_ENTRY, not CHECKPOINT_MISSING; show says why, as for a linked RV (found by review)', async (t) => {
+  const dir = t.testdir({ elsewhere: {} });
+  const dcd = makeStore(path.join(dir, 'node'));
+  const real = path.join(dir, 'elsewhere', UID);
+  fs.renameSync(path.join(dcd, 'store/checkpoints', UID), real);
+  fs.symlinkSync(real, path.join(dcd, 'store/checkpoints', UID));
+  const v = cli(['--dir', dcd, 'verify', '-o', 'json']);
+  t.equal(v.code, 1);
+  const codes = json<{ findings: { code: string; path: string }[] }>(v).findings.map((f) => `${f.code} ${f.path}`);
+  t.same(codes, [`CHECKPOINT_ENTRY checkpoints/${UID}`], 'the link is the finding; the checkpoint is not said to be missing');
+  const s = cli(['--dir', dcd, 'show', 'assigned']);
+  t.equal(s.code, 3);
+  t.match(s.stderr, new RegExp(`error: checkpoints/${UID} is a symbolic link to ${real.replaceAll('/', '\\/')}, which kubelet-ckpt does not follow`));
+  const st = json<{ nextBoot: { source: string } }>(cli(['--dir', dcd, 'status', '--no-journal', '-o', 'json']));
+  t.equal(st.nextBoot.source, 'unknown');
+});
