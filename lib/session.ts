@@ -133,6 +133,13 @@ export interface JudgeContext {
 
 function judgeContext(opts: GlobalOptions, discovery: Discovery): JudgeContext {
   const localPath = opts.kubeletConfig ? path.resolve(opts.kubeletConfig) : discovery.configFile;
+  // A file the operator named that cannot be read is bad input (exit 3), as `show local` has it,
+  // not a kubelet that will not start: that verdict is for the --config of the node's own
+  // command line (found by review: a typo in --kubelet-config read as "will not start").
+  if (opts.kubeletConfig) {
+    const r = readLocalBytes(localPath!);
+    if (!r.ok) throw new EnvError(`cannot read ${localPath}, given with --kubelet-config: ${r.why}`, "check the path; without --kubelet-config, the kubelet's own --config is found from its command line", 'UNREADABLE_INPUT');
+  }
   // A --config file discovery found under --root is read following no link below the root; one
   // the operator named (--kubelet-config) is theirs to link.
   const readRoot = !opts.kubeletConfig && opts.root ? path.resolve(opts.root) : '/';

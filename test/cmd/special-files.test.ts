@@ -47,9 +47,14 @@ t.test('the local --config as a FIFO or a device: status answers, reading nothin
   const fifo = path.join(dir, 'config.fifo');
   mkfifo(fifo);
   for (const cfg of [fifo, '/dev/zero', '/dev/urandom']) {
-    const r = cli(['--dir', dcd, '--kubelet-config', cfg, 'status', '--no-journal', '-o', 'json']);
+    // On the kubelet's command line: the kubelet will not start.
+    const r = cli(['--dir', dcd, `--kubelet-flags=--config=${cfg}`, 'status', '--no-journal', '-o', 'json']);
     t.not(r.code, null, `${cfg}: no hang`);
     t.match(json(r), { nextBoot: { source: 'none', willStart: false, reason: /not a regular file/ } }, cfg);
+    // Named with --kubelet-config: bad input, exit 3, as show local has it.
+    const k = cli(['--dir', dcd, '--kubelet-config', cfg, 'status', '--no-journal']);
+    t.equal(k.code, 3, `${cfg}: ${k.stderr}`);
+    t.match(k.stderr, /given with --kubelet-config: it is not a regular file/);
   }
 });
 
@@ -57,7 +62,7 @@ t.test('the local --config under --root as a FIFO: no hang', async (t) => {
   const root = t.testdir({ 'var/lib/kubelet': {} });
   const dcd = makeStore(path.join(root, 'var/lib/kubelet/dynamic-config'), { assigned: '', lkg: '' });
   mkfifo(path.join(root, 'var/lib/kubelet/config.yaml'));
-  const r = cli(['--root', root, '--dir', dcd, '--kubelet-config', path.join(root, 'var/lib/kubelet/config.yaml'), 'status', '--no-journal', '-o', 'json']);
+  const r = cli(['--root', root, '--dir', dcd, '--kubelet-flags=--config=/var/lib/kubelet/config.yaml', 'status', '--no-journal', '-o', 'json']);
   t.not(r.code, null);
   t.match(json(r), { nextBoot: { willStart: false } });
 });
