@@ -49,11 +49,12 @@ const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
 /**
  * The first check the final config fails, in the kubelet's order, or null. `enabled` answers
- * for the feature gates in force (the config's over the node's).
+ * for the feature gates in force (the config's over the node's); `containerRuntime` is the
+ * --container-runtime flag's value (null: not given, docker).
  */
-export function afterBootstrap(config: Obj | null, enabled: (gate: string) => boolean, version: KubeletVersion = '1.23'): AfterBootstrap | null {
+export function afterBootstrap(config: Obj | null, enabled: (gate: string) => boolean, version: KubeletVersion = '1.23', containerRuntime: string | null = null): AfterBootstrap | null {
   if (!config) return null;
-  return tls(config) ?? run(config, enabled, version) ?? createKubelet(config, version);
+  return tls(config) ?? run(config, enabled, version) ?? createKubelet(config, version, enabled, containerRuntime);
 }
 
 function tls(c: Obj): AfterBootstrap | null {
@@ -93,6 +94,12 @@ function run(c: Obj, enabled: (gate: string) => boolean, version: KubeletVersion
   if (cpu && cpu !== 'none' && cpu !== 'static' && enabled('CPUManager')) {
     return { error: `${RUN}unknown policy: ${goQuote(cpu)}`, because: 'its cpuManagerPolicy is neither none nor static (the CPU manager)' };
   }
+  // The static policy needs CPUs reserved: GetNodeAllocatableReservation lists cpu only when
+  // kubeReserved + systemReserved (or reservedSystemCPUs, which replaces them) is not zero, and
+  // eviction never reserves CPU (cpumanager.NewManager; found by review).
+  if (cpu === 'static' && !cpusReserved && zeroOrAbsent(obj(c.kubeReserved)?.cpu) && zeroOrAbsent(obj(c.systemReserved)?.cpu) && enabled('CPUManager')) {
+    return { error: `${RUN}[cpumanager] unable to determine reserved CPU resources for static policy`, because: 'its cpuManagerPolicy is static with no CPU reserved by kubeReserved, systemReserved or reservedSystemCPUs (the CPU manager)' };
+  }
   const mem = str(c.memoryManagerPolicy);
   if (mem && mem !== 'None' && mem !== 'Static' && enabled('MemoryManager')) {
     return { error: `${RUN}unknown policy: ${goQuote(mem)}`, because: 'its memoryManagerPolicy is neither None nor Static (the memory manager)' };
@@ -100,7 +107,14 @@ function run(c: Obj, enabled: (gate: string) => boolean, version: KubeletVersion
   return null;
 }
 
-function createKubelet(c: Obj, version: KubeletVersion): AfterBootstrap | null {
+/** A reservation that adds nothing: absent, or a quantity equal to zero (a negative one was refused before). */
+function zeroOrAbsent(v: unknown): boolean {
+  if (v === undefined || v === null) return true;
+  const q = quantity(String(v));
+  return typeof q !== 'string' && q.zero;
+}
+
+function createKubelet(c: Obj, version: KubeletVersion, enabled: (gate: string) => boolean, containerRuntime: string | null): AfterBootstrap | null {
   const sync = str(c.syncFrequency);
   const ns = sync === null ? null : tryParseGoDuration(sync);
   if (ns !== null && ns < 0n) return { error: `${CREATE}invalid sync frequency ${ns}`, because: 'its syncFrequency is negative (NewMainKubelet)' };
@@ -113,7 +127,51 @@ function createKubelet(c: Obj, version: KubeletVersion): AfterBootstrap | null {
   if (mode && mode !== 'Get' && mode !== 'Cache' && mode !== 'Watch') {
     return { error: `${CREATE}unknown configmap and secret manager mode: ${mode}`, because: 'its configMapAndSecretChangeDetectionStrategy is not Get, Cache or Watch (NewMainKubelet)' };
   }
-  return null;
+  return containerLogs(c, version, enabled, containerRuntime);
+}
+
+/**
+ * NewContainerLogManager, made for a CRI runtime (`--container-runtime=remote`; the default is
+ * docker on 1.20–1.23) and, on 1.20/1.21, the CRIContainerLogRotation gate: at least two files,
+ * and a size that is a whole number of bytes (a negative one turns rotation off). No validation
+ * rule covers these fields in these releases (found by review).
+ */
+function containerLogs(c: Obj, version: KubeletVersion, enabled: (gate: string) => boolean, containerRuntime: string | null): AfterBootstrap | null {
+  if (containerRuntime !== 'remote') return null;
+  if ((version === '1.20' || version === '1.21') && !enabled('CRIContainerLogRotation')) return null;
+  const because = 'its containerLogMaxFiles or containerLogMaxSize is one the container log manager refuses (NewMainKubelet, with a CRI runtime)';
+  const files = typeof c.containerLogMaxFiles === 'number' ? c.containerLogMaxFiles : 5;
+  if (files <= 1) return { error: `${CREATE}failed to initialize container log manager: invalid MaxFiles ${files}, must be > 1`, because };
+  const size = typeof c.containerLogMaxSize === 'string' ? c.containerLogMaxSize : '10Mi';
+  const q = quantity(size);
+  const why = typeof q === 'string' ? q : wholeBytes(size) ? null : 'invalid max log size';
+  return why ? { error: `${CREATE}failed to initialize container log manager: failed to parse container log max size ${goQuote(size)}: ${why}`, because } : null;
+}
+
+/**
+ * Quantity.AsInt64 succeeds: the value (a quantity that parsed) is a whole number of bytes
+ * within int64. Worked out exactly on the digits: mantissa times 10^exponent or 1024^n.
+ */
+function wholeBytes(v: string): boolean {
+  const m = /^([+-]?)([0-9]*)(?:\.([0-9]*))?(.*)$/.exec(v);
+  if (!m) return false;
+  const frac = m[3] ?? '';
+  let n = BigInt(`${m[2] || '0'}${frac}` || '0');
+  let exp = -frac.length;
+  let mul = 1n;
+  const suffix = m[4]!;
+  const bin = ['Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'].indexOf(suffix);
+  if (bin >= 0) mul = 1024n ** BigInt(bin + 1);
+  else if (/^[eE][-+]?[0-9]+$/.test(suffix)) exp += Number(suffix.slice(1));
+  else exp += ({ '': 0, n: -9, u: -6, m: -3, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 } as Record<string, number>)[suffix] ?? 0;
+  n *= mul;
+  if (exp >= 0) n *= 10n ** BigInt(exp);
+  else {
+    const d = 10n ** BigInt(-exp);
+    if (n % d !== 0n) return false;
+    n /= d;
+  }
+  return n <= 9223372036854775807n;
 }
 
 const EVICTION_BECAUSE = 'its eviction thresholds hold what the kubelet refuses (ParseThresholdConfig)';
@@ -172,7 +230,8 @@ function thresholds(m: Obj | null, version: KubeletVersion): { error: string | n
     } else {
       const q = quantity(val);
       if (typeof q === 'string') return { error: q, signals };
-      if (q.negative || q.zero) return { error: `eviction threshold ${k} must be positive: ${val}`, signals };
+      // Go prints the parsed quantity (&quantity): its canonical form, "0" for any zero.
+      if (q.negative || q.zero) return { error: `eviction threshold ${k} must be positive: ${q.zero ? '0' : val}`, signals };
     }
     signals.push(k);
   }

@@ -58,6 +58,7 @@ function payloadValue(o: LoadOutcome, dotted: string): unknown {
 export function judgeConfig(opts: JudgeOptions): ConfigJudge {
   // The controller runs for a non-empty --dynamic-config-dir; the config it adopts then sets the gates.
   const controller = !!flagValue(opts.argv, 'dynamic-config-dir');
+  const runtime = flagValue(opts.argv, 'container-runtime');
   return (bytes, file) => {
     const o = loadCheckpointConfig(bytes, file, { version: opts.version, argv: opts.argv, localGates: opts.localGates, keepPayload: false });
     const j = judgementOf(o);
@@ -66,7 +67,7 @@ export function judgeConfig(opts: JudgeOptions): ConfigJudge {
     // ValidateKubeletServer's gate check first (only a command line known to name the store
     // says the controller runs), then what it builds from the config.
     const enabled = enabledIn(o.config, opts);
-    const after = afterBootstrap(o.config, enabled, opts.version);
+    const after = afterBootstrap(o.config, enabled, opts.version, runtime);
     if (after && !after.error.startsWith('failed to run Kubelet: ')) return { ...j, exitsOnceAdopted: after };
     if (controller && gateTurnedOff(o.config, enabled)) return { ...j, exitsOnceAdopted: { error: `failed to run Kubelet: ${DKC_GATE_TEXT}`, because: 'its featureGates turn DynamicKubeletConfig off' } };
     return after ? { ...j, exitsOnceAdopted: after } : j;
@@ -113,6 +114,6 @@ export function judgeLocalConfig(bytes: Buffer, file: string, opts: JudgeOptions
   const gates = (o.payload?.featureGates ?? undefined) as Record<string, boolean> | undefined;
   if (j.stage === 'load-error') return { ...j, error: `failed to load Kubelet config file ${file}, error ${j.error}`, gates };
   // Valid, yet the kubelet stops once it runs this config (when no checkpoint is adopted).
-  const after = j.stage === 'ok' ? afterBootstrap(o.config, enabledIn(o.config, { ...opts, localGates: undefined }), opts.version) : null;
+  const after = j.stage === 'ok' ? afterBootstrap(o.config, enabledIn(o.config, { ...opts, localGates: undefined }), opts.version, flagValue(opts.argv, 'container-runtime')) : null;
   return after ? { ...j, gates, exitsOnceAdopted: after } : { ...j, gates };
 }

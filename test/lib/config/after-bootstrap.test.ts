@@ -48,3 +48,39 @@ t.test('each check, worded as the kubelet words it, in its order', async (t) => 
   t.equal(err({ evictionSoft: { 'memory.available': 'x' } }), "failed to run Kubelet: failed to create kubelet: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'", 'a bad soft value fails before the grace check');
   t.equal(err({ tlsMinVersion: 'x', authorization: { mode: 'RBAC' } }), 'unknown tls version "x"', 'InitializeTLS comes first');
 });
+
+t.test('found by a fidelity review: the static CPU policy with no CPU reserved stops the kubelet (cpumanager.NewManager)', async (t) => {
+  const stop = 'failed to run Kubelet: [cpumanager] unable to determine reserved CPU resources for static policy';
+  t.equal(err({ cpuManagerPolicy: 'static' }), stop);
+  t.equal(err({ cpuManagerPolicy: 'static', kubeReserved: { cpu: '0', memory: '1Gi' }, systemReserved: { cpu: '0m' } }), stop, 'zero is no reservation');
+  t.equal(err({ cpuManagerPolicy: 'static', evictionHard: { 'memory.available': '1Gi' } }), stop, 'eviction reserves no CPU');
+  t.equal(err({ cpuManagerPolicy: 'static' }, off), null, 'only with the CPUManager gate');
+  t.equal(err({ cpuManagerPolicy: 'static', systemReserved: { cpu: '500m' } }), null);
+  t.equal(err({ cpuManagerPolicy: 'static', kubeReserved: { cpu: '1' } }), null);
+  t.equal(err({ cpuManagerPolicy: 'static', reservedSystemCPUs: '0' }), null, 'reservedSystemCPUs reserves its CPUs');
+  t.equal(err({ cpuManagerPolicy: 'none' }), null);
+});
+
+t.test('found by a fidelity review: the container log manager of a CRI runtime refuses one file, or a size that is no whole number of bytes', async (t) => {
+  const remote = (c: Record<string, unknown>, version: '1.20' | '1.21' | '1.22' | '1.23' = '1.23', enabled = on) => afterBootstrap(c, enabled, version, 'remote')?.error ?? null;
+  const pre = 'failed to run Kubelet: failed to create kubelet: failed to initialize container log manager: ';
+  t.equal(remote({ containerLogMaxFiles: 1 }), `${pre}invalid MaxFiles 1, must be > 1`);
+  t.equal(remote({ containerLogMaxFiles: 0 }), `${pre}invalid MaxFiles 0, must be > 1`);
+  t.match(remote({ containerLogMaxSize: '10MB' }), `${pre}failed to parse container log max size "10MB": quantities must match the regular expression`);
+  t.equal(remote({ containerLogMaxSize: '10Mx' }), `${pre}failed to parse container log max size "10Mx": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`);
+  t.equal(remote({ containerLogMaxSize: '1.5' }), `${pre}failed to parse container log max size "1.5": invalid max log size`);
+  t.equal(remote({ containerLogMaxSize: '100m' }), `${pre}failed to parse container log max size "100m": invalid max log size`);
+  t.equal(remote({ containerLogMaxSize: '1.5Ki' }), null, '1536 bytes');
+  t.equal(remote({ containerLogMaxSize: '-1' }), null, 'a negative size turns rotation off');
+  t.equal(remote({ containerLogMaxSize: '10Mi', containerLogMaxFiles: 2 }), null);
+  t.equal(remote({}), null, 'the defaults: 10Mi, 5');
+  t.equal(remote({ containerLogMaxFiles: 1 }, '1.20', off), null, 'on 1.20, only with CRIContainerLogRotation');
+  t.equal(remote({ containerLogMaxFiles: 1 }, '1.22', off), `${pre}invalid MaxFiles 1, must be > 1`, 'the gate is gone in 1.22: always');
+  t.equal(afterBootstrap({ containerLogMaxFiles: 1 }, on, '1.23', null), null, 'docker (the default runtime) has no such manager');
+  t.equal(afterBootstrap({ containerLogMaxFiles: 1 }, on, '1.23', 'docker'), null);
+});
+
+t.test('found by a fidelity review: an eviction threshold of zero is printed as Go prints the quantity', async (t) => {
+  t.equal(err({ evictionHard: { 'memory.available': '0Mi' } }), 'failed to run Kubelet: eviction threshold memory.available must be positive: 0');
+  t.equal(err({ evictionHard: { 'nodefs.available': '0.0Gi' } }), 'failed to run Kubelet: eviction threshold nodefs.available must be positive: 0');
+});
