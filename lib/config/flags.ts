@@ -127,6 +127,19 @@ function combine(occ: Occurrence[]): unknown {
 }
 
 /** Parse a kubelet argv (without the program name; a leading `…/kubelet` is skipped). */
+/**
+ * The words cobra hands the kubelet: after the program (a command line read from a process or
+ * a unit always starts with one, whatever its name: `kubelet-v1.22.4`), and after `kubelet`
+ * where the program runs it: `hyperkube kubelet …`, or `/bin/sh /usr/bin/kubelet …` for a
+ * wrapper script (found by review: the interpreter was read as an "unknown command", and every
+ * payload as one the flags could not be applied to). Flags alone (no program) are taken as is.
+ */
+function kubeletWords(argv: readonly string[]): readonly string[] {
+  if (argv.length === 0 || argv[0]!.startsWith('-')) return argv;
+  const isKubelet = (w: string | undefined) => w !== undefined && /(^|\/)kubelet$/.test(w);
+  return argv.slice(!isKubelet(argv[0]) && isKubelet(argv[1]) ? 2 : 1);
+}
+
 export function parseKubeletFlags(argv: readonly string[], version: KubeletVersion): ParsedFlags {
   const flags = configFlags(version);
   const byPath = new Map<string, Occurrence[]>();
@@ -135,7 +148,7 @@ export function parseKubeletFlags(argv: readonly string[], version: KubeletVersi
   const klog: Record<string, string> = {};
   const nodeLabels: Record<string, string> = {};
   const prints = { help: false, version: false };
-  const args = argv.length > 0 && !argv[0]!.startsWith('-') && /(^|\/)kubelet$/.test(argv[0]!) ? argv.slice(1) : [...argv];
+  const args = kubeletWords(argv);
 
   const record = (name: string, display: string, raw: string) => {
     const row = flags.get(name);

@@ -223,3 +223,19 @@ t.test("another kubelet-ckpt holding the store's lock refuses (exit 4); its stal
   t.match(again.stderr, /warning: removed meta\/tmp_last-known-good\.kubelet-ckpt\.\d+\.[0-9a-f]{8}, left by an interrupted kubelet-ckpt/);
   t.same(fs.readdirSync(path.join(dcd, 'store/meta')).sort(), ['assigned', 'last-known-good']);
 });
+
+t.test('a kubelet that is a shell script (/bin/sh /path/kubelet FLAGS): its flags are read past the interpreter (found by review)', async (t) => {
+  const dir = t.testdir({});
+  const dcd = makeStore(path.join(dir, 'node'));
+  const bin = path.join(dir, 'bin', 'kubelet');
+  fs.mkdirSync(path.dirname(bin));
+  fs.writeFileSync(bin, '#!/bin/sh\nsleep 600 & c=$!\ntrap \'kill $c 2>/dev/null; exit 0\' TERM INT\nwait $c\n', { mode: 0o755 });
+  const k = await startKubelet(t, bin, [`--dynamic-config-dir=${dcd}`, '--feature-gates=DynamicKubeletConfig=true', '--max-pods=7']);
+  t.match(fs.readFileSync(`/proc/${k.pid}/cmdline`, 'latin1').split('\0')[0], /(^|\/)(ba|da)?sh$/, 'the process runs the interpreter');
+  const r = cli(dcd, ['status', '--no-journal', '-o', 'json']);
+  t.equal(r.code, 0, r.stderr);
+  t.notMatch(r.stdout, /unknown command/);
+  t.match(json(r), { nextBoot: { source: 'assigned', willStart: true } });
+  const v = cli(dcd, ['verify', '-o', 'json']);
+  t.notMatch(v.stdout, /unknown command|PAYLOAD_INVALID|STARTUP_FAILS/, 'no payload is said to be one the flags cannot be applied to');
+});

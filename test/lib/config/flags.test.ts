@@ -139,7 +139,7 @@ t.test('command-line errors use pflag wording', async (t) => {
     [['--vmodule=foo'], 'invalid argument "foo" for "--vmodule" flag: "foo" does not have the pattern=N format'],
     [['--max-pods'], 'flag needs an argument: --max-pods'],
     [['-x'], "unknown shorthand flag: 'x' in -x"],
-    [['stray'], 'unknown command "stray"'],
+    [['kubelet', 'stray'], 'unknown command "stray"'],
     [['--', '--max-pods=1'], 'unknown command "--max-pods=1"'],
   ];
   for (const [argv, want] of table) t.same(parseKubeletFlags(argv, '1.23').errors, [want], argv.join(' '));
@@ -191,4 +191,18 @@ t.test('CSV reading for list flags', async (t) => {
   t.same(readCsvRecord('a,,b,'), ['a', '', 'b', '']);
   t.same(readCsvRecord('"a ""q""",b'), ['a "q"', 'b']);
   t.throws(() => readCsvRecord('a"b'));
+});
+
+t.test('found by review: the program is never a word of the kubelet\'s, whatever runs it', async (t) => {
+  for (const argv of [
+    ['/usr/local/bin/kubelet-v1.22.4', '--max-pods=7'],
+    ['hyperkube', 'kubelet', '--max-pods=7'],
+    ['/bin/sh', '/opt/bin/kubelet', '--max-pods=7'],
+    ['kubelet', '--max-pods=7'],
+  ]) {
+    const p = parseKubeletFlags(argv, '1.23');
+    t.same(p.errors, [], argv.join(' '));
+    t.same(p.overrides.map((o) => [o.flag, o.value]), [['--max-pods', 7]], argv.join(' '));
+  }
+  t.same(parseKubeletFlags(['/bin/sh', '/opt/bin/kubelet', 'extra'], '1.23').errors, ['unknown command "extra"']);
 });
