@@ -140,9 +140,9 @@ function choose(s: Session, req: ExportRequest, readsStore: boolean): Chosen {
 function sourceOf(s: Session, r: Resolved, root: string, why: string, ref: string): { source: ExportSource; bytes: Buffer; nodeFile: string | null } {
   if (r.kind === 'meta') throw new RefusedError(`${r.ref} is a meta file, not a KubeletConfiguration`, 'export assigned, lkg, local, UID/RV or a file', 'EXPORT_NOT_CONFIG');
   if (r.kind === 'local' && !r.path) {
-    // No --config file: the kubelet runs the v1beta1 defaults (and its flags).
+    // No --config file: the kubelet runs the flag defaults (and its flags).
     const source: ExportSource = { ref, kind: 'local', uid: null, resourceVersion: null, namespace: null, name: null, kubeletConfigKey: null, path: null, why };
-    return { source, bytes: DEFAULTS_ONLY, nodeFile: null };
+    return { source, bytes: FLAG_DEFAULTS, nodeFile: null };
   }
   const b = refBytes(s.snap, s.reader, r);
   if (r.kind !== 'checkpoint') {
@@ -162,6 +162,16 @@ function sourceOf(s: Session, r: Resolved, root: string, why: string, ref: strin
 const DEFAULT_INSTALL = '/var/lib/kubelet/config.yaml';
 /** A config file that sets nothing: what a kubelet runs from its defaults alone. */
 export const DEFAULTS_ONLY = Buffer.from('kind: KubeletConfiguration\napiVersion: kubelet.config.k8s.io/v1beta1\n');
+/**
+ * What a kubelet with no --config file runs before its flags: the v1beta1 defaults with the
+ * command line's own defaults over them (options.NewKubeletConfiguration, applyLegacyDefaults:
+ * anonymous authentication on, webhook authentication off, AlwaysAllow, the read-only port
+ * 10255). A file holding only the v1beta1 defaults turns all four around (found by review:
+ * migrate wrote one, and the read-only port closed).
+ */
+export const FLAG_DEFAULTS = Buffer.from(
+  'kind: KubeletConfiguration\napiVersion: kubelet.config.k8s.io/v1beta1\nauthentication:\n  anonymous:\n    enabled: true\n  webhook:\n    enabled: false\nauthorization:\n  mode: AlwaysAllow\nreadOnlyPort: 10255\n',
+);
 
 /**
  * server.go checks the local config (the --config file, else the defaults) with the flags
@@ -170,7 +180,7 @@ export const DEFAULTS_ONLY = Buffer.from('kind: KubeletConfiguration\napiVersion
 export function startupFailure(s: Session): string | null {
   const j = s.local.judgement;
   if (s.local.path && j) return j.stage === 'ok' ? null : j.error;
-  const o = loadCheckpointConfig(DEFAULTS_ONLY, '/var/lib/kubelet/config.yaml', { version: s.judgeOptions.version, argv: s.kubeletArgv });
+  const o = loadCheckpointConfig(FLAG_DEFAULTS, '/var/lib/kubelet/config.yaml', { version: s.judgeOptions.version, argv: s.kubeletArgv });
   return o.stage === 'ok' ? null : o.error;
 }
 

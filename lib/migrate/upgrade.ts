@@ -19,7 +19,7 @@ import { asRelease, readLocalBytes, type Session } from '../session.js';
 import { flagAsWritten, flagValue, normalFlagName } from '../store/proc.js';
 import { refBytes } from '../store/show.js';
 import { resolveRef } from '../store/refs.js';
-import { DEFAULTS_ONLY, DKC_GATE, kubeletReadsStore } from './export.js';
+import { DEFAULTS_ONLY, DKC_GATE, FLAG_DEFAULTS, kubeletReadsStore } from './export.js';
 import { nodePathOf } from '../store/rooted.js';
 import { migratedArgv } from './plan.js';
 
@@ -159,7 +159,7 @@ export function startupExit(s: Session, to: UpgradeTarget): string | null {
 
 function localConfig(s: Session, root: string): { config: ConfigObject | null; path: string | null; error: string | null } {
   const p = s.local.path;
-  let bytes: Buffer = DEFAULTS_ONLY;
+  let bytes: Buffer = FLAG_DEFAULTS;
   if (p) {
     // As status reads it (found by review: a FIFO here hung upgrade-check).
     const read = readLocalBytes(p, root);

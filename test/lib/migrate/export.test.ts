@@ -191,3 +191,17 @@ t.test('found by a migrate review: 1.23 resets logging.flushFrequency and splitS
   t.match(r.text, /# reset by the kubelet at start-up .*: runs with false\n {6}splitStream: true\n/);
   t.match(r.warnings.join('\n'), /logging\.flushFrequency is 10000000000 in the export, but the 1\.23 kubelet resets it at start-up and runs with 5000000000/);
 });
+
+t.test('found by a migrate review: local with no --config file is the flag defaults, written out (applyLegacyDefaults)', async (t) => {
+  const { s } = store(`${HEAD}maxPods: 50\n`);
+  const r = buildExport(s, { ref: 'local', effective: false, force: false, root: '/' });
+  t.same(r.config, {
+    kind: 'KubeletConfiguration',
+    apiVersion: 'kubelet.config.k8s.io/v1beta1',
+    authentication: { anonymous: { enabled: true }, webhook: { enabled: false } },
+    authorization: { mode: 'AlwaysAllow' },
+    readOnlyPort: 10255,
+  });
+  const e = buildExport(s, { ref: 'local', effective: true, force: false, root: '/' });
+  t.match(e.config, { readOnlyPort: 10255, authorization: { mode: 'AlwaysAllow' }, authentication: { anonymous: { enabled: true }, webhook: { enabled: false, cacheTTL: '2m0s' } } });
+});

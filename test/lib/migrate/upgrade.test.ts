@@ -99,7 +99,18 @@ t.test('no command line found: "now" and "after" rest on one assumption, --dynam
   t.same(r.assumedFlags, [`--dynamic-config-dir=${dir}`, '--feature-gates=DynamicKubeletConfig=true']);
   t.equal(r.now.source, 'assigned', 'now: the store is read');
   t.match(r, { breaks: true, after: { starts: false, exitMessage: 'Error: failed to parse kubelet flag: unknown flag: --dynamic-config-dir', reason: /with the assumed command line/ } });
-  t.same(r.withoutFlag?.changes, [{ path: 'maxPods', op: 'changed', from: 50, to: 110 }], 'dropping the flag reverts the checkpoint');
+  // With no --config, the kubelet runs its flag defaults (applyLegacyDefaults; found by review).
+  t.same(
+    r.withoutFlag?.changes,
+    [
+      { path: 'authentication.anonymous.enabled', op: 'changed', from: false, to: true },
+      { path: 'authentication.webhook.enabled', op: 'changed', from: true, to: false },
+      { path: 'authorization.mode', op: 'changed', from: 'Webhook', to: 'AlwaysAllow' },
+      { path: 'maxPods', op: 'changed', from: 50, to: 110 },
+      { path: 'readOnlyPort', op: 'added', from: null, to: 10255 },
+    ],
+    'dropping the flag reverts the checkpoint to the flag defaults',
+  );
   const old = upgradeCheck(openSession({ dir, kubeletVersion: '1.21' }), { to: '1.22', root: '/' });
   t.same(old.assumedFlags, [`--dynamic-config-dir=${dir}`], 'a 1.21 kubelet needs no gate to read the store: none is assumed');
   t.match(old.after, { starts: false, exitMessage: /feature gate must be enabled in order to use the --dynamic-config-dir flag/ });
