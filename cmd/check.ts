@@ -38,5 +38,7 @@ export async function handler(args: Args): Promise<void> {
 async function journalEvidence(root: string, s: import('../lib/session.js').Session) {
   const { lastEvidence } = await import('../lib/journal/evidence.js');
   const { storeViewOf } = await import('../lib/journal/store-view.js');
-  return lastEvidence({ root, store: storeViewOf(s.snap) });
+  // NPD runs this on a live node (its pod mounts the node at /host, --root): a crash loop counts
+  // while it lasts, as without --root (found by review: an ended loop held the condition).
+  return lastEvidence({ root, store: storeViewOf(s.snap), now: Date.now() });
 }

@@ -187,3 +187,17 @@ t.test('a kubelet that exits at every start: a problem, and the line says the ku
   t.equal(r.code, 1);
   t.equal(r.stdout, 'kubelet exits at every start: unknown policy: "Static"\n');
 });
+
+t.test('found by a fleet review: check --npd under --root (a live node at /host) holds no condition for a crash loop that ended long ago', async (t) => {
+  const dir = t.testdir({ bin: {} });
+  const root = path.join(dir, 'host');
+  fs.mkdirSync(path.join(root, 'var/log/journal'), { recursive: true });
+  fs.cpSync(path.resolve('fixtures/stores/healthy'), path.join(root, 'var/lib/kubelet/dynamic-config'), { recursive: true });
+  // The journal ends in a crash loop on 2021-01-01: years before now.
+  fs.writeFileSync(path.join(dir, 'bin/journalctl'), `#!/bin/sh\ncat '${path.resolve('fixtures/journals/legacy-1.13.json')}'\n`, { mode: 0o755 });
+  const run = (...args: string[]) => runCli(['--root', root, 'check', '--npd', ...args], { env: { PATH: `${path.join(dir, 'bin')}:${process.env.PATH}` } });
+  const r = run();
+  t.equal(r.code, 0, r.stdout);
+  t.match(r.stdout, /^ok: /);
+  t.equal(run('--problem', 'crash-loop').code, 0, 'the temporary rule raises no event either');
+});

@@ -46,8 +46,18 @@ t.test('a crash loop that ended long before now is no current crash loop (live j
   t.match(later.lastEvent, { kind: 'start-limit-hit' }, 'the last event is still told');
   t.equal(later.summary, '2021-01-01 00:20:41Z start-limit-hit: Start request repeated too quickly.');
   t.equal((await at(Date.parse('2026-11-27T00:00:00Z'))).crashLoop, false, 'years later');
-  const root = await lastEvidence({ journalctl: bin, root: path.join(dir, 'root'), now: Date.parse('2026-11-27T00:00:00Z') });
+  const root = await lastEvidence({ journalctl: bin, root: path.join(dir, 'root') });
   t.equal(root.crashLoop, true, "a dead node's disk: the loop its journal ended in");
+  // check --npd on a live node mounted at /host gives the time (found by review: an ended loop held the NPD condition).
+  const live = await lastEvidence({ journalctl: bin, root: path.join(dir, 'root'), now: Date.parse('2026-11-27T00:00:00Z') });
+  t.equal(live.crashLoop, false, 'a live node under --root, with now: only a current loop');
+});
+
+t.test('found by review: a journalctl slower than the bound is "not checked", never "no events, no crash loop"', async (t) => {
+  const dir = t.testdir({ journal: {} });
+  const bin = fake(dir, `sleep 2; cat '${path.join(FIX, 'legacy-1.13.json')}'`);
+  const ev = await lastEvidence({ journalctl: bin, journalDirs: [path.join(dir, 'journal')], timeoutMs: 200, now: Date.parse('2021-01-01T00:21:41Z') });
+  t.match(ev, { lastEvent: null, summary: null, crashLoop: false, reason: 'journal not read: journalctl did not finish within 200 ms, so events and crash loops were not checked' });
 });
 
 t.test('the summary says what the kubelet restarted to', async (t) => {
