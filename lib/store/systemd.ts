@@ -30,6 +30,13 @@ function logicalLines(text: string, unit = false): string[] {
   for (const raw of text.split(/\r?\n/)) {
     if ((!continued || unit) && isComment(raw)) continue;
     const line = continued ? raw : raw.trimStart();
+    // An environment file's quoted value may span lines, newlines kept (systemd.exec(5); found
+    // by review: the flags on a KUBELET_EXTRA_ARGS="…" value's later lines were never seen).
+    if (!unit && openQuote(cur + line)) {
+      cur += `${line}\n`;
+      continued = true;
+      continue;
+    }
     if (line.endsWith('\\')) {
       cur += line.slice(0, -1) + ' ';
       continued = true;
@@ -41,6 +48,22 @@ function logicalLines(text: string, unit = false): string[] {
   }
   if (continued) out.push(cur.trim());
   return out;
+}
+
+/**
+ * Whether an environment file's `KEY="…` or `KEY='…` assignment is still inside its quotes at
+ * the end of `text` (in double quotes a backslash escapes the next character; in single
+ * quotes nothing does). Quotes count only where the value starts with one, as systemd reads them.
+ */
+function openQuote(text: string): boolean {
+  const m = /^(?:export\s+)?[A-Za-z_][A-Za-z0-9_]*\s*=\s*(["'])/.exec(text);
+  if (!m) return false;
+  const q = m[1]!;
+  for (let i = m[0].length; i < text.length; i++) {
+    if (q === '"' && text[i] === '\\') i++;
+    else if (text[i] === q) return false;
+  }
+  return true;
 }
 
 /** Split on whitespace honouring "double" and 'single' quotes and backslash escapes. */

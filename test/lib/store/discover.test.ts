@@ -202,3 +202,12 @@ t.test('the comm name (from /proc/PID/stat): blanks around it ignored, anything 
   t.same(listKubeletProcesses(proc).map((p) => p.pid), [40, 41, 42]);
   t.same(listKubeletProcesses(path.join(proc, 'missing')), [], 'no /proc at all: no processes');
 });
+
+t.test('found by a migrate review: an environment file\'s quoted value may span lines (systemd.exec(5)), its flags all read', async (t) => {
+  const env = parseEnvFile('KUBELET_EXTRA_ARGS="--node-ip=10.0.0.12\n  --dynamic-config-dir=/var/lib/kubelet/dynamic-config\n# not a comment here\n  --feature-gates=DynamicKubeletConfig=true"\nNEXT=1\nS=\'a\nb\'\n');
+  t.same(expandExecStart('/usr/bin/kubelet $KUBELET_EXTRA_ARGS', env), ['/usr/bin/kubelet', '--node-ip=10.0.0.12', '--dynamic-config-dir=/var/lib/kubelet/dynamic-config', '#', 'not', 'a', 'comment', 'here', '--feature-gates=DynamicKubeletConfig=true']);
+  t.equal(env.get('NEXT'), '1', 'the next assignment is its own');
+  t.equal(env.get('S'), 'a\nb', 'single quotes keep the newline too');
+  t.same([...parseEnvFile('A="one \\" two\nthree"\nB=2\n')], [['A', 'one " two\nthree'], ['B', '2']], 'an escaped quote does not close it');
+  t.same([...parseEnvFile('A=plain "not a quote start\nB=2\n')].map(([k]) => k), ['A', 'B'], 'only a value that starts with a quote goes on');
+});
