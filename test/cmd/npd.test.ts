@@ -98,6 +98,8 @@ t.test('fleet manifest npd: NPD validation accepts it; one permanent rule, a tem
   t.equal(JSON.parse(self.stdout).rules[0].path, cliPath);
   t.ok(loadAndValidate(self.stdout));
   t.match(runCli(['fleet', 'manifest', 'npd', '--bundle', 'relative/kubelet-ckpt']), { code: 2, stderr: /must be an absolute path/ });
+  // Found by review: NPD stats a rule's path as given, from its own directory.
+  t.match(runCli(['fleet', 'manifest', 'npd', '--bundle', cliPath, '--node', 'node']), { code: 2, stderr: /--node "node" must be an absolute path for npd/ });
   t.match(runCli(['fleet', 'manifest', 'npd', '--timeout', '5']), { code: 2, stderr: /is not a Go duration/ });
 });
 

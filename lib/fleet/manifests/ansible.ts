@@ -22,7 +22,8 @@ const guide = (reportsDir: string) => [
   'Per-host variables: kubelet_ckpt_root (a node disk mounted elsewhere, default /),',
   'kubelet_ckpt_node_name (default: the kubelet\'s --hostname-override, else the host name),',
   'kubelet_ckpt_node (the node binary, default node), kubelet_ckpt_become (default true); and, per host',
-  'or with -e: kubelet_ckpt_bundle, kubelet_ckpt_dest, kubelet_ckpt_tmp, kubelet_ckpt_reports, kubelet_ckpt_hosts.',
+  'or with -e: kubelet_ckpt_bundle, kubelet_ckpt_dest, kubelet_ckpt_tmp, kubelet_ckpt_reports;',
+  'with -e only (the play picks its hosts before any inventory variable exists): kubelet_ckpt_hosts.',
 ];
 
 /**

@@ -48,6 +48,9 @@ export function manifest(kind: ManifestKind, o: AllManifestOptions): string {
   checkOptions(o);
   switch (kind) {
     case 'npd':
+      // NPD checks each rule's path with os.Stat, from its own working directory, and looks up
+      // nothing on PATH: a relative one stops NPD at start (found by review).
+      if (o.node && !o.node.startsWith('/')) throw new UsageError(`--node ${JSON.stringify(o.node)} must be an absolute path for npd`, 'node-problem-detector runs a rule\'s path as given, not looked up on PATH: give /usr/bin/node, for one');
       return `${JSON.stringify(npdConfig(o), null, 2)}\n`;
     case 'job':
       return jobManifest(o, o.targetNodes);
