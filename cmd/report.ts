@@ -17,6 +17,7 @@ export const describe = 'one JSON document about this node (NodeReport), for mer
 
 interface Args extends GlobalArgs {
   'node-name'?: string;
+  host?: string;
   journal: boolean;
   scope: 'all' | 'referenced';
 }
@@ -62,6 +63,7 @@ export function builder(y: Argv<GlobalArgs>): Argv<Args> {
   return y
     .command(merge as never)
     .option('node-name', { type: 'string', requiresArg: true, describe: "the node's name (default: the kubelet's --hostname-override, else the host name; under --root the disk's /etc/hostname)" })
+    .option('host', { type: 'string', requiresArg: true, describe: "the machine that writes the report, as report merge tells runs apart (default: this machine's host name; in a pod, whose host name is the pod's, give the node's name)" })
     .option('journal', { type: 'boolean', default: true, describe: 'read the journal tail for crash loops and the running config (--no-journal skips it)' })
     .option('scope', { choices: ['all', 'referenced'] as const, default: 'all' as const, describe: 'findings over every checkpoint (all), or only the payloads the meta files name (referenced, faster)' })
     .example('$0 report > /tmp/report-$(hostname).json', "this node's report")
@@ -69,13 +71,14 @@ export function builder(y: Argv<GlobalArgs>): Argv<Args> {
 }
 
 /** The NodeReport the global options and report options name (report, metrics). */
-export async function nodeReport(args: GlobalArgs & { 'node-name'?: string; journal: boolean; scope: 'all' | 'referenced' }, streams: Streams) {
+export async function nodeReport(args: GlobalArgs & { 'node-name'?: string; host?: string; journal: boolean; scope: 'all' | 'referenced' }, streams: Streams) {
   const root = args.root ?? '/';
   return buildNodeReport({
     open: () => session(args, streams),
     root,
     dir: args.dir,
     nodeName: args['node-name'],
+    host: args.host,
     rules: resolveKubeletVersion(args['kubelet-version']).version,
     scope: args.scope,
     pool: (s: Session) => workerJudgePool(s.judgeOptions),

@@ -47,7 +47,10 @@ export interface ReportOptions {
   journal: ((s: Session | null) => Promise<Evidence>) | null;
   /** Ask `kubelet --version` (live node only). */
   askKubelet: boolean;
+  /** This machine's host name (os.hostname() unless a test passes one). */
   hostname?: string;
+  /** `--host`: the name report merge knows the writing machine by (a pod's host name is the pod's). */
+  host?: string | undefined;
   now?: Date;
 }
 
@@ -155,7 +158,7 @@ export async function buildNodeReport(o: ReportOptions): Promise<NodeReport> {
     kind: REPORT_KIND,
     generatedAt: now.toISOString(),
     tool: { name: 'kubelet-ckpt', version: TOOL_VERSION },
-    node: { ...nodeName({ given: o.nodeName, kubeletArgv: argv, root: o.root, hostname: o.hostname }), host: o.hostname ?? (await import('node:os')).hostname() },
+    node: { ...nodeName({ given: o.nodeName, kubeletArgv: argv, root: o.root, hostname: o.hostname }), host: o.host || o.hostname || (await import('node:os')).hostname() },
     kubelet: { version: o.askKubelet && o.root === '/' ? kubeletBinaryVersion() : null, rules: o.rules, config: s?.local.path ?? null },
     store: storeError
       ? { path: storePathOf(o.dir ?? discover({ root: o.root }).dir), state: storeStateOf(storeError), error: storeError.message, checkpoints: null }

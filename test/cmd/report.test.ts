@@ -334,3 +334,26 @@ t.test('found by a fleet review: a named directory that cannot be listed fails t
   t.equal(r.stdout, '');
   t.match(r.stderr, `cannot read ${reports}: permission denied`);
 });
+
+t.test('found by a fleet review: two pod runs on one node (--host the node\'s name, as the manifests pass it) merge as one node, the newer kept', async (t) => {
+  const dir = t.testdir({ reports: {} });
+  const fellBack = copyFixture('stores/fell-back');
+  const healthy = copyFixture('stores/healthy');
+  const run = (store: string, out: string) => {
+    const r = runCli(['--dir', store, 'report', '--node-name', 'node-a', '--host', 'node-a', '--no-journal']);
+    t.equal(r.code, 0, r.stderr);
+    t.equal((JSON.parse(r.stdout) as { node: { host: string } }).node.host, 'node-a');
+    fs.writeFileSync(path.join(dir, 'reports', out), r.stdout);
+  };
+  run(fellBack, '1.json');
+  await new Promise((r) => setTimeout(r, 20)); // a later generatedAt
+  run(healthy, '2.json');
+  const m = runCli(['report', 'merge', path.join(dir, 'reports'), '-o', 'json']);
+  t.equal(m.code, 0, m.stderr);
+  const j = JSON.parse(m.stdout) as { nodes: { name: string }[] } & Record<string, unknown>;
+  t.match(JSON.stringify(j), /"node-a"/);
+  t.notMatch(JSON.stringify(j), /node-a@/, 'no second node named after its host');
+  const manifest = runCli(['fleet', 'manifest', 'daemonset']);
+  t.match(manifest.stdout, /--host "\$NODE_NAME"/);
+  t.match(runCli(['fleet', 'manifest', 'job', '--target-node', 'n1']).stdout, /- '--host'\n\s+- \$\(NODE_NAME\)/);
+});

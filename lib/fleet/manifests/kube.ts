@@ -11,9 +11,13 @@ export const APP_LABEL = 'kubelet-ckpt-report';
 
 const labels = { 'app.kubernetes.io/name': APP_LABEL, 'app.kubernetes.io/part-of': 'kubelet-ckpt' };
 
-/** `node BUNDLE --root /host -q report --node-name $(NODE_NAME)` (the kubelet expands $(NODE_NAME)). */
+/**
+ * `node BUNDLE --root /host -q report --node-name $(NODE_NAME) --host $(NODE_NAME)` (the kubelet
+ * expands $(NODE_NAME)). --host: a pod's host name is the pod's, new at every run, and report
+ * merge kept two runs on one node as two nodes (found by review).
+ */
 function reportArgv(o: ManifestOptions): string[] {
-  return [o.node ?? 'node', o.bundle, '--root', o.hostRoot, '-q', 'report', '--node-name', '$(NODE_NAME)'];
+  return [o.node ?? 'node', o.bundle, '--root', o.hostRoot, '-q', 'report', '--node-name', '$(NODE_NAME)', '--host', '$(NODE_NAME)'];
 }
 
 function container(o: ManifestOptions, command: string[], extraMounts: object[] = []) {
@@ -103,7 +107,7 @@ const DS_SCRIPT = [
   'd="${SONOBUOY_RESULTS_DIR:-/tmp/sonobuoy/results}"',
   'mkdir -p "$d"',
   'f="$d/report-$NODE_NAME.json"',
-  '"$0" "$1" --root "$2" -q report --node-name "$NODE_NAME" > "$f.tmp"',
+  '"$0" "$1" --root "$2" -q report --node-name "$NODE_NAME" --host "$NODE_NAME" > "$f.tmp"',
   'mv "$f.tmp" "$f"',
   'cat "$f"',
   'echo "$f" > "$d/done"',
