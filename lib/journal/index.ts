@@ -171,6 +171,11 @@ export function sniffFormat(sample: Buffer): InputFormat {
     if (isPrettyJsonStart(l)) {
       throw new UsageError('the journal is journalctl -o json-pretty output (one field per line), which kubelet-ckpt does not read', 'export it with journalctl -o json (one entry per line) or -o short-iso', 'JOURNAL_FORMAT');
     }
+    // journalctl -o export: one FIELD=value line each, entries apart by a blank line (binary
+    // fields framed by length). Its lines mean nothing one by one: refused, not read as nothing.
+    if (/^__(?:CURSOR|REALTIME_TIMESTAMP|MONOTONIC_TIMESTAMP|SEQNUM)=/.test(l)) {
+      throw new UsageError('the journal is journalctl -o export output (one field per line), which kubelet-ckpt does not read', 'export it with journalctl -o json (one entry per line) or -o short-iso; or import it (systemd-journal-remote -o DIR/x.journal FILE) and give --journal-dir DIR', 'JOURNAL_FORMAT');
+    }
     if (jsonText(l) !== null) return 'json';
     if (parsePrefix(l)) return 'syslog';
   }

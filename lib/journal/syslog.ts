@@ -100,8 +100,21 @@ const IDENT = /^(?:[^\s:[\]]+ )?([^\s:[\]]+)(?:\[(\d{1,19})\])?: ?/;
 
 const micros = (frac: string | undefined): number => (frac ? Math.floor(+(frac + '000000').slice(0, 6)) : 0);
 
+/**
+ * RFC 5424's header (rsyslog's RSYSLOG_SyslogProtocol23Format, syslog-ng): `<PRI>1 TIMESTAMP
+ * HOST APP-NAME PROCID MSGID STRUCTURED-DATA MSG`, the time ISO 8601 with its offset. Read as
+ * the short-iso line it says the same as (found by review: such a file read as no events).
+ */
+const RFC5424 = /^<\d{1,3}>1 (\d{4}-\d\d-\d\dT\S+) (\S+) (\S+) (\S+) \S+ (?:-|(?:\[(?:[^\]\\]|\\.)*\])+)(?: (?:\uFEFF)?|$)/;
+
 /** Parse a text line's prefix; null when the line has none of the known prefixes. */
 export function parsePrefix(line: string): Prefixed | null {
+  if (line.charCodeAt(0) === 60 /* < */) {
+    const r = RFC5424.exec(line);
+    if (!r) return null;
+    const pid = /^\d{1,19}$/.test(r[4]!) ? `[${r[4]}]` : '';
+    return parsePrefix(`${r[1]} ${r[2]} ${r[3]}${pid}: ${line.slice(r[0].length)}`);
+  }
   let time: LineTime | null = null;
   let monthToken: string | null = null;
   let wholeSecond: Prefixed['wholeSecond'] = null;

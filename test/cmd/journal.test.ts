@@ -245,6 +245,21 @@ t.test('JSON exports of every journalctl: spaced (older systemd), json-seq, json
   const r = runCli(['journal', '--file', pretty]);
   t.equal(r.code, 2, 'json-pretty: refused, not read as nothing');
   t.match(r.stderr, /journalctl -o json-pretty output .* which kubelet-ckpt does not read\nhint: export it with journalctl -o json/);
+  // Found by review: export format and RFC 5424 read as "no events", exit 0.
+  for (const file of [J('legacy-1.13.export'), '-']) {
+    const e = runCli(['journal', '--file', file], file === '-' ? { input: fs.readFileSync(J('legacy-1.13.export')) } : {});
+    t.equal(e.code, 2, `export format (${file}): refused`);
+    t.match(e.stderr, /journalctl -o export output \(one field per line\), which kubelet-ckpt does not read\nhint: export it with journalctl -o json/);
+  }
+  const rfc = path.join(dir, 'rfc5424.log');
+  fs.writeFileSync(rfc, [
+    '<30>1 2021-08-24T13:16:00.000001+09:00 node-1 systemd 1 - - Started kubelet: The Kubernetes Node Agent.',
+    '<30>1 2021-08-24T13:16:04.368361+09:00 node-1 kubelet 278409 - [meta sequenceId="1"] \uFEFFI0824 13:16:04.368361  278409 controller.go:101] kubelet config controller: starting controller',
+    '',
+  ].join('\n'));
+  const k = runCli(['journal', '--file', rfc, '-o', 'json']);
+  t.equal(k.code, 0, k.stderr);
+  t.match(JSON.parse(k.stdout).events, [{ time: '2021-08-24T04:16:00.000Z', kind: 'kubelet-started' }, { time: '2021-08-24T04:16:04.368Z', pid: 278409, kind: 'controller-start' }]);
 });
 
 t.test('units named after the kubelet are not the kubelet: no phantom starts, exits or crash loop', async (t) => {
