@@ -114,22 +114,10 @@ const lineMemo = new Map<string, LineParse>();
 let lineMemoPlain: Plain | null = null;
 const LINE_MEMO_MAX = 16_384;
 
-/**
- * The lines of the documents parsed before, by line number: the payloads of a store share
- * most lines at the same places, and comparing a line where it stands is cheaper than cutting
- * it out and looking it up (the hashing of each line was a tenth of judging 10,000 payloads).
- * A line's meaning does not depend on where it stands (its place is checked as for any line),
- * but an item line and a member line of the same text differ: the text tells them apart.
- */
-const lastDoc: { plain: Plain | null; lines: ({ content: string; parse: LineParse } | undefined)[] } = { plain: null, lines: [] };
-const LAST_DOC_LINES = 512;
-
 function parseLine(content: string, item: boolean, plain: Plain): LineParse {
   if (lineMemoPlain !== plain) {
     lineMemo.clear();
     lineMemoPlain = plain;
-    lastDoc.lines = [];
-    lastDoc.plain = plain;
   }
   let r = lineMemo.get(content);
   if (r !== undefined) return r;
@@ -183,12 +171,11 @@ export function fastBlockYaml(text: string, plain: Plain, printable = false): Ob
     while (first < eol && text.charCodeAt(first) === 0x20) first++;
     // Blank lines and comments.
     if (first === eol || text.charCodeAt(first) === 0x23) continue;
+    const content = text.slice(first, eol);
     const indent = first - start;
-    const item = text.charCodeAt(first) === 0x2d && (first + 1 === eol || text.charCodeAt(first + 1) === 0x20);
-    const lineNo = lines;
+    const item = content.charCodeAt(0) === 0x2d && (content.length === 1 || content.charCodeAt(1) === 0x20);
     if (lines++ === 0) {
-      // (No match can run past the line: its end is a line feed, which none of these hold.)
-      if (indent !== 0 || item || text.startsWith('---', first) || text.charCodeAt(first) === 0x25) return undefined;
+      if (indent !== 0 || item || content.startsWith('---') || content.startsWith('%')) return undefined;
       stack.push({ indent: 0, map: root, seq: null, compact: false });
     }
     if (lastScalarIndent >= 0 && indent > lastScalarIndent) return undefined;
@@ -217,16 +204,7 @@ export function fastBlockYaml(text: string, plain: Plain, printable = false): Ob
     if (!top || top.indent !== indent) return undefined;
     const node = top.map;
     if ((node === null) !== item) return undefined;
-    // The line the last document had here, when this one is the same text (compared in place:
-    // no slice, no hash), else parsed (lineMemo).
-    const before = lastDoc.lines[lineNo];
-    let line: LineParse;
-    if (before !== undefined && before.content.length === eol - first && lastDoc.plain === plain && text.startsWith(before.content, first)) line = before.parse;
-    else {
-      const content = text.slice(first, eol);
-      line = parseLine(content, item, plain);
-      if (lineNo < LAST_DOC_LINES) lastDoc.lines[lineNo] = { content, parse: line };
-    }
+    const line = parseLine(content, item, plain);
     if (line === null) return undefined;
     if ('item' in line) {
       top.seq!.items.push(line.item);
