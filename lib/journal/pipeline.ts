@@ -37,7 +37,6 @@ interface YearlessRef {
 }
 
 /** 2001, 2002 and 2003: what lies between one provisional (leap) year and the next. */
-const THREE_COMMON_YEARS_MS = 3 * 365 * 86_400_000;
 
 /** Records the window dropped, kept for the parser to fill again (Pipeline.reuse): a long read then makes no garbage of its events. */
 const POOL_SIZE = 64;
@@ -192,10 +191,17 @@ export class Pipeline {
 
   private readonly memo = { version: -1, steps: -1, year: 0, second: { year: null, month: NaN, day: 0, hour: 0, minute: 0, second: 0, micros: 0 } as LocalTime, secondMs: NaN };
 
+  /** The year the first year-less line was guessed to be in (provisionalMs); fixed from then on. */
+  private provisionalYear: number | null = null;
+
   /**
    * Orders and measures events before the year of year-less lines is known (it is fixed by the
-   * last line): each year step gets its own leap year, in UTC. Differences agree with the final
-   * times except across a DST change or a non-leap February's end.
+   * last line): the years are guessed once, at the first such line, as the lines so far place
+   * it, and each year step adds one. Read in the local zone (or UTC) as the final times are, so
+   * that the ten minutes of a crash loop are the same ten minutes across a DST change or a
+   * common year's February end (found by review: a leap year in UTC made 01:58 EST and 03:02
+   * EDT an hour apart, and the verdict differ from --year's). Only a wrong guess of the year,
+   * near a DST change or February's end, can still make the two differ.
    */
   private provisionalMs(rec: LineRecord, steps: number): number {
     const t = rec.time!;
@@ -203,10 +209,8 @@ export class Pipeline {
     const l = t.local;
     if (l.year !== null) return localMs(l, this.o.utc);
     if (this.o.year !== null) return localMsIn(l, this.o.year + steps, this.o.utc);
-    // Leap years (2000, 2004, …) so that Feb 29 is a date, each pulled back by the three years
-    // between them: one step is then one year, and times across New Year are minutes apart (a
-    // crash loop over midnight; found by review: it was three years).
-    return Date.UTC(2000 + 4 * steps, l.month - 1, l.day, l.hour, l.minute, l.second, Math.floor(l.micros / 1000)) - steps * THREE_COMMON_YEARS_MS;
+    this.provisionalYear ??= this.years.yearFor(steps, this.yearOpts()) - steps;
+    return localMsIn(l, this.provisionalYear + steps, this.o.utc);
   }
 
   /** --since/--until; a year-less line is judged by the year the lines so far suggest. */

@@ -374,3 +374,35 @@ t.test('found by review: a line of Dec 31 stored just after one of Jan 1 does no
   const r = json<{ events: { time: string }[] }>(runCli(['journal', '--file', f, '--year', '2025', '--utc', '-o', 'json']));
   t.same(r.events.map((e) => e.time.slice(0, 10)), ['2025-12-31', '2025-12-31', '2026-01-01', '2025-12-31', '2026-01-01']);
 });
+
+t.test('found by a journal review: a crash loop across a DST change or a common year\'s February end is one without --year too', async (t) => {
+  const dir = t.testdir({});
+  const loop = (file: string, starts: [string, string, string][], mtime: string) => {
+    let pid = 2000;
+    const lines: string[] = [];
+    for (const [md, hm, k] of starts) {
+      pid += 111;
+      const p = String(pid).padStart(7);
+      lines.push(
+        `${md} ${hm}:00 n1 systemd[1]: Started kubelet: The Kubernetes Node Agent.`,
+        `${md} ${hm}:01 n1 kubelet[${pid}]: I${k} ${hm}:01.000001 ${p} controller.go:101] kubelet config controller: starting controller`,
+        `${md} ${hm}:01 n1 kubelet[${pid}]: F${k} ${hm}:01.000200 ${p} server.go:271] failed to determine a valid configuration, error: no checkpoint for source /api/v1/namespaces/kube-system/configmaps/cfg-b, UID: bbbb-2222, ResourceVersion: 7`,
+        `${md} ${hm}:01 n1 systemd[1]: kubelet.service: Main process exited, code=exited, status=255/n/a`,
+      );
+    }
+    const f = path.join(dir, file);
+    fs.writeFileSync(f, `${lines.join('\n')}\n`);
+    fs.utimesSync(f, new Date(mtime), new Date(mtime));
+    return f;
+  };
+  // 01:58 EST, then 03:02 and 03:06 EDT: four minutes apart each.
+  const spring = loop('spring.log', [['Mar 14', '01:58', '0314'], ['Mar 14', '03:02', '0314'], ['Mar 14', '03:06', '0314']], '2021-03-14T09:00:00Z');
+  const feb = loop('feb.log', [['Feb 28', '23:58', '0228'], ['Mar 01', '00:02', '0301'], ['Mar 01', '00:06', '0301']], '2021-03-01T00:10:00Z');
+  for (const [f, tz] of [[spring, 'America/New_York'], [feb, 'UTC']] as const) {
+    for (const year of [[], ['--year', '2021']]) {
+      const r = runCli(['journal', '--file', f, ...year, '-o', 'json'], { env: { TZ: tz } });
+      t.equal(r.code, 1, `${path.basename(f)} ${year.join(' ')}: ${r.stderr}`);
+      t.equal(JSON.parse(r.stdout).crashLoop, true, `${path.basename(f)} ${year.join(' ') || 'without --year'}`);
+    }
+  }
+});
