@@ -12,6 +12,26 @@ import { fakeSystemctl, kubeconfig, kubeletBin, listener, makeStore, metaFor, re
 const cli = (dcd: string, args: string[], env: Record<string, string> = {}) => runCli(['--dir', dcd, ...args], { env });
 const LKG = metaFor('119980');
 
+/** A store, a fake kubelet binary, and a fake systemctl whose unit runs it with `--dynamic-config-dir` on the store. */
+function systemdNode(t: Tap.Test) {
+  const dir = t.testdir({});
+  const dcd = makeStore(path.join(dir, 'node'));
+  const bin = kubeletBin(path.join(dir, 'bin'));
+  const state = path.join(dir, 'state');
+  fakeSystemctl(path.join(dir, 'sbin'), state, bin);
+  const args = `--dynamic-config-dir=${dcd}`;
+  fs.writeFileSync(path.join(state, 'args'), args);
+  return { dcd, bin, state, args, env: { PATH: `${path.join(dir, 'sbin')}:${process.env.PATH}` } };
+}
+
+/** systemdNode with its unit's kubelet running (its pid where systemctl finds it). */
+async function runningUnit(t: Tap.Test) {
+  const n = systemdNode(t);
+  const k = await startKubelet(t, n.bin, [n.args]);
+  fs.writeFileSync(path.join(n.state, 'pid'), String(k.pid));
+  return { ...n, k };
+}
+
 t.test('a kubelet using this store refuses (exit 4); --force writes with a warning; another store is no matter', async (t) => {
   const dir = t.testdir({});
   const dcd = makeStore(path.join(dir, 'node'));
@@ -62,16 +82,7 @@ t.test('prune and clean with nothing to remove while a kubelet runs: nothing to 
 });
 
 t.test('--restart-kubelet: systemctl stop, write, start, is-active reported', async (t) => {
-  const dir = t.testdir({});
-  const dcd = makeStore(path.join(dir, 'node'));
-  const bin = kubeletBin(path.join(dir, 'bin'));
-  const state = path.join(dir, 'state');
-  fakeSystemctl(path.join(dir, 'sbin'), state, bin);
-  const args = `--dynamic-config-dir=${dcd}`;
-  fs.writeFileSync(path.join(state, 'args'), args);
-  const k = await startKubelet(t, bin, [args]);
-  fs.writeFileSync(path.join(state, 'pid'), String(k.pid));
-  const env = { PATH: `${path.join(dir, 'sbin')}:${process.env.PATH}` };
+  const { dcd, state, k, env } = await runningUnit(t);
   const r = cli(dcd, ['rollback', '--yes', '--restart-kubelet', '-o', 'json'], env);
   t.equal(r.code, 0, r.stderr);
   t.match(json(r), { dryRun: false, kubelet: { stopped: true, started: true, active: 'active' }, warnings: [] });
@@ -92,17 +103,8 @@ t.test('--restart-kubelet: systemctl stop, write, start, is-active reported', as
 });
 
 t.test('--restart-kubelet whose systemctl start fails: written, reported, exit 3 (found by review: exit 0 left a node without a kubelet unnoticed)', async (t) => {
-  const dir = t.testdir({});
-  const dcd = makeStore(path.join(dir, 'node'));
-  const bin = kubeletBin(path.join(dir, 'bin'));
-  const state = path.join(dir, 'state');
-  fakeSystemctl(path.join(dir, 'sbin'), state, bin);
-  const args = `--dynamic-config-dir=${dcd}`;
-  fs.writeFileSync(path.join(state, 'args'), args);
-  const k = await startKubelet(t, bin, [args]);
-  fs.writeFileSync(path.join(state, 'pid'), String(k.pid));
+  const { dcd, state, k, env } = await runningUnit(t);
   fs.writeFileSync(path.join(state, 'fail-start'), '');
-  const env = { PATH: `${path.join(dir, 'sbin')}:${process.env.PATH}` };
   const j = cli(dcd, ['rollback', '--yes', '--restart-kubelet', '-o', 'json'], env);
   t.equal(j.code, 3, j.stderr);
   t.match(json(j), { dryRun: false, kubelet: { stopped: true, started: false, active: 'inactive' }, warnings: [/systemctl start kubelet failed \(exit 1\): Job for kubelet.service failed/, /is-active kubelet says inactive/] });
@@ -115,13 +117,7 @@ t.test('--restart-kubelet whose systemctl start fails: written, reported, exit 3
 });
 
 t.test('found by a recovery review: --restart-kubelet that stopped the unit and then refuses starts the unit again (only a unit that was running)', async (t) => {
-  const dir = t.testdir({});
-  const dcd = makeStore(path.join(dir, 'node'));
-  const bin = kubeletBin(path.join(dir, 'bin'));
-  const state = path.join(dir, 'state');
-  fakeSystemctl(path.join(dir, 'sbin'), state, bin);
-  fs.writeFileSync(path.join(state, 'args'), `--dynamic-config-dir=${dcd}`);
-  const env = { PATH: `${path.join(dir, 'sbin')}:${process.env.PATH}` };
+  const { dcd, bin, state, env } = systemdNode(t);
   // A process on the store that the unit does not own: systemctl stop leaves it running.
   const k = await startKubelet(t, bin, [`--dynamic-config-dir=${dcd}`]);
   const before = treeHash(dcd);
