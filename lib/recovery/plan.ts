@@ -188,8 +188,8 @@ export function removalInterlocks(ctx: RecoveryContext, o: Overrides, refusals: 
     const k = kubeletsUsing(snap.dynamicConfigDir, ctx.procRoot, ctx.root);
     unsure.push(...k.unsure);
     if (k.using.length && !o.force && !o.restartKubelet) refusals.push(runningError(k.using, snap.storeDir));
-    restartNeeds(ctx, o);
   }
+  restartNeeds(ctx, o);
   const locked = holderRefusal(snap.dynamicConfigDir) ?? lockWriteRefusal(snap.dynamicConfigDir);
   if (locked) refusals.push(locked);
 }

@@ -27,15 +27,27 @@ function logicalLines(text: string, unit = false): string[] {
   const out: string[] = [];
   let cur = '';
   let continued = false;
-  for (const raw of text.split(/\r?\n/)) {
+  const lines = text.split(/\r?\n/);
+  /** Index of the line that closes the quote the current one leaves open (-1: none). */
+  let closesAt = -1;
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i]!;
     if ((!continued || unit) && isComment(raw)) continue;
     const line = continued ? raw : raw.trimStart();
     // An environment file's quoted value may span lines, newlines kept (systemd.exec(5); found
     // by review: the flags on a KUBELET_EXTRA_ARGS="…" value's later lines were never seen).
-    if (!unit && openQuote(cur + line)) {
+    // A quote that no later line closes is read line by line (the flag editor then says so).
+    if (!unit && i < closesAt) {
       cur += `${line}\n`;
-      continued = true;
       continue;
+    }
+    if (!unit && closesAt < i && openQuote(cur + line)) {
+      closesAt = closingLine(lines, i, cur + line);
+      if (closesAt > i) {
+        cur += `${line}\n`;
+        continued = true;
+        continue;
+      }
     }
     if (line.endsWith('\\')) {
       cur += line.slice(0, -1) + ' ';
@@ -64,6 +76,16 @@ function openQuote(text: string): boolean {
     else if (text[i] === q) return false;
   }
   return true;
+}
+
+/** The first line after `i` at which `text` (through line i) and the lines after it close its quote; -1 when none does. */
+function closingLine(lines: readonly string[], i: number, text: string): number {
+  let acc = text;
+  for (let j = i + 1; j < lines.length; j++) {
+    acc += `\n${lines[j]}`;
+    if (!openQuote(acc)) return j;
+  }
+  return -1;
 }
 
 /** Split on whitespace honouring "double" and 'single' quotes and backslash escapes. */

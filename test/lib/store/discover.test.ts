@@ -211,3 +211,7 @@ t.test('found by a migrate review: an environment file\'s quoted value may span 
   t.same([...parseEnvFile('A="one \\" two\nthree"\nB=2\n')], [['A', 'one " two\nthree'], ['B', '2']], 'an escaped quote does not close it');
   t.same([...parseEnvFile('A=plain "not a quote start\nB=2\n')].map(([k]) => k), ['A', 'B'], 'only a value that starts with a quote goes on');
 });
+
+t.test('a quote no later line closes is read line by line, as before (the flag editor says where it opened)', async (t) => {
+  t.same([...parseEnvFile('A="--x\nB=2\n')], [['A', '--x'], ['B', '2']]);
+});
