@@ -42,6 +42,8 @@ export interface Evidence {
   running: { uid: string; resourceVersion: string | null } | null;
   /** Why there is no evidence, when there is none (`no journal readable` …). */
   reason: string | null;
+  /** The read stopped at its time bound: crash loops were not fully checked. */
+  cutShort?: boolean;
 }
 
 /** Kinds worth a line in status: what ran, what changed, what failed. */
@@ -99,8 +101,8 @@ const now = (opts: EvidenceOptions, root: string | null): number | null => opts.
  */
 function cutShort(e: Evidence, timeoutMs: number): Evidence {
   const cut = `journalctl did not finish within ${timeoutMs} ms`;
-  if (!e.lastEvent && !e.crashLoop) return { ...none(`journal not read: ${cut}, so events and crash loops were not checked`) };
-  return { ...e, summary: e.summary && `${e.summary} (journal read cut short: ${cut})`, reason: e.crashLoop ? e.reason : `journal read cut short: ${cut}, so crash loops were not fully checked` };
+  if (!e.lastEvent && !e.crashLoop) return { ...none(`journal not read: ${cut}, so events and crash loops were not checked`), cutShort: true };
+  return { ...e, summary: e.summary && `${e.summary} (journal read cut short: ${cut})`, reason: e.crashLoop ? e.reason : `journal read cut short: ${cut}, so crash loops were not fully checked`, cutShort: true };
 }
 
 /**

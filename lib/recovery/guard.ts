@@ -58,17 +58,23 @@ export async function guarded(o: GuardOptions, work: (lock: HeldLock) => Promise
       report.stopped = true;
       hook('kubelet-stopped', 'kubelet');
     }
+    let failed: unknown = null;
     try {
       await work(lock);
-    } finally {
-      if (sc && report?.stopped) {
-        const st = startKubelet(sc);
-        report.started = st.started;
-        report.active = st.active;
-        if (st.error) warnings.push(st.error);
-        if (st.active !== 'active') warnings.push(`after systemctl start kubelet, systemctl is-active kubelet says ${st.active ?? 'nothing'}: check journalctl -u kubelet`);
-      }
+    } catch (err) {
+      failed = err;
     }
+    if (sc && report?.stopped) {
+      const st = startKubelet(sc);
+      report.started = st.started;
+      report.active = st.active;
+      if (st.error) warnings.push(st.error);
+      if (st.active !== 'active') warnings.push(`after systemctl start kubelet, systemctl is-active kubelet says ${st.active ?? 'nothing'}: check journalctl -u kubelet`);
+      // A failed command prints its error alone: the kubelet it stopped and could not start again
+      // is said there (found by review: only the write's error was shown, the node left without a kubelet).
+      if (failed instanceof Error && !st.started) failed.message += `; the kubelet was stopped for it and systemctl start kubelet failed${st.error ? ` (${st.error})` : ''}: the kubelet is not running, start it (systemctl start kubelet)`;
+    }
+    if (failed !== null) throw failed;
     return report;
   }, { now: o.now() });
 }

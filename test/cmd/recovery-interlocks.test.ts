@@ -235,3 +235,11 @@ t.test('a kubelet that is a shell script (/bin/sh /path/kubelet FLAGS): its flag
   const v = cli(dcd, ['verify', '-o', 'json']);
   t.notMatch(v.stdout, /unknown command|PAYLOAD_INVALID|STARTUP_FAILS/, 'no payload is said to be one the flags cannot be applied to');
 });
+
+t.test('found by review: --restart-kubelet whose write fails and whose start fails says the kubelet is down, in the error', async (t) => {
+  const { dcd, state, env } = await runningUnit(t);
+  fs.writeFileSync(path.join(state, 'fail-start'), '');
+  const r = cli(dcd, ['rollback', '--yes', '--restart-kubelet'], { ...env, KUBELET_CKPT_FAULT: 'enospc' });
+  t.equal(r.code, 3, r.stderr);
+  t.match(r.stderr, /error: cannot write meta\/assigned: no space left on device; meta\/assigned is untouched; the kubelet was stopped for it and systemctl start kubelet failed \(.*\): the kubelet is not running, start it \(systemctl start kubelet\)/);
+});

@@ -36,3 +36,11 @@ t.test('one printable ASCII line of at most 80 bytes', async (t) => {
   t.same(u, { exit: 2, state: 'unknown', line: 'unknown: cannot read /var/lib/kubelet/dynamic-config/store: permission denied' });
   t.match(unknownVerdict(new Error('boom')), { exit: 2, line: 'unknown: internal error: boom' });
 });
+
+t.test('found by review: a journal read cut short, with no loop in what was read, is unknown for the permanent rule, not ok', async (t) => {
+  const cut = { lastEvent: null, summary: null, restarts: 0, crashLoop: false, running: null, reason: 'journal not read: journalctl did not finish within 800 ms, so events and crash loops were not checked', cutShort: true };
+  t.same(verdictOf(nb({}), cut), { exit: 2, state: 'unknown', line: 'unknown: journal read cut short (journalctl slow): crash loop not checked' });
+  t.match(verdictOf(nb({}), cut, 'crash-loop'), { exit: 0 }, 'a temporary rule says no event');
+  t.match(verdictOf(nb({}), { ...cut, crashLoop: true, restarts: 4 }), { exit: 1, state: 'crash-loop' }, 'a loop in what was read still counts');
+  t.match(verdictOf(nb({ source: 'last-known-good', statusError: 'failed to load config' }), cut), { exit: 1, state: 'fell-back' }, 'a problem found is said');
+});
