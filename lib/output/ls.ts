@@ -12,8 +12,11 @@ export function renderList(r: ListReport, ctx: TextContext): string {
   const filesOf = (c: (typeof r.checkpoints)[number]) => c.files.map((f) => `${f.name} (${humanBytes(f.size)})`).join(', ');
   // On a terminal too narrow for whole UIDs (36 columns), each is cut to the shortest prefix
   // that still tells them apart, 8 at least (refs take prefixes); piped, lines stay whole.
-  const widest = Math.max(...r.checkpoints.map((c) => 3 + 1 + 36 + 1 + rvw + 1 + 20 + 1 + 7 + 1 + Math.max(5, filesOf(c).length)));
-  const uidw = ctx.tty && widest > ctx.width ? uniquePrefixLength(r.checkpoints.map((c) => c.uid), 8) : 36;
+  // A UID is 36 columns as the API server writes it; a longer name in the store is shown whole
+  // too (found by review: cut to 36, two UIDs printed alike and the one printed named nothing).
+  const whole = Math.max(36, ...r.checkpoints.map((c) => c.uid.length));
+  const widest = Math.max(...r.checkpoints.map((c) => 3 + 1 + whole + 1 + rvw + 1 + 20 + 1 + 7 + 1 + Math.max(5, filesOf(c).length)));
+  const uidw = ctx.tty && widest > ctx.width ? uniquePrefixLength(r.checkpoints.map((c) => c.uid), 8) : whole;
   const uidOf = (u: string) => (u.length > uidw ? u.slice(0, uidw) : u).padEnd(uidw);
   const head = `${'ALB'} ${'UID'.padEnd(uidw)} ${'RV'.padEnd(rvw)} ${'MODIFIED'.padEnd(20)} ${'STATE'.padEnd(7)} FILES`;
   const lines = ctx.quiet ? [] : [p.dim(head)];

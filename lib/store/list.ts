@@ -110,7 +110,7 @@ export function buildList(snap: Snapshot, reader: PayloadReader, opts: ListOptio
 }
 
 /** The checkpoint a finding is about: its ref when that is a `UID/RV`, else the checkpoint its path lies in. */
-function checkpointOfFinding(x: Finding): string | null {
+export function checkpointOfFinding(x: Finding): string | null {
   if (x.ref?.includes('/')) return x.ref;
   // Findings reached through a meta file (PAYLOAD_KEY_MISSING, LKG_UNUSABLE) name the meta file as ref.
   const m = x.path?.match(/^checkpoints\/([^/]+)\/([^/]+)/);

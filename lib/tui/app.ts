@@ -610,8 +610,10 @@ class Ui {
       items.push({ label: `all := ${printable(sel.id)}`, value: `all|${sel.id}` });
     }
     return menuDialog('reset', [line('Rewrite which meta file(s), to what? A confirmation with the exact bytes follows.')], items, (value) => {
-      const [which, to] = (value ?? '').split('|') as ['assigned' | 'last-known-good' | 'all', string];
-      this.recover({ kind: 'reset', which, to });
+      // Split at the first `|` only: a UID may hold one (found by review: `a|b/5` planned `a`).
+      const v = value ?? '';
+      const cut = v.indexOf('|');
+      this.recover({ kind: 'reset', which: v.slice(0, cut) as 'assigned' | 'last-known-good' | 'all', to: v.slice(cut + 1) });
     });
   }
 

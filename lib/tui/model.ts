@@ -11,7 +11,7 @@ import { verifyStore } from '../integrity/verify.js';
 import type { Finding } from '../integrity/findings.js';
 import path from 'node:path';
 import { allCheckpoints, findCheckpoint, statEntry, type Checkpoint } from '../store/snapshot.js';
-import type { VerifyState } from '../store/list.js';
+import { checkpointOfFinding, type VerifyState } from '../store/list.js';
 import type { JournalResult, ReadJournalOptions } from '../journal/index.js';
 import { EMPTY_FILTER, matches, parseFilter, type Filter } from './filter.js';
 import { buildRows, configMapNames, type CheckpointRow, type Row } from './rows.js';
@@ -154,8 +154,12 @@ export class Model {
   private checkStore(): void {
     const referenced = verifySession(this.session, [], 'referenced').findings;
     this.status = { ...this.status, problems: referenced.filter((f) => f.severity !== 'info') };
-    this.storeFindings = referenced.filter((f) => !isCheckpointRef(f.ref));
-    for (const r of this.rows) if (r.kind === 'checkpoint' && (r.assigned || r.lkg)) this.verified.set(r.id, referenced.filter((f) => f.ref === r.id));
+    // A finding reached through a meta file (PAYLOAD_KEY_MISSING, …) is its checkpoint's, as in
+    // ls (found by review: the list marked a last-known-good the kubelet cannot load as clean).
+    const rowIds = new Set(this.rows.filter((r) => r.kind === 'checkpoint').map((r) => (r as CheckpointRow).id));
+    const owner = (f: Finding) => (isCheckpointRef(f.ref) ? f.ref : checkpointOfFinding(f));
+    this.storeFindings = referenced.filter((f) => !rowIds.has(owner(f) ?? ''));
+    for (const r of this.rows) if (r.kind === 'checkpoint' && (r.assigned || r.lkg)) this.verified.set(r.id, referenced.filter((f) => owner(f) === r.id));
     this.storeChecked = true;
     this.verifyVersion++;
   }

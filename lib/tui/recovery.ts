@@ -7,6 +7,7 @@ import type { CkptError } from '../errors.js';
 import type { MetaPlan, RecoveryContext, RecoveryResult, ResetWhich } from '../recovery/index.js';
 import type { MetaChange } from '../recovery/result.js';
 import { renderConfirm, renderRecovery } from '../output/recovery.js';
+import { sanitizeDeep } from '../output/sanitize.js';
 import { palette } from '../output/streams.js';
 import type { Session } from '../session.js';
 import { exactLine, line, type Line } from './dialog.js';
@@ -100,10 +101,18 @@ function warningLines(ws: readonly string[]): Line[] {
   return ws.map((w) => line(`warning: ${printable(w)}`, 'yellow'));
 }
 
+/**
+ * The CLI's confirmation text, its values escaped before it is cut into lines, as the CLI
+ * does: a newline in a ConfigMap's name or a UID is `\x0a` on its line, never a line of its own
+ * (found by review: a hostile name added fake "after" lines to the dialog).
+ */
+function confirmLines(preview: RecoveryResult): Line[] {
+  return renderConfirm(sanitizeDeep(preview), { p: palette(false), width: 76, verbose: false, quiet: false }).split('\n').map((l) => line(printable(l)));
+}
+
 /** The confirmation text of a meta plan: before → after, then the exact bytes in write order. */
 export function metaLines(plan: MetaPlan, preview: RecoveryResult, restartable = false): Line[] {
-  const p = palette(false);
-  const out: Line[] = renderConfirm(preview, { p, width: 76, verbose: false, quiet: false }).split('\n').map((l) => line(printable(l)));
+  const out: Line[] = confirmLines(preview);
   if (plan.restore) out.push(line(`restoring backup ${plan.restore.id}`));
   // Interlocks and warnings first: they must be read before anything is confirmed.
   out.push(...warningLines(plan.warnings), ...refusalLines(plan.refusals, restartable));
@@ -119,8 +128,7 @@ export function metaLines(plan: MetaPlan, preview: RecoveryResult, restartable =
 
 /** prune, and undo of a clean: a list of entries rather than bytes. */
 export function listLines(plan: { warnings: string[]; refusals: CkptError[] }, preview: RecoveryResult, restartable = false): Line[] {
-  const p = palette(false);
-  const out: Line[] = renderConfirm(preview, { p, width: 76, verbose: false, quiet: false }).split('\n').map((l) => line(printable(l)));
+  const out: Line[] = confirmLines(preview);
   return [...warningLines(plan.warnings), ...refusalLines(plan.refusals, restartable), ...(plan.warnings.length || plan.refusals.length ? [line('')] : []), ...out];
 }
 
@@ -163,7 +171,7 @@ export async function plan(env: RecoveryEnv, r: Request): Promise<Planned> {
 /** What was done, as the CLI prints it. */
 export function resultLines(r: RecoveryResult): Line[] {
   const p = palette(false);
-  const out = renderRecovery({ ...r, command: r.command.replace(/^tui: /, '') }, { p, width: 76, verbose: false, quiet: false }).split('\n').map((l) => line(printable(l)));
+  const out = renderRecovery(sanitizeDeep({ ...r, command: r.command.replace(/^tui: /, '') }), { p, width: 76, verbose: false, quiet: false }).split('\n').map((l) => line(printable(l)));
   out.push(...warningLines(r.warnings));
   out.push(line(''), line('The store was read again; the screen shows it as it is now.', 'dim'));
   return out;

@@ -329,3 +329,14 @@ t.test('found by an operator review: verify assigned as a user who cannot read m
   t.equal(r.code, 1, r.stderr);
   t.ok(json<{ findings: { code: string }[] }>(r).findings.some((f) => f.code === 'UNREADABLE'));
 });
+
+t.test('found by review: ls prints a UID longer than 36 characters whole when piped', async (t) => {
+  const dir = copyFixture('stores/in-trial');
+  const cps = path.join(dir, 'store/checkpoints');
+  const uid = '946d785e-998a-11e7-a8dd-42010a800006';
+  fs.cpSync(path.join(cps, uid), path.join(cps, `${uid}-long`), { recursive: true });
+  const r = runCli(['--dir', dir, 'ls']);
+  t.equal(r.code, 0, r.stderr);
+  t.match(r.stdout, new RegExp(`${uid}-long\\s+119980`));
+  t.match(r.stdout, new RegExp(`${uid}\\s+119980`));
+});

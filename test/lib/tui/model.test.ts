@@ -311,3 +311,16 @@ t.test('Diff tab: the marked checkpoint removed from disk says so, not "has no f
   fs.rmSync(path.join(m.session.snap.storeDir, `checkpoints/${UID}/41877`), { recursive: true });
   t.match(flat(tab(m, 'Diff')), /the previous resourceVersion 5808539f\/41877 was removed from disk after the store was read/);
 });
+
+t.test('found by review: a finding reached through a meta file is its checkpoint\'s, in the list and its Findings tab, as in ls', async (t) => {
+  const dir = copyFixture('stores/in-trial');
+  const lkg = path.join(dir, 'store/meta/last-known-good');
+  fs.writeFileSync(lkg, fs.readFileSync(lkg, 'utf8').replace('kubeletConfigKey: kubelet', 'kubeletConfigKey: config'));
+  const m = model(dir);
+  sweep(m);
+  const id = '946d785e-998a-11e7-a8dd-42010a800006/119980';
+  t.equal(m.stateOf(id), 'error', 'the list marks it');
+  t.same(m.findingsOf(id).map((f) => f.code).sort(), ['LKG_UNUSABLE', 'PAYLOAD_KEY_MISSING']);
+  t.notOk(m.storeFindings.some((f) => f.code === 'PAYLOAD_KEY_MISSING' || f.code === 'LKG_UNUSABLE'), 'not store-wide as well');
+  t.same(m.problemCount(), { error: 2, warning: 0 }, 'counted once, as verify does');
+});
