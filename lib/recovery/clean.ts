@@ -8,6 +8,7 @@
 import path from 'node:path';
 import { CkptError, EnvError, RefusedError, fsReason } from '../errors.js';
 import { SafeDir, using } from '../store/safepath.js';
+import { mountIdOf, readMounts } from '../store/mounts.js';
 import type { Entry } from '../store/snapshot.js';
 import { metaSources } from '../store/refs.js';
 import { metaReferences } from './prune.js';
@@ -127,7 +128,7 @@ export function planClean(ctx: RecoveryContext, req: Overrides): CleanPlan {
     else warnings.push(`not removed: ${e.rel} ${r.why}; inspect it and remove it by hand`);
   }
   const refusals: CkptError[] = [];
-  const apart = items.length ? otherFileSystem(snap.storeDir, snap.dynamicConfigDir) : null;
+  const apart = items.length ? otherFileSystem(snap.storeDir, snap.dynamicConfigDir, items) : null;
   if (apart) refusals.push(new EnvError(`${apart}: clean moves leftovers into its backup by renaming them, which cannot cross file systems; nothing was moved`, 'remove the leftovers by hand (kubelet-ckpt verify lists them), or put the backups on the store\'s file system', 'CROSS_FILESYSTEM'));
   // A running kubelet may be in the middle of the very write whose temp file this is.
   removalInterlocks(ctx, req, refusals, warnings, !items.length);
@@ -135,12 +136,13 @@ export function planClean(ctx: RecoveryContext, req: Overrides): CleanPlan {
 }
 
 /**
- * Why the leftovers cannot be renamed into the backups directory (a mount on .kubelet-ckpt, or
- * on the store), or null: the dry run then says so and exits as the real run would (found by
- * review: rename failed with EXDEV after the dry run said 0). Where it is not made yet, the
- * directory it would be made in decides.
+ * Why the leftovers cannot be renamed into the backups directory (a mount on .kubelet-ckpt, on
+ * the store or on a directory inside it, a bind mount of the same file system too), or null:
+ * the dry run then says so and exits as the real run would (found by review: rename failed with
+ * EXDEV after the dry run said 0). Where the backups directory is not made yet, the directory
+ * it would be made in decides.
  */
-function otherFileSystem(store: string, dynamicConfigDir: string): string | null {
+function otherFileSystem(store: string, dynamicConfigDir: string, items: readonly Leftover[]): string | null {
   const devOf = (p: string): number | null => {
     try {
       return using(SafeDir.open(p), (d) => d.stat().dev);
@@ -149,9 +151,17 @@ function otherFileSystem(store: string, dynamicConfigDir: string): string | null
     }
   };
   const into = [backupsDirOf(dynamicConfigDir), stateDirOf(dynamicConfigDir), dynamicConfigDir].find((p) => devOf(p) !== null);
-  const a = devOf(store);
-  const b = into === undefined ? null : devOf(into);
-  return a !== null && b !== null && a !== b ? `${store} and ${into} are on different file systems` : null;
+  if (into === undefined) return null;
+  const froms = [...new Set(items.map((i) => path.dirname(path.join(store, i.path))))];
+  const mounts = readMounts();
+  const to = mounts && mountIdOf(into, mounts);
+  for (const from of froms) {
+    const a = devOf(from);
+    const m = mounts && to !== null ? mountIdOf(from, mounts) : null;
+    const apart = (a !== null && a !== devOf(into)) || (m !== null && m !== to);
+    if (apart) return `${from} and ${into} are on different file systems or mounts`;
+  }
+  return null;
 }
 
 function changeOf(i: Leftover): PruneChange {

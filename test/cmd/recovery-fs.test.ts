@@ -173,7 +173,20 @@ $CLI --dir "$D" clean --yes; echo "rc=$?"
 ls -a "$D/.kubelet-ckpt" | tr '\\n' ' '; echo`);
   t.match(r.stdout, /^dry=3$/m);
   t.match(r.stdout, /^rc=3$/m);
-  t.match(r.stderr, /error: .*\/store and .*\/\.kubelet-ckpt are on different file systems: clean moves leftovers into its backup by renaming them, which cannot cross file systems; nothing was moved/);
+  t.match(r.stderr, /error: .*\/store\/meta and .*\/\.kubelet-ckpt are on different file systems or mounts: clean moves leftovers into its backup by renaming them, which cannot cross file systems; nothing was moved/);
   t.match(r.stdout, /^\. \.\. $/m, 'no backup made');
+  t.ok(fs.existsSync(path.join(dcd, 'store/meta/tmp_assigned123')), 'the leftover is where it was');
+});
+
+t.test('found by review: clean with the backups on a bind mount of the same file system (st_dev alike): refused in the dry run too', { skip: !mountable && 'cannot mount here' }, async (t) => {
+  const dcd = makeStore(t.testdir({ elsewhere: {} }), { extra: { 'store/meta/tmp_assigned123': 'x' } });
+  fs.mkdirSync(path.join(dcd, '.kubelet-ckpt'), { mode: 0o700 });
+  const r = inNamespace(`D=${dcd}
+mount --bind "$D/elsewhere" "$D/.kubelet-ckpt" || exit 99
+$CLI --dir "$D" clean -o json > /dev/null; echo "dry=$?"
+$CLI --dir "$D" clean --yes; echo "rc=$?"`);
+  t.match(r.stdout, /^dry=3$/m);
+  t.match(r.stdout, /^rc=3$/m);
+  t.match(r.stderr, /are on different file systems or mounts/);
   t.ok(fs.existsSync(path.join(dcd, 'store/meta/tmp_assigned123')), 'the leftover is where it was');
 });
