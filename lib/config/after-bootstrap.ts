@@ -6,7 +6,7 @@
 // kubelet: …"). Checks that need the host (files, CPUs, NUMA nodes, cgroups, swap) are left out.
 
 import { goQuote } from './gostrconv.js';
-import { parseQuantity, QuantityError, type ParsedQuantity } from './quantity.js';
+import { canonicalQuantity, parseQuantity, QuantityError, type ParsedQuantity } from './quantity.js';
 import { DurationError, parseGoDuration, tryParseGoDuration } from './duration.js';
 import type { KubeletVersion } from './version.js';
 
@@ -230,8 +230,8 @@ function thresholds(m: Obj | null, version: KubeletVersion): { error: string | n
     } else {
       const q = quantity(val);
       if (typeof q === 'string') return { error: q, signals };
-      // Go prints the parsed quantity (&quantity): its canonical form, "0" for any zero.
-      if (q.negative || q.zero) return { error: `eviction threshold ${k} must be positive: ${q.zero ? '0' : val}`, signals };
+      // Go prints the parsed quantity (&quantity): its canonical form ("0", "-1Mi").
+      if (q.negative || q.zero) return { error: `eviction threshold ${k} must be positive: ${canonicalQuantity(val)}`, signals };
     }
     signals.push(k);
   }

@@ -70,3 +70,49 @@ export function isQuantity(str: string): boolean {
     return false;
   }
 }
+
+const DECIMAL_SUFFIX: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
+const BINARY_SUFFIXES = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
+
+/**
+ * A quantity as Go prints it (Quantity.String, CanonicalizeBytes) for one that parses: zero is
+ * `0`; a binary one (`Ki`…) of at least 1024 in magnitude and a whole number is written in the
+ * largest power of 1024 that divides it; anything else in decimal, its exponent a multiple of
+ * three (`m`, ``, `k`…; `eN` for an exponent suffix). `-1000m` is `-1`, `-0.5Gi` `-512Mi`.
+ * Values past int64 or finer than 10^-9 (which Go rounds) are not handled exactly.
+ */
+export function canonicalQuantity(str: string): string {
+  const q = parseQuantity(str);
+  if (q.zero) return '0';
+  const { positive, num, denom, suffix } = split(str);
+  let n = BigInt(`${num}${denom}` || '0') * (positive ? 1n : -1n);
+  let e = -denom.length;
+  const bin = BINARY_SUFFIXES.indexOf(suffix);
+  const exponent = /^[eE][-+]?[0-9]+$/.test(suffix);
+  if (bin > 0) n *= 1024n ** BigInt(bin);
+  else if (exponent) e += Number(suffix.slice(1));
+  else e += DECIMAL_SUFFIX[suffix] ?? 0;
+  if (bin > 0) {
+    // Whole bytes (no fraction left after the power of ten) and at least 1024: base 1024.
+    let whole: bigint | null = n;
+    if (e < 0) whole = n % 10n ** BigInt(-e) === 0n ? n / 10n ** BigInt(-e) : null;
+    else whole = n * 10n ** BigInt(e);
+    if (whole !== null && (whole >= 1024n || whole <= -1024n)) {
+      let k = 0;
+      while (whole % 1024n === 0n && k < 6) {
+        whole /= 1024n;
+        k++;
+      }
+      return `${whole}${BINARY_SUFFIXES[k]}`;
+    }
+  }
+  while (n % 10n === 0n) {
+    n /= 10n;
+    e++;
+  }
+  const r = ((e % 3) + 3) % 3;
+  if (r === 1) (n *= 10n), (e -= 1);
+  else if (r === 2) (n *= 100n), (e -= 2);
+  const sfx = exponent ? (e === 0 ? '' : `e${e}`) : (Object.entries(DECIMAL_SUFFIX).find(([, v]) => v === e)?.[0] ?? `e${e}`);
+  return `${n}${sfx}`;
+}

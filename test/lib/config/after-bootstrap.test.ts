@@ -84,3 +84,8 @@ t.test('found by a fidelity review: an eviction threshold of zero is printed as 
   t.equal(err({ evictionHard: { 'memory.available': '0Mi' } }), 'failed to run Kubelet: eviction threshold memory.available must be positive: 0');
   t.equal(err({ evictionHard: { 'nodefs.available': '0.0Gi' } }), 'failed to run Kubelet: eviction threshold nodefs.available must be positive: 0');
 });
+
+t.test('found by a review of this session\'s diff: a negative eviction threshold is printed canonical too', async (t) => {
+  t.equal(err({ evictionHard: { 'memory.available': '-1024Ki' } }), 'failed to run Kubelet: eviction threshold memory.available must be positive: -1Mi');
+  t.equal(err({ evictionHard: { 'memory.available': '-1000m' } }), 'failed to run Kubelet: eviction threshold memory.available must be positive: -1');
+});

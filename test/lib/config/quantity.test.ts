@@ -1,0 +1,12 @@
+// resource.Quantity: the canonical form Go prints.
+import t from 'tap';
+import { canonicalQuantity } from '../../../lib/config/quantity.js';
+
+t.test('canonicalQuantity: as Go prints a parsed quantity (Quantity.String)', async (t) => {
+  const table: [string, string][] = [
+    ['0Mi', '0'], ['-0.0Gi', '0'], ['-1000m', '-1'], ['-1.5', '-1500m'], ['-1024Ki', '-1Mi'], ['-0.5Gi', '-512Mi'],
+    ['-100Mi', '-100Mi'], ['-1e3', '-1e3'], ['-10k', '-10k'], ['-1k', '-1k'], ['-1E', '-1E'], ['-512Ki', '-512Ki'],
+    ['-0.5Ki', '-512'], ['-1.5Ki', '-1536'], ['-100m', '-100m'], ['1Gi', '1Gi'], ['1500Mi', '1500Mi'], ['2048Mi', '2Gi'],
+  ];
+  for (const [in_, want] of table) t.equal(canonicalQuantity(in_), want, in_);
+});
