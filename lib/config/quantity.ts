@@ -71,6 +71,30 @@ export function isQuantity(str: string): boolean {
   }
 }
 
+/**
+ * ParseQuantity's fast path keeps the text it parsed, and String() then prints it as written
+ * (leading zeros and all), when it is already in a canonical shape: a binary quantity of
+ * whole units whose number is not a multiple of 8 (`-100Mi`, `-05Ki`), a decimal one whose
+ * scale is a multiple of three and whose digits neither end in 000 nor start with 0 (`-1.500`,
+ * `-1.200e3`); within the precision the fast path takes (found by review: `-1.500` printed
+ * `-1500m`).
+ */
+function keepsItsText(str: string): boolean {
+  const { num, denom, suffix } = split(str);
+  const bin = BINARY_SUFFIXES.indexOf(suffix);
+  const shifted = num + denom;
+  if (bin > 0) {
+    const exponent = 10 * bin;
+    if (denom.length || 15 - num.length - Math.trunc((exponent * 3) / 10) - 1 < 0) return false;
+    return /^[0-9]+$/.test(shifted) && Number(BigInt(shifted) & 7n) !== 0;
+  }
+  const exponent = /^[eE][-+]?[0-9]+$/.test(suffix) ? Number(suffix.slice(1)) : DECIMAL_SUFFIX[suffix];
+  if (exponent === undefined || 18 - shifted.length < 0) return false;
+  const scale = exponent - denom.length;
+  if (scale < -9 || BigInt(shifted) > 9223372036854775807n) return false;
+  return scale % 3 === 0 && !shifted.endsWith('000') && shifted[0] !== '0';
+}
+
 const DECIMAL_SUFFIX: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
 const BINARY_SUFFIXES = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
 
@@ -84,6 +108,7 @@ const BINARY_SUFFIXES = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
 export function canonicalQuantity(str: string): string {
   const q = parseQuantity(str);
   if (q.zero) return '0';
+  if (keepsItsText(str)) return str;
   const { positive, num, denom, suffix } = split(str);
   let n = BigInt(`${num}${denom}` || '0') * (positive ? 1n : -1n);
   let e = -denom.length;

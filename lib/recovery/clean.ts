@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { CkptError, EnvError, RefusedError, fsReason } from '../errors.js';
 import { SafeDir, using } from '../store/safepath.js';
-import { mountIdOf, readMounts } from '../store/mounts.js';
+import { mountIdOf } from '../store/mounts.js';
 import type { Entry } from '../store/snapshot.js';
 import { metaSources } from '../store/refs.js';
 import { metaReferences } from './prune.js';
@@ -153,11 +153,10 @@ function otherFileSystem(store: string, dynamicConfigDir: string, items: readonl
   const into = [backupsDirOf(dynamicConfigDir), stateDirOf(dynamicConfigDir), dynamicConfigDir].find((p) => devOf(p) !== null);
   if (into === undefined) return null;
   const froms = [...new Set(items.map((i) => path.dirname(path.join(store, i.path))))];
-  const mounts = readMounts();
-  const to = mounts && mountIdOf(into, mounts);
+  const to = mountIdOf(into);
   for (const from of froms) {
     const a = devOf(from);
-    const m = mounts && to !== null ? mountIdOf(from, mounts) : null;
+    const m = to !== null ? mountIdOf(from) : null;
     const apart = (a !== null && a !== devOf(into)) || (m !== null && m !== to);
     if (apart) return `${from} and ${into} are on different file systems or mounts`;
   }

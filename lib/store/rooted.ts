@@ -35,7 +35,10 @@ export function resolveInRoot(root: string, nodePath: string): string | null {
     } catch {
       st = undefined;
     }
-    if (!st) return path.join(root, ...done, part, ...parts);
+    // Missing here: so is everything below it, `..` or not (the node's kernel stops at this
+    // name with ENOENT). Kept below it, never joined past it: path.join would resolve a `..`
+    // after it lexically, out of the root (found by review: a link to /nope/../../etc read the host's).
+    if (!st) return path.join(root, ...done, part, ...parts.filter((p) => p !== '..'));
     if (!st.isSymbolicLink()) {
       done.push(part);
       continue;

@@ -163,7 +163,7 @@ export async function plan(env: RecoveryEnv, r: Request): Promise<Planned> {
     r.kind === 'rollback' ? await rec.planRollback(ctx, o) : r.kind === 'undo' ? await rec.planUndo(ctx, { id: null, ...o }) : await rec.planReset(ctx, { which: r.which, to: r.to, ...o });
   const restart = restartOf(env, r, mp.refusals);
   if (!mp.writes.length) {
-    return { title, confirm: null, lines: [line(`${title}: nothing to do, the meta files already hold that`), ...refusalLines(mp.refusals)], apply: () => rec.applyMetaPlan(ctx, mp) };
+    return { title, confirm: null, lines: [line(printable(`${title}: nothing to do, the meta files already hold that`)), ...refusalLines(mp.refusals)], apply: () => rec.applyMetaPlan(ctx, mp) };
   }
   return { title, confirm: mp.refusals.length ? null : CONFIRM[r.kind], lines: metaLines(mp, shown(rec.previewMeta(mp), title), !!restart), apply: () => rec.applyMetaPlan(ctx, mp), ...(restart ? { restart } : {}) };
 }

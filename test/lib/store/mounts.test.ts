@@ -1,23 +1,15 @@
-// Which mount a path lies on (clean's cross-mount check), from a mountinfo file.
+// Which mount a directory lies on (clean's cross-mount check), from its fdinfo.
 import t from 'tap';
 import fs from 'node:fs';
 import path from 'node:path';
-import { mountIdOf, readMounts } from '../../../lib/store/mounts.js';
+import { mountIdOf } from '../../../lib/store/mounts.js';
 
-t.test('the longest mount point holding the path decides; the last mount over one point wins; escapes read', async (t) => {
-  const dir = t.testdir({ a: { b: {} }, 'with space': {} });
-  const info = path.join(dir, 'mountinfo');
-  fs.writeFileSync(info, [
-    '1 0 8:1 / / rw - ext4 /dev/sda1 rw',
-    `2 1 8:1 /x ${dir}/a rw - ext4 /dev/sda1 rw`,
-    `3 1 0:5 / ${dir}/a rw - tmpfs tmpfs rw`,
-    `4 1 8:1 /y ${dir.replaceAll(' ', '\\040')}/with\\040space rw - ext4 /dev/sda1 rw`,
-    '',
-  ].join('\n'));
-  const m = readMounts(info)!;
-  t.equal(mountIdOf(dir, m), '1');
-  t.equal(mountIdOf(path.join(dir, 'a/b'), m), '3', 'the later mount over the same point');
-  t.equal(mountIdOf(path.join(dir, 'with space'), m), '4');
-  t.equal(mountIdOf(path.join(dir, 'nope'), m), null, 'a path that is not there');
-  t.equal(readMounts(path.join(dir, 'missing')), null);
+t.test('the mnt_id of the opened directory; null when it cannot be told', async (t) => {
+  const dir = t.testdir({ 'dir-ü': {} });
+  const id = mountIdOf(dir);
+  t.type(id, 'number', 'this machine reports mnt_id');
+  t.equal(mountIdOf(path.join(dir, 'dir-ü')), id, 'a non-ASCII name: the same mount as its parent');
+  t.equal(mountIdOf(path.join(dir, 'nope')), null, 'not there');
+  t.equal(mountIdOf(dir, () => 'pos:\t0\nflags:\t0100000\n'), null, 'a kernel without mnt_id');
+  t.equal(mountIdOf(dir, () => 'pos:\t0\nmnt_id:\t42\n'), 42);
 });

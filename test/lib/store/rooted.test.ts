@@ -25,3 +25,13 @@ t.test('readResolved under a root follows no link on the way; on a live node it 
   t.equal(rootedRead(root, '/etc/hostname'), null, 'the node has no such file: nothing from the host');
   t.equal(readResolved('/', path.join(dir, 'decoy/hostname'), 1024).bytes.toString(), 'HOST-SECRET\n', 'a live node reads what the path names');
 });
+
+t.test('found by a hostile-store review: a link through a name the node lacks, then .., stays in the root and is not there', async (t) => {
+  const dir = t.testdir({ root: { var: {} }, outside: { 'secret.yaml': 'host' } });
+  const root = path.join(dir, 'root');
+  fs.symlinkSync(`/nope/${'../'.repeat(30)}${path.join(dir, 'outside/secret.yaml').slice(1)}`, path.join(root, 'var/config.yaml'));
+  const r = resolveInRoot(root, '/var/config.yaml')!;
+  t.ok(r.startsWith(`${root}/`), r);
+  t.notOk(fs.existsSync(r), 'nothing there, as on the node (ENOENT at /nope)');
+  t.equal(rootedRead(root, '/var/config.yaml', 1024), null, 'nothing of the host is read');
+});
