@@ -10,3 +10,11 @@ t.test('canonicalQuantity: as Go prints a parsed quantity (Quantity.String)', as
   ];
   for (const [in_, want] of table) t.equal(canonicalQuantity(in_), want, in_);
 });
+
+t.test('found by review: the text Go keeps from its fast path is printed as written', async (t) => {
+  const table: [string, string][] = [
+    ['-1.500', '-1.500'], ['-1.200', '-1.200'], ['-1.500k', '-1.500k'], ['-1.200e3', '-1.200e3'], ['-05', '-05'], ['-05Ki', '-05Ki'], ['-007Mi', '-007Mi'],
+    ['-1000m', '-1'], ['-1.5', '-1500m'], ['-1024Ki', '-1Mi'], ['-8Ki', '-8Ki'], ['-16Ki', '-16Ki'], ['-0.5', '-500m'],
+  ];
+  for (const [in_, want] of table) t.equal(canonicalQuantity(in_), want, in_);
+});
