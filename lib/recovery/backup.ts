@@ -28,6 +28,25 @@ export function auditLogOf(dynamicConfigDir: string): string {
   return path.join(backupsDirOf(dynamicConfigDir), 'audit.log');
 }
 
+/**
+ * Why a real run would fail at the backups directory or the audit log (a link, a special file,
+ * a file with a second name), as an environment error, or null: the plan says it, so that the
+ * dry run exits as the real run and the real run stops before it writes a backup (found by
+ * review: the dry run said 0, the real run failed after writing one).
+ */
+export function stateFilesRefusal(dynamicConfigDir: string): EnvError | null {
+  const at = (p: string) => fs.lstatSync(p, { throwIfNoEntry: false });
+  try {
+    const backups = at(backupsDirOf(dynamicConfigDir));
+    if (backups && !backups.isDirectory()) return new EnvError(`${backupsDirOf(dynamicConfigDir)} is ${kindWords(backups)}, not a directory kubelet-ckpt made: no backup can be written there; nothing would be changed`, 'remove it (or move it aside) and re-run', 'STATE_UNSAFE');
+    const log = backups && at(auditLogOf(dynamicConfigDir));
+    if (log && (!log.isFile() || log.nlink > 1)) return new EnvError(`${auditLogOf(dynamicConfigDir)} is ${log.isFile() ? `a file with ${log.nlink} names (hard links), one of which may be outside` : kindWords(log)}: the audit log is not written through it; nothing would be changed`, 'remove it (or move it aside) and re-run', 'STATE_UNSAFE');
+  } catch {
+    return null; // unreadable: the lock's own check says so
+  }
+  return null;
+}
+
 /** 2026-11-22T08:00:00.123Z → 20261122T080000.123Z */
 export function backupId(d: Date): string {
   return d.toISOString().replace(/[-:]/g, '');

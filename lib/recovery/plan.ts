@@ -16,7 +16,7 @@ import { META_NAMES, type ConfigMapSource, type MetaName } from '../store/types.
 import { trialOf } from '../integrity/nextboot.js';
 import { verifyStore } from '../integrity/verify.js';
 import { readState, type FileState } from './atomic.js';
-import { hashOf, loadBackup } from './backup.js';
+import { hashOf, loadBackup, stateFilesRefusal } from './backup.js';
 import { findSystemctl, hostPathOf, kubeletsUsing, reachableServers, runningError, type StoreKubelet } from './kubelet.js';
 import { holderRefusal, lockWriteRefusal } from './lock.js';
 import type { Simulate, StepHook } from './steps.js';
@@ -157,7 +157,7 @@ async function environment(ctx: RecoveryContext, o: Overrides, opts: { api: bool
     else if (o.force && !o.restartKubelet) warnings.push(`a kubelet using this store is running (pid ${k.using.map((x) => x.pid).join(', ')}); writing anyway (--force): it re-reads meta/assigned every 10 s`);
   }
   restartNeeds(ctx, o);
-  const locked = holderRefusal(snap.dynamicConfigDir) ?? lockWriteRefusal(snap.dynamicConfigDir);
+  const locked = holderRefusal(snap.dynamicConfigDir) ?? lockWriteRefusal(snap.dynamicConfigDir) ?? stateFilesRefusal(snap.dynamicConfigDir);
   if (locked) refusals.push(locked);
   if (opts.api) warnings.push(...(await apiWarnings(ctx, k.using)));
   return { warnings, refusals, kubelets: k.using };
@@ -190,7 +190,7 @@ export function removalInterlocks(ctx: RecoveryContext, o: Overrides, refusals: 
     if (k.using.length && !o.force && !o.restartKubelet) refusals.push(runningError(k.using, snap.storeDir));
   }
   restartNeeds(ctx, o);
-  const locked = holderRefusal(snap.dynamicConfigDir) ?? lockWriteRefusal(snap.dynamicConfigDir);
+  const locked = holderRefusal(snap.dynamicConfigDir) ?? lockWriteRefusal(snap.dynamicConfigDir) ?? stateFilesRefusal(snap.dynamicConfigDir);
   if (locked) refusals.push(locked);
 }
 

@@ -368,9 +368,11 @@ export class SafeDir {
   /** Open `name` for appending (created when absent); a symlink or special file is refused. */
   append(name: string, mode = 0o600): number {
     const fd = fs.openSync(this.at(name), fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK, mode);
-    if (!fs.fstatSync(fd).isFile()) {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile() || st.nlink > 1) {
       fs.closeSync(fd);
-      throw Object.assign(new Error(`${path.join(this.path, name)} is not a regular file`), { code: 'ENOTREG' });
+      // A second name (a hard link) may be a file outside: written in place, it would change too (found by review).
+      throw Object.assign(new Error(`${path.join(this.path, name)} is ${st.isFile() ? `a regular file with ${st.nlink} names (hard links): one may be outside, and it is not written through` : 'not a regular file'}`), { code: 'ENOTREG' });
     }
     return fd;
   }

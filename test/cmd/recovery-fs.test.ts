@@ -190,3 +190,25 @@ $CLI --dir "$D" clean --yes; echo "rc=$?"`);
   t.match(r.stderr, /are on different file systems or mounts/);
   t.ok(fs.existsSync(path.join(dcd, 'store/meta/tmp_assigned123')), 'the leftover is where it was');
 });
+
+t.test('found by a hostile-store review: an audit log with a second name (a hard link) or a FIFO is refused in the dry run and the real run alike, nothing written, no backup left', async (t) => {
+  const dir = t.testdir({ outside: { precious: 'OUTSIDE\n' } });
+  const dcd = makeStore(path.join(dir, 'node'));
+  fs.mkdirSync(path.join(dcd, '.kubelet-ckpt/backups'), { recursive: true, mode: 0o700 });
+  const log = path.join(dcd, '.kubelet-ckpt/backups/audit.log');
+  fs.linkSync(path.join(dir, 'outside/precious'), log);
+  const before = treeHash(path.join(dcd, 'store'));
+  for (const args of [['rollback', '--dry-run'], ['rollback', '--yes']]) {
+    const r = runCli(['--dir', dcd, ...args]);
+    t.equal(r.code, 3, `${args.join(' ')}: ${r.stderr}`);
+    t.match(r.stderr, /audit\.log is a file with 2 names \(hard links\), one of which may be outside/);
+  }
+  t.equal(fs.readFileSync(path.join(dir, 'outside/precious'), 'utf8'), 'OUTSIDE\n', 'the outside file is unchanged');
+  t.same(fs.readdirSync(path.join(dcd, '.kubelet-ckpt/backups')), ['audit.log'], 'no backup made');
+  t.same(treeHash(path.join(dcd, 'store')), before);
+  fs.rmSync(log);
+  spawnSync('mkfifo', [log]);
+  const f = runCli(['--dir', dcd, 'rollback', '--dry-run']);
+  t.equal(f.code, 3, f.stderr);
+  t.match(f.stderr, /audit\.log is a FIFO/);
+});
