@@ -3,10 +3,10 @@
 // so a hang fails the test instead of stalling it.
 
 import t from 'tap';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { json, runCli } from '../helpers.js';
+import { cliPath, isRoot, json, runCli } from '../helpers.js';
 import { UID, makeStore, treeHash } from '../lib/recovery/fixtures/index.js';
 
 const cli = (args: string[]) => runCli(args, { timeout: 20_000 });
@@ -114,4 +114,29 @@ t.test('a UID directory that is a symbolic link: CHECKPOINT_ENTRY, not CHECKPOIN
   t.match(s.stderr, new RegExp(`error: checkpoints/${UID} is a symbolic link to ${real.replaceAll('/', '\\/')}, which kubelet-ckpt does not follow`));
   const st = json<{ nextBoot: { source: string } }>(cli(['--dir', dcd, 'status', '--no-journal', '-o', 'json']));
   t.equal(st.nextBoot.source, 'unknown');
+});
+
+const hasStrace = spawnSyncOk('strace', ['-V']);
+function spawnSyncOk(cmd: string, args: string[]): boolean {
+  try {
+    execFileSync(cmd, args, { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+t.test('found by a hostile-store review: a device node as a payload is never opened, by any read-only command', { skip: !(isRoot && hasStrace) && 'needs root (mknod) and strace' }, async (t) => {
+  const dir = t.testdir({});
+  // One checkpoint: any open of a file named kubelet is of the device.
+  const dcd = makeStore(path.join(dir, 'node'), { rvs: ['119980'], assigned: '119980', lkg: '' });
+  const payload = path.join(dcd, 'store/checkpoints', UID, '119980', 'kubelet');
+  fs.rmSync(payload);
+  execFileSync('mknod', [payload, 'c', '1', '3']);
+  for (const args of [['status', '--no-journal'], ['verify'], ['ls'], ['show', 'lkg'], ['diff', 'lkg']]) {
+    const trace = path.join(dir, 'trace.txt');
+    spawnSync('strace', ['-f', '-e', 'trace=openat', '-o', trace, process.execPath, cliPath, '--dir', dcd, ...args], { env: { ...process.env, NO_COLOR: '1' }, timeout: 30_000 });
+    const opened = fs.readFileSync(trace, 'utf8').split('\n').filter((l) => /openat\(.*\/kubelet", /.test(l) && !l.includes('O_PATH') && !l.includes('ENOENT'));
+    t.same(opened, [], `${args.join(' ')}: not opened`);
+  }
 });
