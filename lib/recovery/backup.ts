@@ -391,11 +391,24 @@ function readManifest(backups: SafeDir, id: string): Manifest | null {
   try {
     return using(backups.dir(id), (d) => {
       const m = JSON.parse(d.read('manifest.json', 1024 * 1024).bytes.toString('utf8')) as Manifest;
-      return Array.isArray(m.files) ? m : null;
+      return wellFormed(m) ? m : null;
     });
   } catch {
     return null;
   }
+}
+
+/**
+ * A manifest of the shape kubelet-ckpt writes: its time and command strings, each file an object
+ * with a name or a path, and a clean's moved entries objects with a `from`; anything else is a damaged
+ * backup, skipped by the list and refused by undo (found by review: `{"files":[null]}` was exit 5).
+ */
+function wellFormed(m: unknown): m is Manifest {
+  const obj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+  if (!obj(m) || typeof m.time !== 'string' || typeof m.command !== 'string' || !Array.isArray(m.files)) return false;
+  // Meta backups name their files; a migration's give node paths.
+  if (!m.files.every((f) => obj(f) && (typeof f.name === 'string' || typeof f.path === 'string') && (f.path === undefined || typeof f.path === 'string'))) return false;
+  return m.moved === undefined || (Array.isArray(m.moved) && m.moved.every((x) => obj(x) && typeof x.from === 'string' && typeof x.to === 'string'));
 }
 
 /** Load one backup (the latest when `id` is null), checking every file against its manifest. */
@@ -407,6 +420,8 @@ export function loadBackup(dynamicConfigDir: string, id: string | null): LoadedB
   const pick = id === null ? all[all.length - 1] : all.find((b) => b.id === id);
   if (!pick) {
     if (id === null) throw new RefusedError(`there is no backup to restore in ${backupsDirOf(dynamicConfigDir)}`, 'backups are made by reset, rollback and undo', 'NO_BACKUP');
+    // There, but not listed: its manifest is not one kubelet-ckpt writes.
+    if (fs.lstatSync(path.join(backupsDirOf(dynamicConfigDir), id), { throwIfNoEntry: false })) throw new RefusedError(`backup ${id} is damaged: its manifest cannot be read`, 'pick another backup (kubelet-ckpt undo --list)', 'BACKUP_DAMAGED');
     throw new UsageError(`no backup "${id}"${all.length ? `; there are: ${all.map((b) => b.id).join(', ')}` : ''}`, 'list them with `kubelet-ckpt undo --list`', 'UNKNOWN_BACKUP');
   }
   const damaged = (what: string) => new RefusedError(`backup ${pick.id} is damaged: ${what}`, 'pick another backup (kubelet-ckpt undo --list)', 'BACKUP_DAMAGED');

@@ -43,3 +43,18 @@ t.test('undo refuses (exit 4) to re-point meta files at checkpoints prune remove
   t.match(f.stderr, /warning: backup .* names checkpoints no longer on disk.*restoring anyway \(--force\)/);
   t.equal(read(dcd, 'assigned'), metaFor('120200'));
 });
+
+t.test('found by a hostile-store review: a backup whose manifest is not of kubelet-ckpt\'s shape is skipped by the list and refused by undo, never exit 5', async (t) => {
+  const dcd = makeStore(t.testdir({}));
+  for (const [i, manifest] of ['{"files":[null],"time":"t","command":"c"}', '{"files":[],"moved":[null],"time":"t","command":"c"}', '{"files":[1],"time":"t","command":"c"}', '{"time":{"a":1},"command":"c","files":[]}'].entries()) {
+    const id = `2026112${i}T080000.123Z`;
+    fs.mkdirSync(path.join(dcd, '.kubelet-ckpt/backups', id), { recursive: true });
+    fs.writeFileSync(path.join(dcd, '.kubelet-ckpt/backups', id, 'manifest.json'), manifest);
+  }
+  for (const args of [['undo', '--list'], ['undo', '--list', '-o', 'json']]) {
+    const r = cli(dcd, args);
+    t.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+  }
+  t.match(cli(dcd, ['undo', '--dry-run']), { code: 4, stderr: /there is no backup to restore/ });
+  t.match(cli(dcd, ['undo', '20261120T080000.123Z', '--dry-run']), { code: 4, stderr: /backup 20261120T080000\.123Z is damaged: its manifest cannot be read/ });
+});
