@@ -136,7 +136,10 @@ export function resolveUid(snap: Snapshot, uid: string): { uid: string; checkpoi
   if (hits.length > 1) {
     throw new UsageError(`UID prefix "${uid}" is ambiguous: it matches ${hits.map((h) => h.uid).join(', ')}`, 'give more characters of the UID', 'AMBIGUOUS_REF');
   }
-  const hint = uid.length < MIN_PREFIX && snap.uids.some((u) => u.uid.startsWith(uid)) ? `a UID prefix needs at least ${MIN_PREFIX} characters` : 'run `kubelet-ckpt ls` to see the checkpoints';
+  const short = uid.length < MIN_PREFIX && snap.uids.some((u) => u.uid.startsWith(uid));
+  // Some UIDs do start with it: it is too short to be taken as a prefix, not unknown (found by review).
+  if (short) throw new UsageError(`"${uid}" is too short to name a UID: a UID prefix needs at least ${MIN_PREFIX} characters`, 'run `kubelet-ckpt ls` to see the checkpoints', 'UNKNOWN_REF');
+  const hint = 'run `kubelet-ckpt ls` to see the checkpoints';
   // A typo of a named ref (`lkgg`, `asigned`) says which was meant.
   const guess = closest(uid, NAMED_REFS);
   if (guess) throw new UsageError(`unknown ref "${uid}"; did you mean ${guess}?`, hint, 'UNKNOWN_REF');

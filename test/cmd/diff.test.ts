@@ -264,7 +264,7 @@ t.test('bad refs and bad usage: exit 2 with the candidates', async (t) => {
   const cases: Array<[string[], RegExp]> = [
     [['zzzz'], /^error: unknown ref "zzzz".*\nhint: refs in this store: assigned, last-known-good, local, aaaa1111-0000-4000-8000-00000000000a\/1, /],
     [['zzzz/1', 'lkg'], /hint: refs in this store: /],
-    [['aa'], /hint: a UID prefix needs at least 4 characters; refs in this store/],
+    [['aa'], /^error: "aa" is too short to name a UID: a UID prefix needs at least 4 characters\n/],
     [[A, 'lkg'], /^error: UID aaaa1111-0000-4000-8000-00000000000a has 3 resourceVersions: 1, 2, 3\n/],
     [[`${A}/..`], /^error: bad ref .*"\.\." is/],
     [['../../x', 'lkg', 'assigned'], /^error: too many arguments: "assigned" \(diff takes <from> \[to\]\)\nhint: see kubelet-ckpt diff --help\n$/],
