@@ -315,7 +315,7 @@ export function appendAudit(dynamicConfigDir: string, entry: AuditEntry): void {
     });
   } catch (err) {
     if (err instanceof EnvError) throw err;
-    throw new EnvError(`cannot append to the audit log ${file}: ${fsReason(err)}${(err as NodeJS.ErrnoException).code === 'ENOTREG' ? ' (not a regular file)' : ''}`, hintFor(err), 'AUDIT_FAILED');
+    throw new EnvError(`cannot append to the audit log ${file}: ${fsReason(err)}`, hintFor(err), 'AUDIT_FAILED');
   }
 }
 
@@ -407,8 +407,16 @@ function wellFormed(m: unknown): m is Manifest {
   const obj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
   if (!obj(m) || typeof m.time !== 'string' || typeof m.command !== 'string' || !Array.isArray(m.files)) return false;
   // Meta backups name their files; a migration's give node paths.
-  if (!m.files.every((f) => obj(f) && (typeof f.name === 'string' || typeof f.path === 'string') && (f.path === undefined || typeof f.path === 'string'))) return false;
+  const num = (v: unknown) => v === undefined || v === null || (typeof v === 'number' && Number.isInteger(v) && v >= 0);
+  if (!m.files.every((f) => obj(f) && (typeof f.name === 'string' || typeof f.path === 'string') && (f.path === undefined || typeof f.path === 'string') && num(f.mode) && num(f.uid) && num(f.gid))) return false;
   return m.moved === undefined || (Array.isArray(m.moved) && m.moved.every((x) => obj(x) && typeof x.from === 'string' && typeof x.to === 'string'));
+}
+
+/** The newest name in the backups directory that has a backup id's form, or null. */
+function newestBackupName(dynamicConfigDir: string): string | null {
+  const d = openBackups(dynamicConfigDir, false);
+  if (!d) return null;
+  return using(d, (b) => b.list().filter((n) => BACKUP_ID.test(n)).sort().at(-1) ?? null);
 }
 
 /** Load one backup (the latest when `id` is null), checking every file against its manifest. */
@@ -417,6 +425,11 @@ export function loadBackup(dynamicConfigDir: string, id: string | null): LoadedB
     throw new UsageError(`bad backup id "${id}": expected the form 20261122T080000.123Z`, 'list them with `kubelet-ckpt undo --list`', 'UNKNOWN_BACKUP');
   }
   const all = listBackups(dynamicConfigDir);
+  // The newest backup directory, damaged, is refused rather than passed over for an older one (found by review).
+  if (id === null) {
+    const newest = newestBackupName(dynamicConfigDir);
+    if (newest !== null && newest !== all.at(-1)?.id) throw new RefusedError(`backup ${newest}, the newest, is damaged: its manifest cannot be read`, `name the backup to restore (kubelet-ckpt undo --list), or move ${newest} aside`, 'BACKUP_DAMAGED');
+  }
   const pick = id === null ? all[all.length - 1] : all.find((b) => b.id === id);
   if (!pick) {
     if (id === null) throw new RefusedError(`there is no backup to restore in ${backupsDirOf(dynamicConfigDir)}`, 'backups are made by reset, rollback and undo', 'NO_BACKUP');

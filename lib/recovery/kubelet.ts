@@ -9,7 +9,7 @@ import path from 'node:path';
 import { jsYaml } from '../config/js-yaml.js';
 import { EnvError, RefusedError } from '../errors.js';
 import { flagValue, listStoreUsers, type KubeletProcess } from '../store/proc.js';
-import { resolveInRoot } from '../store/rooted.js';
+import { hostPathUnder } from '../store/rooted.js';
 import { sleepSync } from './steps.js';
 import { findOnPath } from '../onpath.js';
 
@@ -224,5 +224,5 @@ export async function reachableServers(kubeconfig: string, timeoutMs: number): P
 
 /** A node path from the kubelet's command line as a host path (under --root when given). */
 export function hostPathOf(root: string, nodePath: string): string {
-  return resolveInRoot(root, nodePath) ?? path.join(root, nodePath);
+  return hostPathUnder(root, nodePath);
 }

@@ -190,7 +190,8 @@ export function removalInterlocks(ctx: RecoveryContext, o: Overrides, refusals: 
     if (k.using.length && !o.force && !o.restartKubelet) refusals.push(runningError(k.using, snap.storeDir));
   }
   restartNeeds(ctx, o);
-  const locked = holderRefusal(snap.dynamicConfigDir) ?? lockWriteRefusal(snap.dynamicConfigDir) ?? stateFilesRefusal(snap.dynamicConfigDir);
+  // With nothing to remove no backup or audit line is written: the state files do not matter then.
+  const locked = holderRefusal(snap.dynamicConfigDir) ?? lockWriteRefusal(snap.dynamicConfigDir) ?? (nothingToRemove ? null : stateFilesRefusal(snap.dynamicConfigDir));
   if (locked) refusals.push(locked);
 }
 

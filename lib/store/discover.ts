@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { EnvError } from '../errors.js';
 import { flagValue, listKubeletProcesses } from './proc.js';
-import { resolveInRoot, rootedIsDir, rootedNoDir, rootedRead } from './rooted.js';
+import { hostPathUnder, rootedIsDir, rootedNoDir, rootedRead } from './rooted.js';
 import { expandExecStart, parseEnvFile, readKubeletUnit, splitWords, type NodeReader } from './systemd.js';
 
 export const DEFAULT_DYNAMIC_CONFIG_DIR = '/var/lib/kubelet/dynamic-config';
@@ -108,7 +108,7 @@ function nodeAbs(cwd: string, p: string): string {
 }
 
 function hostPath(root: string, nodePath: string): string {
-  return resolveInRoot(root, nodePath) ?? path.join(root, nodePath);
+  return hostPathUnder(root, nodePath);
 }
 
 function real(p: string): string {

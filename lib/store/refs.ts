@@ -136,7 +136,7 @@ export function resolveUid(snap: Snapshot, uid: string): { uid: string; checkpoi
   if (hits.length > 1) {
     throw new UsageError(`UID prefix "${uid}" is ambiguous: it matches ${hits.map((h) => h.uid).join(', ')}`, 'give more characters of the UID', 'AMBIGUOUS_REF');
   }
-  const short = uid.length < MIN_PREFIX && snap.uids.some((u) => u.uid.startsWith(uid));
+  const short = uid.length > 0 && uid.length < MIN_PREFIX && snap.uids.some((u) => u.uid.startsWith(uid));
   // Some UIDs do start with it: it is too short to be taken as a prefix, not unknown (found by review).
   if (short) throw new UsageError(`"${uid}" is too short to name a UID: a UID prefix needs at least ${MIN_PREFIX} characters`, 'run `kubelet-ckpt ls` to see the checkpoints', 'UNKNOWN_REF');
   const hint = 'run `kubelet-ckpt ls` to see the checkpoints';

@@ -62,6 +62,16 @@ export function resolveInRoot(root: string, nodePath: string): string | null {
   return path.join(root, ...done);
 }
 
+/**
+ * A node path as a host path under `root`: resolved as the node would (resolveInRoot), else (a
+ * link loop) the path's own names under the root, `..` dropped, which a later open from the root
+ * down then fails on as the node would. Never joined lexically past a `..` (found by review: a
+ * loop, then `..`, read a host file).
+ */
+export function hostPathUnder(root: string, nodePath: string): string {
+  return resolveInRoot(root, nodePath) ?? path.join(root, ...nodePath.split('/').filter((p) => p && p !== '.' && p !== '..'));
+}
+
 // Discovery asks for a dozen files and folders a node may not have (units, env files, default
 // stores): an absent one is answered without a thrown error, whose stack costs more than the look.
 

@@ -212,3 +212,11 @@ t.test('found by a hostile-store review: an audit log with a second name (a hard
   t.equal(f.code, 3, f.stderr);
   t.match(f.stderr, /audit\.log is a FIFO/);
 });
+
+t.test('found by review: prune and clean with nothing to remove exit 0 even when the audit log has a second name (nothing is logged then)', async (t) => {
+  const dir = t.testdir({ outside: { precious: '' } });
+  const dcd = makeStore(path.join(dir, 'node'));
+  fs.mkdirSync(path.join(dcd, '.kubelet-ckpt/backups'), { recursive: true, mode: 0o700 });
+  fs.linkSync(path.join(dir, 'outside/precious'), path.join(dcd, '.kubelet-ckpt/backups/audit.log'));
+  for (const cmd of ['prune', 'clean']) t.match(runCli(['--dir', dcd, cmd, '--yes']), { code: 0, stdout: /nothing to (prune|remove)/ }, cmd);
+});

@@ -55,6 +55,19 @@ t.test('found by a hostile-store review: a backup whose manifest is not of kubel
     const r = cli(dcd, args);
     t.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
   }
-  t.match(cli(dcd, ['undo', '--dry-run']), { code: 4, stderr: /there is no backup to restore/ });
+  t.match(cli(dcd, ['undo', '--dry-run']), { code: 4, stderr: /backup 20261123T080000\.123Z, the newest, is damaged/ });
   t.match(cli(dcd, ['undo', '20261120T080000.123Z', '--dry-run']), { code: 4, stderr: /backup 20261120T080000\.123Z is damaged: its manifest cannot be read/ });
+});
+
+t.test('found by review: a damaged newest backup stops a plain undo (not passed over for an older one); a manifest mode that is no number is damage', async (t) => {
+  const dcd = makeStore(t.testdir({}));
+  t.equal(cli(dcd, ['reset', 'assigned', '--yes']).code, 0);
+  t.equal(cli(dcd, ['reset', 'last-known-good', '--yes']).code, 0);
+  const ids = fs.readdirSync(path.join(dcd, '.kubelet-ckpt/backups')).filter((n) => /^\d{8}T/.test(n)).sort();
+  const manifest = path.join(dcd, '.kubelet-ckpt/backups', ids.at(-1)!, 'manifest.json');
+  const m = JSON.parse(fs.readFileSync(manifest, 'utf8'));
+  m.files[0].mode = 'rw-r--r--';
+  fs.writeFileSync(manifest, JSON.stringify(m));
+  for (const args of [['undo', '--dry-run'], ['undo', '--yes']]) t.match(cli(dcd, args), { code: 4, stderr: new RegExp(`backup ${ids.at(-1)!.replace(/\./g, '\\.')}, the newest, is damaged`) }, args.join(' '));
+  t.notMatch(cli(dcd, ['undo', ids[0]!, '--dry-run']).stderr, /damaged/, 'the older one by its id is not');
 });

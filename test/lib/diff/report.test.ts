@@ -117,7 +117,7 @@ t.test('bad refs: exit 2 with the candidates, unreadable input exit 3', async (t
   const src = source(t, { 'huge.yaml': Buffer.alloc(1024 * 1024 + 1, 0x61) });
   t.throws(() => runDiff(src, ['zzzz/1', 'lkg']), { exitCode: 2, code: 'UNKNOWN_REF', hint: /refs in this store: assigned, last-known-good, local, aaaa1111-0000-4000-8000-00000000000a\/10, .*bbbb1111-0000-4000-8000-00000000000b\/1/ });
   t.throws(() => runDiff(src, ['zzzz']), { exitCode: 2, code: 'UNKNOWN_REF', hint: /refs in this store/ }, 'history of an unknown UID');
-  t.throws(() => runDiff(src, ['aa']), { exitCode: 2, hint: /at least 4 characters; refs in this store/ });
+  t.throws(() => runDiff(src, ['aa']), { exitCode: 2, message: /"aa" is too short to name a UID: a UID prefix needs at least 4 characters/, hint: /refs in this store/ });
   t.throws(() => runDiff(src, [A, 'lkg']), { exitCode: 2, code: 'AMBIGUOUS_REF', message: /10, 20, 30/ });
   t.throws(() => runDiff(src, [`${A}/..`]), { exitCode: 2, code: 'UNSAFE_REF' });
   t.throws(() => runDiff(src, ['a/b/c']), { exitCode: 2 });

@@ -4,7 +4,7 @@
 import t from 'tap';
 import fs from 'node:fs';
 import path from 'node:path';
-import { readResolved, resolveInRoot, rootedRead } from '../../../lib/store/rooted.js';
+import { hostPathUnder, readResolved, resolveInRoot, rootedRead } from '../../../lib/store/rooted.js';
 
 t.test('readResolved under a root follows no link on the way; on a live node it reads the path as given', async (t) => {
   const dir = t.testdir({ root: { etc: { hostname: 'node-a\n' } }, decoy: { hostname: 'HOST-SECRET\n' } });
@@ -34,4 +34,14 @@ t.test('found by a hostile-store review: a link through a name the node lacks, t
   t.ok(r.startsWith(`${root}/`), r);
   t.notOk(fs.existsSync(r), 'nothing there, as on the node (ENOENT at /nope)');
   t.equal(rootedRead(root, '/var/config.yaml', 1024), null, 'nothing of the host is read');
+});
+
+t.test('found by review: a link loop, then .., is never joined past the root (hostPathUnder)', async (t) => {
+  const dir = t.testdir({ root: {}, outside: { 'secret.yaml': 'host' } });
+  const root = path.join(dir, 'root');
+  fs.symlinkSync('loop', path.join(root, 'loop'));
+  const p = hostPathUnder(root, `/loop/${'../'.repeat(30)}${path.join(dir, 'outside/secret.yaml').slice(1)}`);
+  t.ok(p.startsWith(`${root}/`), p);
+  t.notOk(p.split('/').includes('..'), 'no .. left in it');
+  t.throws(() => readResolved(root, p.slice(root.length), 1024), 'nothing read through it: the loop stops the read as on the node');
 });
