@@ -6,7 +6,7 @@
 // kubelet: …"). Checks that need the host (files, CPUs, NUMA nodes, cgroups, swap) are left out.
 
 import { goQuote } from './gostrconv.js';
-import { canonicalQuantity, parseQuantity, QuantityError, type ParsedQuantity } from './quantity.js';
+import { canonicalQuantity, isWholeInt64, parseQuantity, QuantityError, type ParsedQuantity } from './quantity.js';
 import { DurationError, parseGoDuration, tryParseGoDuration } from './duration.js';
 import type { KubeletVersion } from './version.js';
 
@@ -144,34 +144,8 @@ function containerLogs(c: Obj, version: KubeletVersion, enabled: (gate: string) 
   if (files <= 1) return { error: `${CREATE}failed to initialize container log manager: invalid MaxFiles ${files}, must be > 1`, because };
   const size = typeof c.containerLogMaxSize === 'string' ? c.containerLogMaxSize : '10Mi';
   const q = quantity(size);
-  const why = typeof q === 'string' ? q : wholeBytes(size) ? null : 'invalid max log size';
+  const why = typeof q === 'string' ? q : isWholeInt64(size) ? null : 'invalid max log size';
   return why ? { error: `${CREATE}failed to initialize container log manager: failed to parse container log max size ${goQuote(size)}: ${why}`, because } : null;
-}
-
-/**
- * Quantity.AsInt64 succeeds: the value (a quantity that parsed) is a whole number of bytes
- * within int64. Worked out exactly on the digits: mantissa times 10^exponent or 1024^n.
- */
-function wholeBytes(v: string): boolean {
-  const m = /^([+-]?)([0-9]*)(?:\.([0-9]*))?(.*)$/.exec(v);
-  if (!m) return false;
-  const frac = m[3] ?? '';
-  let n = BigInt(`${m[2] || '0'}${frac}` || '0');
-  let exp = -frac.length;
-  let mul = 1n;
-  const suffix = m[4]!;
-  const bin = ['Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'].indexOf(suffix);
-  if (bin >= 0) mul = 1024n ** BigInt(bin + 1);
-  else if (/^[eE][-+]?[0-9]+$/.test(suffix)) exp += Number(suffix.slice(1));
-  else exp += ({ '': 0, n: -9, u: -6, m: -3, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 } as Record<string, number>)[suffix] ?? 0;
-  n *= mul;
-  if (exp >= 0) n *= 10n ** BigInt(exp);
-  else {
-    const d = 10n ** BigInt(-exp);
-    if (n % d !== 0n) return false;
-    n /= d;
-  }
-  return n <= 9223372036854775807n;
 }
 
 const EVICTION_BECAUSE = 'its eviction thresholds hold what the kubelet refuses (ParseThresholdConfig)';

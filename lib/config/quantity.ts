@@ -99,6 +99,35 @@ const DECIMAL_SUFFIX: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 
 const BINARY_SUFFIXES = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
 
 /**
+ * The exact value of a quantity that parses: n × 10^e (n signed; a binary suffix's power of
+ * 1024 already in n), its binary suffix's index (0: none) and whether it has an exponent suffix.
+ */
+function exactValue(str: string): { n: bigint; e: number; bin: number; exponent: boolean } {
+  const { positive, num, denom, suffix } = split(str);
+  let n = BigInt(`${num}${denom}` || '0') * (positive ? 1n : -1n);
+  let e = -denom.length;
+  const bin = BINARY_SUFFIXES.indexOf(suffix);
+  const exponent = /^[eE][-+]?[0-9]+$/.test(suffix);
+  if (bin > 0) n *= 1024n ** BigInt(bin);
+  else if (exponent) e += Number(suffix.slice(1));
+  else e += DECIMAL_SUFFIX[suffix] ?? 0;
+  return { n, e, bin, exponent };
+}
+
+/** Quantity.AsInt64 succeeds for a quantity that parses: a whole number within int64 (in magnitude). */
+export function isWholeInt64(str: string): boolean {
+  let { n, e } = exactValue(str);
+  if (n < 0n) n = -n;
+  if (e >= 0) n *= 10n ** BigInt(e);
+  else {
+    const d = 10n ** BigInt(-e);
+    if (n % d !== 0n) return false;
+    n /= d;
+  }
+  return n <= 9223372036854775807n;
+}
+
+/**
  * A quantity as Go prints it (Quantity.String, CanonicalizeBytes) for one that parses: zero is
  * `0`; a binary one (`Ki`…) of at least 1024 in magnitude and a whole number is written in the
  * largest power of 1024 that divides it; anything else in decimal, its exponent a multiple of
@@ -109,14 +138,8 @@ export function canonicalQuantity(str: string): string {
   const q = parseQuantity(str);
   if (q.zero) return '0';
   if (keepsItsText(str)) return str;
-  const { positive, num, denom, suffix } = split(str);
-  let n = BigInt(`${num}${denom}` || '0') * (positive ? 1n : -1n);
-  let e = -denom.length;
-  const bin = BINARY_SUFFIXES.indexOf(suffix);
-  const exponent = /^[eE][-+]?[0-9]+$/.test(suffix);
-  if (bin > 0) n *= 1024n ** BigInt(bin);
-  else if (exponent) e += Number(suffix.slice(1));
-  else e += DECIMAL_SUFFIX[suffix] ?? 0;
+  const { bin, exponent, ...v } = exactValue(str);
+  let { n, e } = v;
   if (bin > 0) {
     // Whole bytes (no fraction left after the power of ten) and at least 1024: base 1024.
     let whole: bigint | null = n;

@@ -19,8 +19,7 @@ import { shellWord } from '../integrity/next-steps.js';
 import { accessibleFile } from '../onpath.js';
 import { rootedRead } from '../store/rooted.js';
 import { kubeletsUsing, runningError } from '../recovery/kubelet.js';
-import { holderRefusal, lockWriteRefusal } from '../recovery/lock.js';
-import { stateFilesRefusal } from '../recovery/backup.js';
+import { writeRefusal } from '../recovery/backup.js';
 import type { Overrides, RecoveryContext } from '../recovery/plan.js';
 
 export const DEFAULT_CONFIG_PATH = '/var/lib/kubelet/config.yaml';
@@ -258,7 +257,7 @@ function interlocks(ctx: RecoveryContext, o: Overrides, refusals: CkptError[], w
   warnings.push(...k.unsure);
   if (k.using.length && !o.force && !o.restartKubelet) refusals.push(runningError(k.using, snap.storeDir));
   // As the recovery commands' plans: a lock or state file the real run would fail on is said by the dry run (found by review).
-  const locked = holderRefusal(snap.dynamicConfigDir) ?? lockWriteRefusal(snap.dynamicConfigDir) ?? stateFilesRefusal(snap.dynamicConfigDir);
+  const locked = writeRefusal(snap.dynamicConfigDir);
   if (locked) refusals.push(locked);
 }
 

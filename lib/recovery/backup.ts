@@ -9,11 +9,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { META_CAP } from '../store/snapshot.js';
-import { EnvError, RefusedError, UsageError, fsReason } from '../errors.js';
+import { EnvError, RefusedError, UsageError, fsReason, type CkptError } from '../errors.js';
 import { SafeDir, kindWords, unsafeNameReason, using } from '../store/safepath.js';
 import type { MetaName } from '../store/types.js';
 import { hintFor, isOurTemp, tempName, type FileState } from './atomic.js';
-import { STATE_DIR, openStateDir, openSub, staleTemp } from './lock.js';
+import { STATE_DIR, holderRefusal, lockWriteRefusal, openStateDir, openSub, staleTemp } from './lock.js';
 
 export { STATE_DIR };
 export const BACKUP_ID = /^[0-9]{8}T[0-9]{6}\.[0-9]{3}Z$/;
@@ -45,6 +45,14 @@ export function stateFilesRefusal(dynamicConfigDir: string): EnvError | null {
     return null; // unreadable: the lock's own check says so
   }
   return null;
+}
+
+/**
+ * What a real run would meet before it writes, for its plan to say: another command holding
+ * the lock, a lock it cannot make, and, when it logs (`logs`), unsafe state files.
+ */
+export function writeRefusal(dynamicConfigDir: string, logs = true): CkptError | null {
+  return holderRefusal(dynamicConfigDir) ?? lockWriteRefusal(dynamicConfigDir) ?? (logs ? stateFilesRefusal(dynamicConfigDir) : null);
 }
 
 /** 2026-11-22T08:00:00.123Z → 20261122T080000.123Z */
@@ -361,20 +369,26 @@ export interface LoadedBackup {
 
 /** Every whole backup, oldest first. Entries that are not backups are ignored. */
 export function listBackups(dynamicConfigDir: string): BackupSummary[] {
+  return scanBackups(dynamicConfigDir).backups;
+}
+
+/** The backups that can be read, and the names of every entry with a backup id's form (sorted; damaged ones too). */
+function scanBackups(dynamicConfigDir: string): { ids: string[]; backups: BackupSummary[] } {
   const dir = backupsDirOf(dynamicConfigDir);
   let d: SafeDir | null;
   let names: string[];
   try {
     d = openBackups(dynamicConfigDir, false);
-    if (!d) return [];
+    if (!d) return { ids: [], backups: [] };
     names = d.list();
   } catch (err) {
     if (err instanceof EnvError) throw err;
     throw new EnvError(`cannot read ${dir}: ${fsReason(err)}`, hintFor(err), 'BACKUP_UNREADABLE');
   }
+  const ids = names.filter((n) => BACKUP_ID.test(n)).sort();
   return using(d, (b) => {
     const out: BackupSummary[] = [];
-    for (const id of names.filter((n) => BACKUP_ID.test(n)).sort()) {
+    for (const id of ids) {
       const m = readManifest(b, id);
       if (!m) continue;
       // clean's backups hold the leftovers it moved aside (`moved`), not meta files.
@@ -382,7 +396,7 @@ export function listBackups(dynamicConfigDir: string): BackupSummary[] {
       const aside = Array.isArray(moved) ? moved.map((x) => (x as { from?: unknown }).from).filter((x): x is string => typeof x === 'string') : [];
       out.push({ id, time: m.time, command: m.command, files: [...m.files.map((f) => (f as { path?: string }).path ?? `meta/${f.name}`), ...aside], path: path.join(dir, id) });
     }
-    return out;
+    return { ids, backups: out };
   });
 }
 
@@ -412,29 +426,22 @@ function wellFormed(m: unknown): m is Manifest {
   return m.moved === undefined || (Array.isArray(m.moved) && m.moved.every((x) => obj(x) && typeof x.from === 'string' && typeof x.to === 'string'));
 }
 
-/** The newest name in the backups directory that has a backup id's form, or null. */
-function newestBackupName(dynamicConfigDir: string): string | null {
-  const d = openBackups(dynamicConfigDir, false);
-  if (!d) return null;
-  return using(d, (b) => b.list().filter((n) => BACKUP_ID.test(n)).sort().at(-1) ?? null);
-}
-
 /** Load one backup (the latest when `id` is null), checking every file against its manifest. */
 export function loadBackup(dynamicConfigDir: string, id: string | null): LoadedBackup {
   if (id !== null && !BACKUP_ID.test(id)) {
     throw new UsageError(`bad backup id "${id}": expected the form 20261122T080000.123Z`, 'list them with `kubelet-ckpt undo --list`', 'UNKNOWN_BACKUP');
   }
-  const all = listBackups(dynamicConfigDir);
+  const { ids, backups: all } = scanBackups(dynamicConfigDir);
   // The newest backup directory, damaged, is refused rather than passed over for an older one (found by review).
   if (id === null) {
-    const newest = newestBackupName(dynamicConfigDir);
-    if (newest !== null && newest !== all.at(-1)?.id) throw new RefusedError(`backup ${newest}, the newest, is damaged: its manifest cannot be read`, `name the backup to restore (kubelet-ckpt undo --list), or move ${newest} aside`, 'BACKUP_DAMAGED');
+    const newest = ids.at(-1);
+    if (newest !== undefined && newest !== all.at(-1)?.id) throw new RefusedError(`backup ${newest}, the newest, is damaged: its manifest cannot be read`, `name the backup to restore (kubelet-ckpt undo --list), or move ${newest} aside`, 'BACKUP_DAMAGED');
   }
   const pick = id === null ? all[all.length - 1] : all.find((b) => b.id === id);
   if (!pick) {
     if (id === null) throw new RefusedError(`there is no backup to restore in ${backupsDirOf(dynamicConfigDir)}`, 'backups are made by reset, rollback and undo', 'NO_BACKUP');
     // There, but not listed: its manifest is not one kubelet-ckpt writes.
-    if (fs.lstatSync(path.join(backupsDirOf(dynamicConfigDir), id), { throwIfNoEntry: false })) throw new RefusedError(`backup ${id} is damaged: its manifest cannot be read`, 'pick another backup (kubelet-ckpt undo --list)', 'BACKUP_DAMAGED');
+    if (ids.includes(id)) throw new RefusedError(`backup ${id} is damaged: its manifest cannot be read`, 'pick another backup (kubelet-ckpt undo --list)', 'BACKUP_DAMAGED');
     throw new UsageError(`no backup "${id}"${all.length ? `; there are: ${all.map((b) => b.id).join(', ')}` : ''}`, 'list them with `kubelet-ckpt undo --list`', 'UNKNOWN_BACKUP');
   }
   const damaged = (what: string) => new RefusedError(`backup ${pick.id} is damaged: ${what}`, 'pick another backup (kubelet-ckpt undo --list)', 'BACKUP_DAMAGED');

@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { CkptError, EnvError, RefusedError, fsReason } from '../errors.js';
 import { SafeDir, using } from '../store/safepath.js';
-import { mountIdOf } from '../store/mounts.js';
+import { placeOf as whereIs, samePlace, type Place } from '../store/mounts.js';
 import type { Entry } from '../store/snapshot.js';
 import { metaSources } from '../store/refs.js';
 import { metaReferences } from './prune.js';
@@ -143,22 +143,18 @@ export function planClean(ctx: RecoveryContext, req: Overrides): CleanPlan {
  * it would be made in decides.
  */
 function otherFileSystem(store: string, dynamicConfigDir: string, items: readonly Leftover[]): string | null {
-  const devOf = (p: string): number | null => {
-    try {
-      return using(SafeDir.open(p), (d) => d.stat().dev);
-    } catch {
-      return null;
+  let into: { path: string; at: Place } | null = null;
+  for (const p of [backupsDirOf(dynamicConfigDir), stateDirOf(dynamicConfigDir), dynamicConfigDir]) {
+    const at = whereIs(p);
+    if (at) {
+      into = { path: p, at };
+      break;
     }
-  };
-  const into = [backupsDirOf(dynamicConfigDir), stateDirOf(dynamicConfigDir), dynamicConfigDir].find((p) => devOf(p) !== null);
-  if (into === undefined) return null;
-  const froms = [...new Set(items.map((i) => path.dirname(path.join(store, i.path))))];
-  const to = mountIdOf(into);
-  for (const from of froms) {
-    const a = devOf(from);
-    const m = to !== null ? mountIdOf(from) : null;
-    const apart = (a !== null && a !== devOf(into)) || (m !== null && m !== to);
-    if (apart) return `${from} and ${into} are on different file systems or mounts`;
+  }
+  if (!into) return null;
+  for (const from of new Set(items.map((i) => path.dirname(path.join(store, i.path))))) {
+    const at = whereIs(from);
+    if (at && !samePlace(at, into.at)) return `${from} and ${into.path} are on different file systems or mounts`;
   }
   return null;
 }

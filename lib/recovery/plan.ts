@@ -16,9 +16,8 @@ import { META_NAMES, type ConfigMapSource, type MetaName } from '../store/types.
 import { trialOf } from '../integrity/nextboot.js';
 import { verifyStore } from '../integrity/verify.js';
 import { readState, type FileState } from './atomic.js';
-import { hashOf, loadBackup, stateFilesRefusal } from './backup.js';
+import { hashOf, loadBackup, writeRefusal } from './backup.js';
 import { findSystemctl, hostPathOf, kubeletsUsing, reachableServers, runningError, type StoreKubelet } from './kubelet.js';
-import { holderRefusal, lockWriteRefusal } from './lock.js';
 import type { Simulate, StepHook } from './steps.js';
 
 /** Everything planning and applying need besides the request. */
@@ -157,7 +156,7 @@ async function environment(ctx: RecoveryContext, o: Overrides, opts: { api: bool
     else if (o.force && !o.restartKubelet) warnings.push(`a kubelet using this store is running (pid ${k.using.map((x) => x.pid).join(', ')}); writing anyway (--force): it re-reads meta/assigned every 10 s`);
   }
   restartNeeds(ctx, o);
-  const locked = holderRefusal(snap.dynamicConfigDir) ?? lockWriteRefusal(snap.dynamicConfigDir) ?? stateFilesRefusal(snap.dynamicConfigDir);
+  const locked = writeRefusal(snap.dynamicConfigDir);
   if (locked) refusals.push(locked);
   if (opts.api) warnings.push(...(await apiWarnings(ctx, k.using)));
   return { warnings, refusals, kubelets: k.using };
@@ -191,7 +190,7 @@ export function removalInterlocks(ctx: RecoveryContext, o: Overrides, refusals: 
   }
   restartNeeds(ctx, o);
   // With nothing to remove no backup or audit line is written: the state files do not matter then.
-  const locked = holderRefusal(snap.dynamicConfigDir) ?? lockWriteRefusal(snap.dynamicConfigDir) ?? (nothingToRemove ? null : stateFilesRefusal(snap.dynamicConfigDir));
+  const locked = writeRefusal(snap.dynamicConfigDir, !nothingToRemove);
   if (locked) refusals.push(locked);
 }
 

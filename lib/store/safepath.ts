@@ -357,12 +357,18 @@ export class SafeDir {
 
   /** A regular file, capped; never follows a symlink, never blocks (see readFileCapped). */
   read(name: string, cap: number): CappedRead {
-    // Never opened when it is no regular file now (a device acts when opened: a watchdog arms,
-    // a tape rewinds; found by review, a device reached through a meta file's link). The open
-    // itself still refuses a link and checks the type again.
-    const st = fs.lstatSync(this.at(name), { throwIfNoEntry: false });
-    if (st && !st.isFile() && !st.isSymbolicLink()) throw Object.assign(new Error(`${path.join(this.path, name)} is ${kindWords(st)}`), { code: st.isDirectory() ? 'EISDIR' : 'ENOTREG' });
+    this.refuseSpecial(name);
     return readFileCapped(this.at(name), cap);
+  }
+
+  /**
+   * Throw (ENOTREG, EISDIR) when `name` is there and is no regular file, before anything opens
+   * it: a device acts when opened (a watchdog arms, a tape rewinds; found by review, a device
+   * reached through a meta file's link). A link is left to the open, which refuses it.
+   */
+  private refuseSpecial(name: string, dirCode = 'EISDIR'): void {
+    const st = fs.lstatSync(this.at(name), { throwIfNoEntry: false });
+    if (st && !st.isFile() && !st.isSymbolicLink()) throw Object.assign(new Error(`${path.join(this.path, name)} is ${kindWords(st)}`), { code: st.isDirectory() ? dirCode : 'ENOTREG' });
   }
 
   /** Create `name` exclusively (O_EXCL|O_NOFOLLOW) for writing; returns the descriptor. */
@@ -372,8 +378,7 @@ export class SafeDir {
 
   /** Open `name` for appending (created when absent); a symlink or special file is refused. */
   append(name: string, mode = 0o600): number {
-    const pre = fs.lstatSync(this.at(name), { throwIfNoEntry: false });
-    if (pre && !pre.isFile() && !pre.isSymbolicLink()) throw Object.assign(new Error(`${path.join(this.path, name)} is ${kindWords(pre)}`), { code: 'ENOTREG' });
+    this.refuseSpecial(name, 'ENOTREG');
     const fd = fs.openSync(this.at(name), fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK, mode);
     const st = fs.fstatSync(fd);
     if (!st.isFile() || st.nlink > 1) {

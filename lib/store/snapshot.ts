@@ -910,10 +910,7 @@ export function fsPayloadReader(snap: Snapshot): PayloadReader {
         if (why) return { ok: false, code: 'escapes', error: `unsafe name ${JSON.stringify(n)}: it ${why}` };
       }
       if (cp.entry.kind === 'symlink') return { ok: false, code: 'symlink', error: `${cp.rel} is a symbolic link` };
-      // Never opened because of its name when the listing says it is no regular file: opening a
-      // device can act (a watchdog arms, a tape rewinds; found by a hostile-store review).
-      const odd = cp.others.find((o) => o.name === fileName && o.kind === 'other');
-      if (odd) return { ok: false, code: 'unreadable', error: `${cp.rel}/${fileName} is not a regular file; not opened` };
+      // (A device or FIFO is refused before it is opened: SafeDir.read.)
       try {
         return dirs.within(cp.uid, cp.rv, (d) => readCapped(d, fileName, cap));
       } catch (err) {
