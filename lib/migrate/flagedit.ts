@@ -8,7 +8,7 @@
 // lines are handled; what cannot be edited safely is reported with its line, and the
 // caller re-parses the result to prove the kubelet's command line changed only as intended.
 
-import { isComment } from '../store/systemd.js';
+import { isComment, openQuote } from '../store/systemd.js';
 
 export type FlagFileKind = 'unit' | 'env';
 
@@ -49,6 +49,8 @@ interface Region {
   line: number;
   /** Comment lines inside the region, [start, end): a unit file skips them (systemd.syntax(7)). */
   skip: [number, number][];
+  /** 0-based numbers of the lines after the first that an env file's quoted value spans. */
+  spanned: number[];
 }
 
 
@@ -85,15 +87,45 @@ function regions(text: string, kind: FlagFileKind): Region[] {
       const sec = /^\[([^\]]+)\]/.exec(trimmed);
       if (sec) section = sec[1]!;
       const m = /^(ExecStart|Environment)\s*=/.exec(trimmed);
-      if (section === 'Service' && m) out.push({ start: pos + lead + m[0].length, end, line: lineNo, skip });
+      if (section === 'Service' && m) out.push({ start: pos + lead + m[0].length, end, line: lineNo, skip, spanned: [] });
     } else if (!trimmed.startsWith('#')) {
       const m = /^(?:export\s+)?[A-Za-z_][A-Za-z0-9_]*\s*=/.exec(trimmed);
-      if (m) out.push({ start: pos + lead + m[0].length, end, line: lineNo, skip });
+      if (m) {
+        // A quoted value may span lines (systemd.exec(5)), as store/systemd.ts reads it: the
+        // region runs to the line that closes the quote, when one does.
+        const more = quotedSpan(text, end, trimmed);
+        const spanned: number[] = [];
+        for (let k = 1; k <= more.lines; k++) spanned.push(lineNo - 1 + lines - 1 + k);
+        out.push({ start: pos + lead + m[0].length, end: more.end, line: lineNo, skip, spanned });
+        lines += more.lines;
+        end = more.end;
+      }
     }
     pos = end;
     lineNo += lines;
   }
   return out;
+}
+
+/**
+ * The physical lines from `from` on that an env assignment (`assignment`, its text so far)
+ * spans while its quote is open, up to the one that closes it; none when no line closes it
+ * (then the assignment is one line, and its open quote is reported).
+ */
+function quotedSpan(text: string, from: number, assignment: string): { end: number; lines: number } {
+  let acc = assignment.replace(/\r?\n$/, '');
+  if (!openQuote(acc)) return { end: from, lines: 0 };
+  let pos = from;
+  let lines = 0;
+  while (pos < text.length) {
+    const nl = text.indexOf('\n', pos);
+    const stop = nl < 0 ? text.length : nl;
+    acc += `\n${text.slice(pos, stop).replace(/\r$/, '')}`;
+    pos = nl < 0 ? text.length : nl + 1;
+    lines++;
+    if (!openQuote(acc)) return { end: pos, lines };
+  }
+  return { end: from, lines: 0 };
 }
 
 /** Atoms of one region, and whether a quote is left open at its end. */
@@ -169,12 +201,12 @@ function dropGate(value: string, gate: string): string | null {
   return kept.length ? kept.join(',') : null;
 }
 
-function findSplices(text: string, kind: FlagFileKind, opts: EditOptions, problems: FlagEdit[]): Splice[] {
+function findSplices(text: string, found: readonly Region[], opts: EditOptions, problems: FlagEdit[]): Splice[] {
   const gate = opts.gate ?? 'DynamicKubeletConfig';
   const splices: Splice[] = [];
   let addConfig = opts.addConfig ?? null;
   let dirsBefore = opts.configAt ?? 0;
-  for (const r of regions(text, kind)) {
+  for (const r of found) {
     const { atoms: raw, openQuote } = atomsOf(text, r);
     const atoms = raw.map(flagStart);
     const relevant = atoms.some((a) => DIR_FLAG.test(a.text) || DIR_FLAG_EQ.test(a.text) || ((GATES_FLAG.test(a.text) || GATES_FLAG_EQ.test(a.text)) && text.slice(r.start, r.end).includes(gate)));
@@ -272,7 +304,7 @@ function removal(text: string, s: Splice, kind: FlagFileKind): { start: number; 
  * continued chain left empty goes, and the `\` before it too (else the next line would join).
  * In a unit file the comment lines between them are passed over, as systemd passes them.
  */
-function tidyLines(before: string[], after: string[], kind: FlagFileKind): string[] {
+function tidyLines(before: string[], after: string[], kind: FlagFileKind, spanned: ReadonlySet<number>): string[] {
   const out: string[] = [];
   for (let i = 0; i < after.length; i++) {
     const line = after[i]!;
@@ -281,7 +313,8 @@ function tidyLines(before: string[], after: string[], kind: FlagFileKind): strin
       out.push(line);
       continue;
     }
-    if (/\\\s*\r?$/.test(line)) continue;
+    // A line inside a quoted value that spans lines: its newline is only a blank between words.
+    if (/\\\s*\r?$/.test(line) || spanned.has(i)) continue;
     let j = out.length - 1;
     while (kind === 'unit' && j >= 0 && isComment(out[j]!)) j--;
     if (j >= 0 && /\\\r?$/.test(out[j]!)) {
@@ -296,7 +329,8 @@ function tidyLines(before: string[], after: string[], kind: FlagFileKind): strin
 /** Edit one file's text. Never throws; problems are returned for the caller to refuse. */
 export function editFlagText(text: string, kind: FlagFileKind, opts: EditOptions = {}): EditOutcome {
   const problems: FlagEdit[] = [];
-  const splices = findSplices(text, kind, opts, problems);
+  const found = regions(text, kind);
+  const splices = findSplices(text, found, opts, problems);
   if (!splices.length) return { text, edits: [], problems, placedConfig: false };
   let out = text;
   // From the end, so earlier offsets stay valid. Lines are kept 1:1 until tidyLines.
@@ -307,7 +341,7 @@ export function editFlagText(text: string, kind: FlagFileKind, opts: EditOptions
   const beforeLines = text.split('\n');
   const afterLines = out.split('\n');
   // Removals never remove a newline, so the two line lists stay aligned.
-  const tidy = beforeLines.length === afterLines.length ? tidyLines(beforeLines, afterLines, kind).join('\n') : out;
+  const tidy = beforeLines.length === afterLines.length ? tidyLines(beforeLines, afterLines, kind, new Set(found.flatMap((r) => r.spanned))).join('\n') : out;
   return {
     text: tidy,
     edits: splices.map((s) => ({ line: s.line, action: s.action })).sort((a, b) => a.line - b.line),

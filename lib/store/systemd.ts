@@ -67,7 +67,7 @@ function logicalLines(text: string, unit = false): string[] {
  * the end of `text` (in double quotes a backslash escapes the next character; in single
  * quotes nothing does). Quotes count only where the value starts with one, as systemd reads them.
  */
-function openQuote(text: string): boolean {
+export function openQuote(text: string): boolean {
   const m = /^(?:export\s+)?[A-Za-z_][A-Za-z0-9_]*\s*=\s*(["'])/.exec(text);
   if (!m) return false;
   const q = m[1]!;

@@ -305,6 +305,23 @@ t.test('--dynamic_config_dir (the kubelet normalises _ to -): migrate puts --con
   t.match(json(runCli(['--root', root, 'upgrade-check', '-o', 'json'])), { breaks: false, now: { source: 'local', path: '/var/lib/kubelet/config.yaml' } });
 });
 
+t.test('an env file\'s quoted value across lines (systemd.exec(5)): migrate edits it in place, status reads the result as systemd does', async (t) => {
+  const root = copyLayout('aks');
+  const env = path.join(root, 'etc/default/kubelet');
+  const one = fs.readFileSync(env, 'utf8');
+  const multi = one.replace(/^KUBELET_FLAGS=(.*) (--dynamic-config-dir=\S+) (--feature-gates=\S+) (.*)$/m, 'KUBELET_FLAGS="$1\n  $2\n  $3\n  $4"');
+  t.not(multi, one, 'the fixture has the flags this test moves');
+  fs.writeFileSync(env, multi);
+  t.match(json(runCli(['--root', root, 'status', '--no-journal', '-o', 'json'])), { nextBoot: { source: 'assigned' } }, 'the store is in use');
+  const m = runCli(['--root', root, 'migrate', '--yes', '--force']);
+  t.equal(m.code, 0, m.stderr);
+  t.equal(fs.readFileSync(env, 'utf8'), multi.replace('\n  --dynamic-config-dir=/etc/default/dynamickubelet', '').replace('DynamicKubeletConfig=true,', ''), 'the emptied line gone, every other byte kept');
+  t.match(json(runCli(['--root', root, 'upgrade-check', '-o', 'json'])), { breaks: false, now: { source: 'local' } });
+  const u = runCli(['--root', root, 'undo', '--yes']);
+  t.equal(u.code, 0, u.stderr);
+  t.equal(fs.readFileSync(env, 'utf8'), multi, 'undo gives the file back');
+});
+
 t.test('a line break in a relative path stays inside its header comment: the written file decodes to the exported config', async (t) => {
   const root = copyFixture('migrate/kubeadm');
   const cp = path.join(root, `var/lib/kubelet/dynamic-config/store/checkpoints/${UID}/4210/kubelet`);

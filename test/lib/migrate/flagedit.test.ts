@@ -75,6 +75,23 @@ t.test('what cannot be edited safely is reported with its line', async (t) => {
   t.same(editFlagText('A="--dynamic-config-dir"\n', 'env').problems.map((p) => p.line), [1]);
 });
 
+t.test('an env file\'s quoted value that spans lines is edited in place (systemd.exec(5))', async (t) => {
+  const text = `X=1\nKUBELET_EXTRA_ARGS="--node-ip=10.0.0.5\n${DIR}\n  --feature-gates=DynamicKubeletConfig=true,A=true\n--v=2"\nY=2\n`;
+  const e = editFlagText(text, 'env');
+  t.same(e.problems, []);
+  t.equal(e.text, 'X=1\nKUBELET_EXTRA_ARGS="--node-ip=10.0.0.5\n  --feature-gates=A=true\n--v=2"\nY=2\n', 'the emptied line inside the quotes goes; the rest stays byte for byte');
+  t.same(e.edits.map((x) => x.line), [3, 4], 'lines of the original file');
+  // The quote closes on a line of its own; --config takes the flag's place.
+  const closing = `A='${DIR}\n--feature-gates=DynamicKubeletConfig=true\n'\n`;
+  t.equal(editFlagText(closing, 'env', { addConfig: '/c.yaml' }).text, "A='--config=/c.yaml\n'\n");
+  // A quote no later line closes is still one line, and said so; the lines after it are their own.
+  const open = editFlagText(`A="--x ${DIR}\nB=${DIR}\n`, 'env');
+  t.same(open.problems, [{ line: 1, action: 'a quote opened on this line is never closed: cannot tell where the flags end' }]);
+  t.equal(open.text, `A="--x ${DIR}\nB=\n`);
+  // In a unit file quotes never span lines (only a trailing backslash continues one).
+  t.same(editFlagText(`[Service]\nEnvironment="A=--x\n${DIR}"\n`, 'unit').edits, []);
+});
+
 t.test('migratedArgv: the words the edited files must give', async (t) => {
   t.same(migratedArgv(['kubelet', '--a', DIR, '--feature-gates=X=true,DynamicKubeletConfig=true', '--b'], null), ['kubelet', '--a', '--feature-gates=X=true', '--b']);
   t.same(migratedArgv(['kubelet', '--dynamic-config-dir', '/d', '--feature-gates', 'DynamicKubeletConfig=true'], '/c.yaml'), ['kubelet', '--config=/c.yaml']);
