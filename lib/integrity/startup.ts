@@ -71,7 +71,11 @@ function checkFlags(argv: readonly string[], version: KubeletVersion): StartupCh
   const dir = flagValue(argv, 'dynamic-config-dir');
   // ValidateKubeletFlags asks Provided(): an empty --dynamic-config-dir= counts.
   if (dir !== null && !gateEnabled(set.state, 'DynamicKubeletConfig')) {
-    return fail('flag-validate', GATE_TEXT, `--dynamic-config-dir (DynamicKubeletConfig is off by default on ${version})`,
+    // Say why it is off: its default on this release, or --feature-gates (found by review: on
+    // 1.20/1.21, where it is on by default, `DynamicKubeletConfig=false` was called the default).
+    const byFlag = gateEnabled(newGateState(version), 'DynamicKubeletConfig') || gates.DynamicKubeletConfig === false;
+    const why = byFlag ? '--feature-gates turns DynamicKubeletConfig off' : `DynamicKubeletConfig is off by default on ${version}`;
+    return fail('flag-validate', GATE_TEXT, `--dynamic-config-dir (${why})`,
       'add DynamicKubeletConfig=true to --feature-gates on the kubelet command line (the unit\'s ExecStart or its env file); featureGates in the --config file is read too late to count');
   }
   if (knownGates(version).has('SeccompDefault') && present(argv, 'seccomp-default') && flagValue(argv, 'seccomp-default') !== 'false' && !gateEnabled(set.state, 'SeccompDefault')) {

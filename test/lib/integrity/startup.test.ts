@@ -17,6 +17,20 @@ function run(argv: string[] | null, opts: { version?: KubeletVersion; local?: st
   return checkStartup({ version, argv: full, config });
 }
 
+t.test('the gate off: its default, or --feature-gates, is named as the cause (found by review)', async (t) => {
+  const cases: [string[], KubeletVersion, string][] = [
+    [[DIR], '1.23', '--dynamic-config-dir (DynamicKubeletConfig is off by default on 1.23)'],
+    [[DIR, '--feature-gates=DynamicKubeletConfig=false'], '1.23', '--dynamic-config-dir (--feature-gates turns DynamicKubeletConfig off)'],
+    [[DIR, '--feature-gates=DynamicKubeletConfig=false'], '1.21', '--dynamic-config-dir (--feature-gates turns DynamicKubeletConfig off)'],
+    [[DIR, '--feature-gates=AllBeta=false'], '1.20', '--dynamic-config-dir (--feature-gates turns DynamicKubeletConfig off)'],
+  ];
+  for (const [argv, version, subject] of cases) {
+    const s = run(argv, { version });
+    t.same({ stage: s.stage, subject: s.subject }, { stage: 'flag-validate', subject }, `${version} ${argv.join(' ')}`);
+  }
+  t.equal(run([DIR], { version: '1.21' }).ok, true, 'on by default on 1.21');
+});
+
 t.test('flags with no --config file: defaults + flags are validated', async (t) => {
   const table: [string[], string | null, string | null][] = [
     [[DIR, GATE], null, null],
