@@ -5,7 +5,7 @@
 import t from 'tap';
 import path from 'node:path';
 import { buildCase, loadBootVectors } from '../lib/integrity/boot-vectors.js';
-import { json, runCli } from '../helpers.js';
+import { json, runCli, sharedDir, vectorsMissing } from '../helpers.js';
 
 interface Status {
   trial: { inTrial: boolean } | null;
@@ -14,7 +14,7 @@ interface Status {
 
 const vectors = loadBootVectors();
 if (!vectors) {
-  t.skip('shared/vectors/boot-random.json is not beside the checkout');
+  vectorsMissing(t, path.join(sharedDir, 'vectors', 'boot-random.json'));
 } else {
   const tmp = t.testdir();
   // Every case that stops before the store, plus every 100th other case (two CLI runs each: keep the file well inside the timeout).

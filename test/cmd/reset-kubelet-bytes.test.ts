@@ -4,7 +4,7 @@
 import t from 'tap';
 import fs from 'node:fs';
 import path from 'node:path';
-import { GOOD_PAYLOAD, json, runCli, sharedDir, writeTree } from '../helpers.js';
+import { GOOD_PAYLOAD, json, runCli, sharedDir, vectorsMissing, writeTree } from '../helpers.js';
 import type { ConfigMapSource } from '../../lib/store/types.js';
 
 /** A name kubelet-ckpt joins into a path (DESIGN.md UNSAFE_REF). */
@@ -14,7 +14,7 @@ interface EncodeVector { name: string; source: ConfigMapSource; ok: boolean; byt
 
 const file = path.join(sharedDir, 'vectors', 'encode-random.json');
 if (!fs.existsSync(file)) {
-  t.skip('shared/vectors/encode-random.json is not beside the checkout');
+  vectorsMissing(t, file);
 } else {
   const vectors = JSON.parse(fs.readFileSync(file, 'utf8')) as EncodeVector[];
   // Written by the kubelet, read back equal, a raw LS or PS in the file, a key verify accepts.

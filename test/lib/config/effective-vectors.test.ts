@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { loadCheckpointConfig, type LoadStage } from '../../../lib/config/load.js';
-import { sharedDir } from '../../helpers.js';
+import { sharedDir, vectorsMissing } from '../../helpers.js';
 import { substituteDir, withoutGoZeros, type EffectiveVector } from '../../effective-vectors.js';
 
 type Vector = EffectiveVector;
@@ -28,8 +28,7 @@ function flagsAlone(flags: string[]): string | null {
 
 const file = path.join(sharedDir, 'vectors/effective.json');
 if (!fs.existsSync(file)) {
-  t.comment(`skipping: ${file} is not present`);
-  t.pass('vectors absent');
+  vectorsMissing(t, file);
 } else {
   const vectors = JSON.parse(fs.readFileSync(file, 'utf8')) as Vector[];
 

@@ -10,7 +10,7 @@ import t from 'tap';
 import { loadCheckpointConfig, type LoadStage } from '../../../lib/config/load.js';
 import { gateErrors } from '../../../lib/config/gates.js';
 import type { KubeletVersion } from '../../../lib/config/version.js';
-import { sharedDir } from '../../helpers.js';
+import { sharedDir, vectorsMissing } from '../../helpers.js';
 
 type Verdict = 'valid' | 'invalid' | 'load-error' | 'internal-error';
 type Release = 'v1.20' | 'v1.21' | 'v1.22' | 'v1.23';
@@ -71,8 +71,7 @@ function textClass(v: Vector, want: string | null): string {
 
 const file = path.join(sharedDir, 'vectors/payloads-random.json');
 if (!fs.existsSync(file)) {
-  t.comment(`skipping: ${file} is not present`);
-  t.pass('vectors absent');
+  vectorsMissing(t, file);
 } else {
   const vectors = JSON.parse(fs.readFileSync(file, 'utf8')) as Vector[];
 

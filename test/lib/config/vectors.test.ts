@@ -4,12 +4,12 @@
 // pointer in 1.23, so that one address is compared by pattern.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { decodeKubeletConfig } from '../../../lib/config/decode.js';
 import { applyDefaults } from '../../../lib/config/defaults.js';
 import { loadCheckpointConfig } from '../../../lib/config/load.js';
 import { GO_POINTER_RE, validateKubeletConfig } from '../../../lib/config/validate.js';
+import { sharedDir, vectorsMissing } from '../../helpers.js';
 
 interface Vector {
   name: string;
@@ -19,8 +19,7 @@ interface Vector {
   kubeletError: string | null;
 }
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const vectorsFile = path.resolve(repoRoot, '../shared/vectors/validation.json');
+const vectorsFile = path.join(sharedDir, 'vectors/validation.json');
 const FILE = '/var/lib/kubelet/dynamic-config/store/checkpoints/uid/1/kubelet';
 
 /** The kubelet's text with every Go pointer replaced, so addresses need not match. */
@@ -36,8 +35,7 @@ function judge(payload: string): { verdict: Vector['verdict']; error: string | n
 }
 
 if (!fs.existsSync(vectorsFile)) {
-  t.comment(`skipping: ${vectorsFile} is not present`);
-  t.pass('vectors absent');
+  vectorsMissing(t, vectorsFile);
 } else {
   const vectors = JSON.parse(fs.readFileSync(vectorsFile, 'utf8')) as Vector[];
 

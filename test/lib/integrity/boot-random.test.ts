@@ -5,10 +5,11 @@
 import t from 'tap';
 import path from 'node:path';
 import { buildCase, loadBootVectors, predictCase, type BootVector } from './boot-vectors.js';
+import { sharedDir, vectorsMissing } from '../../helpers.js';
 
 const vectors = loadBootVectors();
 if (!vectors) {
-  t.skip('shared/vectors/boot-random.json is not beside the checkout');
+  vectorsMissing(t, path.join(sharedDir, 'vectors', 'boot-random.json'));
 } else {
   const tmp = t.testdir();
   const decisions: Record<string, string[]> = { nextBoot: [], willStart: [], statusError: [], inTrial: [], wouldPromote: [], stoppedAt: [] };

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { takeSnapshot, fsPayloadReader } from '../../../lib/store/snapshot.js';
 import { predictNextBoot } from '../../../lib/integrity/nextboot.js';
 import { judgeConfig } from '../../../lib/integrity/pipeline.js';
-import { sharedDir, writeTree } from '../../helpers.js';
+import { sharedDir, vectorsMissing, writeTree } from '../../helpers.js';
 
 interface Vector {
   name: string;
@@ -16,7 +16,7 @@ interface Vector {
 
 const file = path.join(sharedDir, 'vectors', 'bootstrap.json');
 if (!fs.existsSync(file)) {
-  t.skip('shared/vectors/bootstrap.json is not beside the checkout');
+  vectorsMissing(t, file);
 } else {
   const vectors = JSON.parse(fs.readFileSync(file, 'utf8')) as Vector[];
   const root = t.testdir();

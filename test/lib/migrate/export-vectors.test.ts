@@ -11,7 +11,7 @@ import path from 'node:path';
 import { loadCheckpointConfig } from '../../../lib/config/load.js';
 import { buildExport } from '../../../lib/migrate/export.js';
 import { openSession, type Session } from '../../../lib/session.js';
-import { sharedDir, writeTree } from '../../helpers.js';
+import { sharedDir, vectorsMissing, writeTree } from '../../helpers.js';
 import { substituteDir, withoutGoZeros, type EffectiveVector } from '../../effective-vectors.js';
 import { CkptError } from '../../../lib/errors.js';
 
@@ -30,7 +30,7 @@ function flagsWithoutDkc(flags: string[]): string[] {
 }
 
 const file = path.join(sharedDir, 'vectors', 'effective.json');
-if (!fs.existsSync(file)) t.skip('shared/vectors/effective.json is not beside the checkout');
+if (!fs.existsSync(file)) vectorsMissing(t, file);
 else {
   const cases = JSON.parse(fs.readFileSync(file, 'utf8')) as Case[];
   const dir = t.testdir();

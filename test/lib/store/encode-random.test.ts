@@ -8,7 +8,7 @@ import path from 'node:path';
 import { encodeMeta, MetaEncodeError } from '../../../lib/store/encode.js';
 import { decodeMeta } from '../../../lib/store/meta.js';
 import type { ConfigMapSource } from '../../../lib/store/types.js';
-import { sharedDir } from '../../helpers.js';
+import { sharedDir, vectorsMissing } from '../../helpers.js';
 
 interface EncodeVector {
   name: string;
@@ -23,7 +23,7 @@ interface EncodeVector {
 
 const file = path.join(sharedDir, 'vectors', 'encode-random.json');
 if (!fs.existsSync(file)) {
-  t.skip('shared/vectors/encode-random.json is not beside the checkout');
+  vectorsMissing(t, file);
 } else {
   const vectors = JSON.parse(fs.readFileSync(file, 'utf8')) as EncodeVector[];
   const bytes: string[] = [];
