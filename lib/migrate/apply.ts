@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { CkptError, EnvError, RefusedError, fsReason } from '../errors.js';
 import { atomicRemove, atomicReplace, ChangedError, readState, sameState } from '../recovery/atomic.js';
-import { appendAudit, cleanBackupLeftovers, openBackups, currentActor, ensureBackupsDir, writeBackupDir, BACKUP_ID, type Actor, type SavedState } from '../recovery/backup.js';
+import { appendAudit, auditDone, cleanBackupLeftovers, openBackups, currentActor, ensureBackupsDir, writeBackupDir, BACKUP_ID, type Actor, type SavedState } from '../recovery/backup.js';
 import { guarded } from '../recovery/guard.js';
 import { findSystemctl, type RestartReport } from '../recovery/kubelet.js';
 import type { Overrides, RecoveryContext } from '../recovery/plan.js';
@@ -293,7 +293,7 @@ function applyWrites(ctx: RecoveryContext, plan: { dynamicConfigDir: string; sto
     }
     throw new EnvError(`${e.message} — ${state}; backup ${backup.id} holds the old files`, `restore them with \`kubelet-ckpt undo ${backup.id}\``, e.code);
   }
-  audit('done');
+  auditDone(() => audit('done'), result.warnings);
   if (daemonReload) {
     const r = findSystemctl(ctx.envPath).run(['daemon-reload']);
     if (r.code !== 0) result.warnings.push(`systemctl daemon-reload failed (exit ${r.code}): ${r.stderr.trim()}`);

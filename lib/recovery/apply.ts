@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import { SafeDir, using } from '../store/safepath.js';
 import { CkptError, EnvError, RefusedError, fsReason } from '../errors.js';
 import { atomicRemove, atomicReplace, hintFor, openWriteDir, requireRealDir, sameState, ChangedError } from './atomic.js';
-import { appendAudit, cleanBackupLeftovers, currentActor, discardBackup, ensureBackupsDir, hashOf, writeBackup, type AuditEntry } from './backup.js';
+import { appendAudit, auditDone, cleanBackupLeftovers, currentActor, discardBackup, ensureBackupsDir, hashOf, writeBackup, type AuditEntry } from './backup.js';
 import { findSystemctl, type Systemctl } from './kubelet.js';
 import { guarded } from './guard.js';
 import type { HeldLock } from './lock.js';
@@ -167,6 +167,6 @@ async function writeAll(ctx: RecoveryContext, plan: MetaPlan, result: RecoveryRe
     const wrapped = new Cls(message, hint, e.code);
     throw e.exitCode === wrapped.exitCode ? wrapped : e;
   }
-  audit('done');
+  auditDone(() => audit('done'), result.warnings);
   hook('audit-done', backup.id);
 }

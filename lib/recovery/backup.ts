@@ -327,6 +327,21 @@ export function appendAudit(dynamicConfigDir: string, entry: AuditEntry): void {
   }
 }
 
+/**
+ * The audit log's closing line, written after the change was made: a log that can no longer be
+ * written then (swapped for a link, a full disk) is a warning, not the command's failure,
+ * whose message would say nothing was changed (found by review: reset wrote both meta files
+ * and exited 3 saying "nothing was changed", with no backup id to undo with).
+ */
+export function auditDone(write: () => void, warnings: string[]): void {
+  try {
+    write();
+  } catch (err) {
+    const why = err instanceof Error ? err.message.replace(/; nothing (was|would be) changed$/, '') : String(err);
+    warnings.push(`the change is made and backed up, but the audit log's closing line could not be written: ${why}`);
+  }
+}
+
 /** The audit log is read whole, up to this much. */
 const AUDIT_CAP = 16 * 1024 * 1024;
 

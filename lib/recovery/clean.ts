@@ -13,8 +13,9 @@ import type { Entry } from '../store/snapshot.js';
 import { metaSources } from '../store/refs.js';
 import { metaReferences } from './prune.js';
 import { ChangedError, changedOr, hintFor, isOurTemp, tempName } from './atomic.js';
-import { appendAudit, backupId, backupsDirOf, currentActor, discardBackup, ensureBackupsDir, openBackups, stateDirOf, type Manifest } from './backup.js';
+import { appendAudit, auditDone, backupId, backupsDirOf, currentActor, discardBackup, ensureBackupsDir, openBackups, stateDirOf, type Manifest } from './backup.js';
 import { guarded } from './guard.js';
+import { openSub } from './lock.js';
 import { removalInterlocks, type Overrides, type RecoveryContext } from './plan.js';
 import { refusalText, removalStart, type PruneChange, type RecoveryResult } from './result.js';
 import type { StepHook } from './steps.js';
@@ -170,8 +171,14 @@ export function previewClean(plan: CleanPlan): RecoveryResult {
   return r;
 }
 
-/** Make the (empty) backup the leftovers move into: manifest first, durable, then renamed into place. */
-function makeLeftoverBackup(plan: CleanPlan, now: Date): { id: string; dir: string } {
+/**
+ * Make the (empty) backup the leftovers move into: manifest first, durable, then renamed into
+ * place. Its leftovers directory comes back open, reached through the descriptor of the
+ * directory made here: no name is looked up again, so a backup swapped for a link (or moved)
+ * after it was made cannot lead the moves elsewhere (found by review: a racer's link under
+ * backups/ received the store's files).
+ */
+function makeLeftoverBackup(plan: CleanPlan, now: Date): { id: string; dir: string; leftovers: SafeDir } {
   const backups = ensureBackupsDir(plan.dynamicConfigDir);
   return using(openBackups(plan.dynamicConfigDir, true)!, (d) => {
     let t = now.getTime();
@@ -182,20 +189,23 @@ function makeLeftoverBackup(plan: CleanPlan, now: Date): { id: string; dir: stri
       id, time: new Date(t).toISOString(), command: plan.commandLine, store: plan.store, user: currentActor(), files: [], after: {},
       moved: plan.items.map((i, n) => ({ from: i.path, to: `leftovers/${n}`, kind: i.kind })),
     };
+    let leftovers: SafeDir | null = null;
     try {
       d.mkdir(tmp);
       using(d.dir(tmp), (b) => {
         b.mkdir('leftovers');
+        leftovers = b.dir('leftovers');
         b.writeNew('manifest.json', `${JSON.stringify(manifest, null, 2)}\n`);
         b.sync();
       });
       d.rename(tmp, id);
       d.sync();
     } catch (err) {
+      (leftovers as SafeDir | null)?.close();
       // A half-made tmp_ backup is ours: the next recovery command removes it (cleanBackupLeftovers).
       throw new EnvError(`cannot write the backup ${path.join(backups, id)}: ${fsReason(err)}; nothing was changed`, hintFor(err), 'BACKUP_FAILED');
     }
-    return { id, dir: path.join(backups, id) };
+    return { id, dir: path.join(backups, id), leftovers: leftovers! };
   });
 }
 
@@ -211,9 +221,19 @@ function moveBetween(from: { dir: SafeDir; name: string }, to: { dir: SafeDir; n
   to.dir.sync();
 }
 
-/** backups/<id>/leftovers of a clean backup, opened without following links. */
-function leftoversDir(backupDir: string): SafeDir {
-  return using(SafeDir.open(backupDir), (b) => b.dir('leftovers'));
+/**
+ * backups/<id>/leftovers of a clean backup, reached from the dynamic-config directory one name
+ * at a time without following links (a backup swapped for a link is refused, never followed).
+ */
+function leftoversDir(dynamicConfigDir: string, id: string): SafeDir {
+  const backups = openBackups(dynamicConfigDir, false);
+  if (!backups) throw Object.assign(new Error(`${backupsDirOf(dynamicConfigDir)} is gone`), { code: 'ENOENT' });
+  const sub = (d: SafeDir, name: string): SafeDir => {
+    const o = openSub(d, name, false);
+    if (!o) throw Object.assign(new Error(`${path.join(d.path, name)} is gone`), { code: 'ENOENT' });
+    return o;
+  };
+  return using(backups, (d) => using(sub(d, id), (b) => sub(b, 'leftovers')));
 }
 
 export async function applyClean(ctx: RecoveryContext, plan: CleanPlan): Promise<RecoveryResult> {
@@ -225,10 +245,10 @@ export async function applyClean(ctx: RecoveryContext, plan: CleanPlan): Promise
     result.backup = backup.dir;
     const audit = (event: 'begin' | 'done' | 'failed', error?: string) =>
       appendAudit(plan.dynamicConfigDir, { time: now().toISOString(), event, command: plan.commandLine, backup: backup.dir, store: plan.store, user: actor, changes: plan.items.map((i) => ({ path: i.path, before: i.path, after: null })), freedBytes: result.freedBytes ?? 0, ...(error ? { error } : {}) });
-    audit('begin');
-    hook('audit-begin', plan.commandLine);
+    const into = backup.leftovers;
     try {
-      const into = leftoversDir(backup.dir);
+      audit('begin');
+      hook('audit-begin', plan.commandLine);
       plan.items.forEach((item, n) => {
         const src = parentOf(plan.store, item.path);
         try {
@@ -250,8 +270,10 @@ export async function applyClean(ctx: RecoveryContext, plan: CleanPlan): Promise
         /* keep the first error */
       }
       throw e;
+    } finally {
+      into.close();
     }
-    audit('done');
+    auditDone(() => audit('done'), result.warnings);
     hook('audit-done', plan.commandLine);
   });
   if (report) result.kubelet = report;
@@ -281,7 +303,7 @@ export function planUnclean(ctx: RecoveryContext, backup: { id: string; path: st
   const refusals: CkptError[] = [];
   const inBackup = (m: MovedEntry) => {
     try {
-      return using(leftoversDir(backup.path), (d) => d.lstatIfAny(m.to.split('/').pop()!) !== null);
+      return using(leftoversDir(snap.dynamicConfigDir, backup.id), (d) => d.lstatIfAny(m.to.split('/').pop()!) !== null);
     } catch {
       return false;
     }
@@ -341,7 +363,7 @@ export async function applyUnclean(ctx: RecoveryContext, plan: UncleanPlan): Pro
       appendAudit(plan.dynamicConfigDir, { time: now().toISOString(), event, command: plan.commandLine, backup: plan.backup.path, store: plan.store, user: currentActor(), changes: changes.map((c) => ({ path: c.path, before: null, after: c.path })), ...(error ? { error } : {}) });
     audit('begin', plan.moves.map((m) => ({ path: m.from })));
     try {
-      using(leftoversDir(plan.backup.path), (from) => {
+      using(leftoversDir(plan.dynamicConfigDir, plan.backup.id), (from) => {
         for (const m of plan.moves) {
           const dest = parentOf(plan.store, m.from);
           try {
@@ -364,7 +386,7 @@ export async function applyUnclean(ctx: RecoveryContext, plan: UncleanPlan): Pro
       }
       throw e;
     }
-    audit('done', result.changes);
+    auditDone(() => audit('done', result.changes), result.warnings);
   });
   if (report) result.kubelet = report;
   return result;

@@ -14,7 +14,7 @@ import { SafeDir, kindWords, unsafeNameReason, using } from '../store/safepath.j
 import type { Checkpoint, Snapshot } from '../store/snapshot.js';
 import { META_NAMES, type MetaName } from '../store/types.js';
 import { ChangedError, changedOr, hintFor, isOurTemp, sameState, type FileState } from './atomic.js';
-import { appendAudit, currentActor, ensureBackupsDir } from './backup.js';
+import { appendAudit, auditDone, currentActor, ensureBackupsDir } from './backup.js';
 import { guarded } from './guard.js';
 import { contentOf, readMetaStates, removalInterlocks, type Overrides, type RecoveryContext } from './plan.js';
 import { refusalText, removalStart, type PruneChange, type RecoveryResult } from './result.js';
@@ -195,7 +195,11 @@ export async function applyPrune(ctx: RecoveryContext, plan: PrunePlan): Promise
           if (!sameState(states[n], plan.states[n])) throw new ChangedError(`meta/${n} changed while pruning (the kubelet may have written it); stopped`);
         }
         lock.check();
-        removeItem(plan, item, hook);
+        if (!removeItem(plan, item, hook)) {
+          // Found by review: it was reported removed (changes, audit, bytes freed) while it stayed.
+          warnings.push(`${item.path} was not removed: something was written into it while pruning (the kubelet may have); it is kept`);
+          continue;
+        }
         result.changes.push(changeOf(item));
         result.freedBytes = (result.freedBytes ?? 0) + item.bytes;
       }
@@ -210,7 +214,7 @@ export async function applyPrune(ctx: RecoveryContext, plan: PrunePlan): Promise
       const Cls = e instanceof RefusedError ? RefusedError : EnvError;
       throw e.exitCode === 4 || e.exitCode === 3 ? new Cls(`${e.message}${note}`, e.hint, e.code) : e;
     }
-    audit('done');
+    auditDone(() => audit('done'), result.warnings);
     hook('audit-done', plan.commandLine);
   });
   if (report) result.kubelet = report;
@@ -218,7 +222,8 @@ export async function applyPrune(ctx: RecoveryContext, plan: PrunePlan): Promise
   return result;
 }
 
-function removeItem(plan: PrunePlan, item: PruneItem, hook: StepHook): void {
+/** Remove one planned item; false when a UID directory is no longer empty and stays. */
+function removeItem(plan: PrunePlan, item: PruneItem, hook: StepHook): boolean {
   // Each component opened without following a link: a UID directory swapped for a symlink
   // stops the prune instead of removing whatever it points at.
   let cps: SafeDir;
@@ -227,7 +232,7 @@ function removeItem(plan: PrunePlan, item: PruneItem, hook: StepHook): void {
   } catch (err) {
     throw new ChangedError(`checkpoints/ is no longer a directory (${fsReason(err)}); stopped`);
   }
-  using(cps, (c) => {
+  return using(cps, (c) => {
     let uidDir: SafeDir;
     try {
       uidDir = c.dir(item.uid);
@@ -241,8 +246,9 @@ function removeItem(plan: PrunePlan, item: PruneItem, hook: StepHook): void {
         c.sync();
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'ENOTEMPTY' && (err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        return false;
       }
-      return;
+      return true;
     }
     using(uidDir, (u) => {
       const s = u.lstatIfAny(item.name);
@@ -258,6 +264,7 @@ function removeItem(plan: PrunePlan, item: PruneItem, hook: StepHook): void {
       u.sync();
       hook('removed', item.path);
     });
+    return true;
   });
 }
 

@@ -265,6 +265,11 @@ export class SafeDir {
     return `${fdDir}/${this.live}/${name}`;
   }
 
+  /** Where this directory is now, as the kernel names the descriptor (no path is looked up again). */
+  realPath(): string {
+    return fs.readlinkSync(`${fdDir}/${this.live}`);
+  }
+
   /** Open the subdirectory `name`: a real directory only (ELOOP for a symlink, ENOTDIR otherwise). */
   dir(name: string): SafeDir {
     return this.sub(name, O_DIR, false);

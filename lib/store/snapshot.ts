@@ -750,13 +750,21 @@ export interface SnapshotOptions {
  */
 export function takeSnapshot(dir: string, opts: SnapshotOptions = {}): Snapshot {
   const { dynamicConfigDir, storeDir } = locateStore(dir, opts.root);
-  const realStoreDir = fs.realpathSync(storeDir);
   let store: SafeDir;
+  let realStoreDir: string;
   try {
     // Under --root, from the root down: a link swapped in on the way is refused, not followed out.
     // Pinned: a write that reopens the store by its path must reach this very directory.
     store = opts.root ? openDirBelow(opts.root, storeDir).dir.pin(storeDir) : SafeDir.openAndPin(storeDir);
-    pinQuietly(dynamicConfigDir, opts.root);
+    try {
+      // The directory opened, not the path again (found by review: a store renamed away in
+      // between made realpath throw, an internal error, exit 5).
+      realStoreDir = store.realPath();
+      pinQuietly(dynamicConfigDir, opts.root);
+    } catch (err) {
+      store.close();
+      throw err;
+    }
   } catch (err) {
     throw new EnvError(`cannot read the store ${storeDir}: ${fsReason(err)}`, hintFor(err, storeDir), 'STORE_UNREADABLE');
   }

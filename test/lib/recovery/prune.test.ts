@@ -179,3 +179,33 @@ t.test('a meta file that names its checkpoint through a link: references unclear
   t.same(treeHash(rvAlias), before, 'nothing changed');
   t.ok(fs.existsSync(path.join(uidAlias, cp(UID, '1'), 'kubelet')));
 });
+
+t.test('the audit log unwritable after the removals: the prune is reported done, with a warning (found by review: exit 3, "nothing was changed")', async (t) => {
+  const dcd = makeStore(t.testdir({ n: {} }), { rvs: ['1', '2', '3'], assigned: '3', lkg: '3' });
+  const ctx = ctxOf(dcd);
+  const plan = await planPrune(ctx, { keep: 0, ...NO });
+  const swap = (s: string) => {
+    if (s !== 'removed' || fs.existsSync(path.join(dcd, 'state.real'))) return;
+    fs.renameSync(path.join(dcd, '.kubelet-ckpt'), path.join(dcd, 'state.real'));
+    fs.symlinkSync('/nonexistent-kubelet-ckpt-test', path.join(dcd, '.kubelet-ckpt'));
+  };
+  const r = await applyPrune({ ...ctx, hook: swap }, plan);
+  t.same(r.changes.map((c) => c.path), [`checkpoints/${UID}/1`, `checkpoints/${UID}/2`]);
+  t.same(fs.readdirSync(path.join(dcd, 'store/checkpoints', UID)), ['3']);
+  t.match(r.warnings.join('\n'), /the change is made and backed up, but the audit log's closing line could not be written/);
+});
+
+t.test('a UID directory written into while pruning stays, and is not reported removed (found by review)', async (t) => {
+  const dcd = makeStore(t.testdir({ n: {} }), { rvs: ['1'], assigned: '1', lkg: '1', extra: { [`${cp(UID2, 'a')}/kubelet`]: 'a' } });
+  const ctx = ctxOf(dcd);
+  const plan = await planPrune(ctx, { keep: 0, ...NO });
+  t.same(plan.items.map((i) => i.kind), ['checkpoint', 'uid-dir']);
+  const write = (s: string, at?: string) => {
+    if (s === 'removed' && at === `checkpoints/${UID2}/a`) fs.mkdirSync(path.join(dcd, cp(UID2, '555')));
+  };
+  const r = await applyPrune({ ...ctx, hook: write }, plan);
+  t.same(r.changes.map((c) => c.path), [`checkpoints/${UID2}/a`], 'only what went');
+  t.same(fs.readdirSync(path.join(dcd, 'store/checkpoints', UID2)), ['555']);
+  t.match(r.warnings.join('\n'), new RegExp(`checkpoints/${UID2} was not removed: something was written into it while pruning`));
+  t.equal(r.freedBytes, 1);
+});
