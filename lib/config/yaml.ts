@@ -716,15 +716,31 @@ export function parseYamlDocument(bytes: Uint8Array): YamlParse {
   if (directive) return { ok: false, error: directive };
   const fast = fastPath ? fastBlockYaml(first, resolvePlainScalar, printable) : undefined;
   if (fast !== undefined) return { ok: true, value: fast, duplicates: [] };
-  const tracker = pairTracker();
+  let tracker = pairTracker();
   let doc: unknown;
+  let src = first;
   try {
-    const options = { schema: (goYamlSchema ??= buildGoYamlSchema()), json: true, listener: tracker.listener, maxDepth: MAX_YAML_DEPTH } as yaml.LoadOptions;
     trailingMarks = breaks.trailing;
-    lastScalar = undefined;
-    doc = jsYaml().load(first, options);
+    const load = (t: string) => {
+      tracker = pairTracker();
+      lastScalar = undefined;
+      return jsYaml().load(t, { schema: (goYamlSchema ??= buildGoYamlSchema()), json: true, listener: tracker.listener, maxDepth: MAX_YAML_DEPTH } as yaml.LoadOptions);
+    };
+    const slash = slashEscapeError(first, load);
+    if (slash) return { ok: false, error: describeYamlException(slash, first) };
+    for (let tries = 0; ; tries++) {
+      try {
+        doc = load(src);
+        break;
+      } catch (e) {
+        // go-yaml's `\'` escape (a `'`): that one backslash goes, and the document is read again.
+        const at = tries < MAX_QUOTE_ESCAPES ? escapeAt(e, src, "'") : -1;
+        if (at < 0) throw e;
+        src = src.slice(0, at - 1) + src.slice(at);
+      }
+    }
   } catch (e) {
-    if (e instanceof jsYaml().YAMLException) return { ok: false, error: describeYamlException(e, first) };
+    if (e instanceof jsYaml().YAMLException) return { ok: false, error: describeYamlException(e, src) };
     if (e instanceof RangeError) return { ok: false, error: TOO_DEEP };
     throw e;
   } finally {
@@ -735,6 +751,45 @@ export function parseYamlDocument(bytes: Uint8Array): YamlParse {
   const tab = libyamlTabError(first);
   if (tab !== null) return { ok: false, error: tabErrorText(tab) };
   return convertDocument(doc, tracker.pairs, breaks.restore);
+}
+
+// go-yaml v2's double-quoted escapes (scannerc.go, yaml_parser_scan_flow_scalar) are js-yaml's
+// (YAML 1.2) but for two: `\'` is one (a `'`), `\/` is none ("found unknown escape
+// character"). Found by a decoding review: `"\/etc\/kubernetes"` (JSON pasted into YAML) was
+// read as /etc/kubernetes where the kubelet fails to load the config, and `"it\'s"` failed
+// where the kubelet reads it. js-yaml itself says where a double-quoted escape is: an escape
+// it does not know stops the load there (its mark is the character after the backslash).
+
+/** Documents with more `\'` escapes than this are not read again after each (a hostile payload could ask for thousands of loads): the rest is an unknown escape. */
+const MAX_QUOTE_ESCAPES = 64;
+
+/** The position of the character after the backslash when `e` is js-yaml's unknown escape and that character is `ch`; else -1. */
+function escapeAt(e: unknown, text: string, ch: string): number {
+  if (!(e instanceof jsYaml().YAMLException) || !e.reason.startsWith('unknown escape sequence')) return -1;
+  const at = e.mark?.position ?? -1;
+  return at > 0 && text[at] === ch && text[at - 1] === '\\' ? at : -1;
+}
+
+/**
+ * go-yaml's error for the first `\/` inside double quotes, when one comes before any other
+ * error: each `\/` is made `\q` (no escape for either parser) and the copy loaded; a stop at
+ * one of them is a `\/` escape. Null when there is none (the copy's value is never used).
+ */
+function slashEscapeError(text: string, load: (t: string) => unknown): yaml.YAMLException | null {
+  if (!text.includes('\\/')) return null;
+  const probe = text.replace(/\\\//g, '\\q');
+  let t = probe;
+  for (let tries = 0; ; tries++) {
+    try {
+      load(t);
+      return null;
+    } catch (e) {
+      if (escapeAt(e, t, 'q') > 0 && text[(e as yaml.YAMLException).mark!.position + (probe.length - t.length)] === '/') return e as yaml.YAMLException;
+      const at = tries < MAX_QUOTE_ESCAPES ? escapeAt(e, t, "'") : -1;
+      if (at < 0) return null;
+      t = t.slice(0, at - 1) + t.slice(at);
+    }
+  }
 }
 
 function convertDocument(doc: unknown, pairs: Map<object, Pair[]>, restore: Restore | null = null): YamlParse {

@@ -210,6 +210,23 @@ t.test('syntax errors come back as values with go-yaml wording where it is known
   for (const [text, want] of table) t.same(parseYamlDocument(Buffer.from(text)), { ok: false, error: want }, JSON.stringify(text));
 });
 
+t.test("double-quoted escapes are go-yaml v2's: \\' is one, \\/ is none (found by review)", async (t) => {
+  const str = (v: JNode) => (v.t === 'str' ? v.v : `(${v.t})`);
+  t.equal(str(valueOf(`"it\\'s"`)), "it's");
+  t.equal(str(valueOf(`"a\\'b\\'c\\"d"`)), `a'b'c"d`, 'several, with other escapes');
+  t.equal(str(valueOf(`"a\\\\/b"`)), 'a\\/b', 'an escaped backslash before a slash is no slash escape');
+  t.equal(str(valueOf(`'a\\/b'`)), 'a\\/b', 'single quotes: no escapes at all');
+  t.equal(str(valueOf(`a\\/b`)), 'a\\/b', 'plain: no escapes');
+  t.equal(str(valueOf(`"a" # "\\/"`)), 'a', 'in a comment: nothing');
+  t.same(parseYamlDocument(Buffer.from('a: 1\nb: "\\/etc\\/kubernetes"\n')), { ok: false, error: 'yaml: line 2: found unknown escape character' });
+  t.same(parseYamlDocument(Buffer.from('a: "x\\\\\\/"\n')), { ok: false, error: 'yaml: found unknown escape character' }, '\\\\ then \\/');
+  t.same(parseYamlDocument(Buffer.from(`a: "it\\'s"\nb: "\\/"\n`)), { ok: false, error: 'yaml: line 2: found unknown escape character' }, 'after a \\\' escape');
+  t.same(parseYamlDocument(Buffer.from('a: *nowhere\nb: "\\/"\n')), { ok: false, error: "yaml: unknown anchor 'nowhere' referenced" }, 'an earlier error is the one said');
+  t.same(parseYamlDocument(Buffer.from('a: "\\q"\n')), { ok: false, error: 'yaml: found unknown escape character' }, 'an escape neither knows');
+  const many = parseYamlDocument(Buffer.from(`a: "${"\\'".repeat(1000)}"\n`));
+  t.same(many, { ok: false, error: 'yaml: found unknown escape character' }, 'past 64 of them the load is not repeated (bounded work)');
+});
+
 t.test('UTF-8 and UTF-16 byte order marks are honoured', async (t) => {
   const bom8 = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('a: yes\n')]);
   t.same(parseYamlDocument(bom8), { ok: true, value: { t: 'obj', entries: [['a', { t: 'bool', v: true }]] }, duplicates: [] });
