@@ -126,8 +126,8 @@ function schemeLookup(gvk: GroupVersionKind): 'kubelet' | 'internal' | 'node-con
  * which names the field.
  */
 function duplicateIssue(d: DuplicateKey, format: PayloadFormat, version: KubeletVersion): StrictIssue {
-  const key = d.path.split('.').pop() ?? d.path;
-  const message = format === 'json' && atLeast(version, '1.23') ? `duplicate field ${goQuote(d.path)}` : `line ${d.line}: key ${goQuote(key)} already set in map`;
+  // The key itself, dots and all (found by review: `memory.available` was said as "available").
+  const message = format === 'json' && atLeast(version, '1.23') ? `duplicate field ${goQuote(d.path)}` : `line ${d.line}: key ${goQuote(d.key)} already set in map`;
   return { kind: 'duplicate-field', path: d.path, line: d.line, message };
 }
 

@@ -11,6 +11,8 @@ export const MAX_JSON_DEPTH = 10000;
 export interface DuplicateKey {
   /** Dotted path of the repeated member, e.g. `featureGates.Foo`, `registerWithTaints[0].key`. */
   path: string;
+  /** The member's own key (it may hold dots: `memory.available`). */
+  key: string;
   /** 1-based line of the later occurrence. */
   line: number;
 }
@@ -180,7 +182,7 @@ class Parser {
     if (c !== 0x22) this.fail(c, 'looking for beginning of object key string');
     const at = this.pos;
     frame.key = this.readString();
-    if (frame.seen.has(frame.key)) this.duplicates.push({ path: childPath(frame.path, frame.key), line: this.lineAt(at) });
+    if (frame.seen.has(frame.key)) this.duplicates.push({ path: childPath(frame.path, frame.key), key: frame.key, line: this.lineAt(at) });
     frame.seen.add(frame.key);
     this.expect(0x3a, 'after object key');
   }

@@ -561,7 +561,7 @@ class Converter {
       throw new YamlError(`Unsupported map key of type: %!s(<nil>), key: <nil>, value: ${goValueHint(members.get(NULL_KEY))}`);
     }
     if (!alias) {
-      for (const d of repeated) this.duplicates.push({ path: childPath(path, d.key), line: d.line });
+      for (const d of repeated) this.duplicates.push({ path: childPath(path, d.key), key: d.key, line: d.line });
     }
     // Without surrogates, UTF-16 order is Go's bytewise order, and the built-in sort is faster.
     if (keys.some((k) => SURROGATE.test(k))) keys.sort(goKeyOrder);

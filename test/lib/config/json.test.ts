@@ -50,7 +50,7 @@ t.test('values, number literals and repeated keys are kept', async (t) => {
     ['a', '1.50'], ['b', '-0'], ['c', 'str'], ['a', '2'], ['d', 'obj'], ['f', 'arr'],
   ]);
   t.same(toPlain(r.value), { a: 2, b: -0, c: 'xé😀', d: { e: true }, f: [1000] });
-  t.same(r.duplicates, [{ path: 'a', line: 1 }, { path: 'd.e', line: 1 }]);
+  t.same(r.duplicates, [{ path: 'a', key: 'a', line: 1 }, { path: 'd.e', key: 'e', line: 1 }]);
 });
 
 t.test('JSON is recognised by its first non-space character', async (t) => {

@@ -94,6 +94,11 @@ t.test('duplicate keys: the last value wins and each repeat is reported', async 
     ['duplicate-field', 'authentication.webhook.enabled', 11],
   ]);
   t.equal(r.strict.find((s) => s.path === 'maxPods')!.message, 'line 7: key "maxPods" already set in map');
+  // A key with dots is named whole, as go-yaml's setMapIndex names it (found by review).
+  const dotted = decodeKubeletConfig(Buffer.from(`${HEAD}evictionHard:\n  memory.available: 100Mi\n  memory.available: 200Mi\n`), '/k');
+  t.same(dotted.ok && dotted.strict.map((s) => s.message), ['line 5: key "memory.available" already set in map']);
+  const json = decodeKubeletConfig(Buffer.from('{"kind":"KubeletConfiguration","apiVersion":"kubelet.config.k8s.io/v1beta1","evictionHard":{"memory.available":"1Mi",\n"memory.available":"2Mi"}}'), '/k', { version: '1.22' });
+  t.same(json.ok && json.strict.map((s) => s.message), ['line 2: key "memory.available" already set in map'], 'JSON before 1.23 too');
 });
 
 t.test('JSON and YAML spellings of one config decode identically', async (t) => {
@@ -134,11 +139,11 @@ t.test('merge keys in document order, as go-yaml v2 builds a map (a later entry 
     return r.ok ? { value: toPlain(r.value), duplicates: r.duplicates } : { error: r.error };
   };
   // A merge after an explicit key replaces it; before it, the explicit key replaces the merged one. Both are strict errors.
-  t.same(plain('maxPods: 110\n<<: {maxPods: -3}\n'), { value: { maxPods: -3 }, duplicates: [{ path: 'maxPods', line: 2 }] });
-  t.same(plain('<<: {maxPods: -3}\nmaxPods: 110\n'), { value: { maxPods: 110 }, duplicates: [{ path: 'maxPods', line: 2 }] });
+  t.same(plain('maxPods: 110\n<<: {maxPods: -3}\n'), { value: { maxPods: -3 }, duplicates: [{ path: 'maxPods', key: 'maxPods', line: 2 }] });
+  t.same(plain('<<: {maxPods: -3}\nmaxPods: 110\n'), { value: { maxPods: 110 }, duplicates: [{ path: 'maxPods', key: 'maxPods', line: 2 }] });
   // A sequence of mappings: the earlier one wins (merged last to first).
-  t.same(plain('<<: [{a: 1, b: 1}, {a: 2, c: 2}]\n'), { value: { a: 1, b: 1, c: 2 }, duplicates: [{ path: 'a', line: 1 }] });
-  t.same(plain('b: &b {x: 1}\nm:\n  x: 0\n  <<: *b\n'), { value: { b: { x: 1 }, m: { x: 1 } }, duplicates: [{ path: 'm.x', line: 1 }] });
+  t.same(plain('<<: [{a: 1, b: 1}, {a: 2, c: 2}]\n'), { value: { a: 1, b: 1, c: 2 }, duplicates: [{ path: 'a', key: 'a', line: 1 }] });
+  t.same(plain('b: &b {x: 1}\nm:\n  x: 0\n  <<: *b\n'), { value: { b: { x: 1 }, m: { x: 1 } }, duplicates: [{ path: 'm.x', key: 'x', line: 1 }] });
   for (const bad of ['<<: 5\n', '<<: ~\n', '<<: abc\n', '<<: [5]\n', '<<: [{a: 1}, x]\n']) {
     t.same(plain(bad), { error: 'yaml: map merge requires map or sequence of maps as the value' }, JSON.stringify(bad));
   }
