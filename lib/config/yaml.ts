@@ -168,8 +168,8 @@ function buildGoYamlSchema(): yaml.Schema {
     explicit: [
       new Type('tag:yaml.org,2002:binary', {
         kind: 'scalar',
-        resolve: (d: unknown) => typeof d === 'string' && /^[A-Za-z0-9+/=\s]*$/.test(d),
-        construct: (d: string) => Buffer.from(d.replace(/\s/g, ''), 'base64').toString('utf8'),
+        resolve: (d: unknown) => typeof d === 'string',
+        construct: (d: string) => goBase64(d).toString('utf8'),
       }),
       new Type('tag:yaml.org,2002:timestamp', { kind: 'scalar' }),
       passThrough('scalar'),
@@ -179,6 +179,17 @@ function buildGoYamlSchema(): yaml.Schema {
   });
 }
 let goYamlSchema: yaml.Schema | undefined;
+
+/**
+ * A `!!binary` value as go-yaml v2 decodes it (decode.go: base64.StdEncoding.DecodeString):
+ * only CR and LF are skipped, and the padding is required (found by a decoding review: any
+ * blank was skipped and unpadded text accepted, where the kubelet fails to load the config).
+ */
+function goBase64(d: string): Buffer {
+  const s = d.replace(/[\r\n]/g, '');
+  if (s.length % 4 !== 0 || !/^[A-Za-z0-9+/]*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(s)) throw new YamlError('yaml: !!binary value contains invalid base64 data');
+  return Buffer.from(s, 'base64');
+}
 
 // ---------------------------------------------------------------------------------------
 // Bytes → text: libyaml's reader checks, and the first document only.
@@ -375,16 +386,17 @@ const MERGE_NOT_MAP = 'yaml: map merge requires map or sequence of maps as the v
  * go-yaml refuses sequence and mapping keys, which js-yaml turns into text.
  */
 function pairTracker() {
-  const stack: { line: number; children: NodeInfo[] }[] = [];
+  const stack: { line: number; position: number; children: NodeInfo[] }[] = [];
   const pairs = new Map<object, Pair[]>();
   const listener = (event: 'open' | 'close', state: yaml.State) => {
-    const s = state as yaml.State & { kind: string | null; result: unknown; tag: string | null };
+    const s = state as yaml.State & { kind: string | null; result: unknown; tag: string | null; anchor: string | null; input: string; position: number };
     if (event === 'open') {
-      stack.push({ line: s.line + 1, children: [] });
+      stack.push({ line: s.line + 1, position: s.position, children: [] });
       return;
     }
     const frame = stack.pop();
     if (!frame) return;
+    if (s.anchor !== null) checkAnchorName(s.anchor, s.input, frame.position);
     const first = frame.children[0];
     const info: NodeInfo = { kind: s.kind, result: s.result, tag: s.tag, start: (s.kind === 'mapping' || s.kind === 'sequence') && first ? first.start : frame.line };
     if (s.kind === 'mapping' && s.result && typeof s.result === 'object' && frame.children.length % 2 === 0) {
@@ -395,6 +407,32 @@ function pairTracker() {
     stack[stack.length - 1]?.children.push(info);
   };
   return { listener, pairs };
+}
+
+/** go-yaml's anchor characters (scannerc.go is_alpha), and what may follow a name. */
+const ANCHOR_NAME = /^[0-9A-Za-z_-]*/;
+const AFTER_ANCHOR = /^[\s?:,\]}%@`]/;
+
+/**
+ * go-yaml v2 reads an anchor name as [0-9A-Za-z_-]+ and stops with a scanner error when a
+ * character other than a blank or `?:,]}%@`` follows (yaml_parser_scan_anchor); js-yaml takes
+ * anything up to a blank or flow indicator (found by a decoding review: `&eviction.hard` was
+ * read where the kubelet fails to load the config). A name go-yaml would cut short without an
+ * error (`&a:b`) is left to js-yaml's reading.
+ */
+function checkAnchorName(anchor: string, text: string, from: number): void {
+  const valid = ANCHOR_NAME.exec(anchor)![0];
+  if (valid.length === anchor.length || (valid.length > 0 && AFTER_ANCHOR.test(anchor.slice(valid.length)))) return;
+  const at = text.indexOf(`&${anchor}`, from);
+  const line = at < 0 ? 0 : countLines(text, at);
+  throw new YamlError(`yaml: ${line > 0 ? `line ${line + 1}: ` : ''}did not find expected alphabetic or numeric character`);
+}
+
+/** Line feeds before `end` (the 0-based line of that position). */
+function countLines(text: string, end: number): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i >= 0 && i < end; i = text.indexOf('\n', i + 1)) n++;
+  return n;
 }
 
 const SURROGATE = /[\ud800-\udfff]/;
@@ -741,6 +779,7 @@ export function parseYamlDocument(bytes: Uint8Array): YamlParse {
     }
   } catch (e) {
     if (e instanceof jsYaml().YAMLException) return { ok: false, error: describeYamlException(e, src) };
+    if (e instanceof YamlError) return { ok: false, error: e.message };
     if (e instanceof RangeError) return { ok: false, error: TOO_DEEP };
     throw e;
   } finally {

@@ -232,6 +232,25 @@ t.test("double-quoted escapes are go-yaml v2's: \\' is one, \\/ is none (found b
   t.same(many, { ok: false, error: 'yaml: found unknown escape character' }, 'past 64 of them the load is not repeated (bounded work)');
 });
 
+t.test("anchor names are go-yaml v2's: [0-9A-Za-z_-], then a blank or an indicator (found by review)", async (t) => {
+  const err = (text: string) => { const r = parseYamlDocument(Buffer.from(text)); return r.ok ? null : r.error; };
+  t.equal(err('a: 1\nevictionHard: &eviction.hard\n  memory.available: 1Mi\nb: *eviction.hard\n'), 'yaml: line 2: did not find expected alphabetic or numeric character');
+  t.equal(err('x: &.a 1\n'), 'yaml: did not find expected alphabetic or numeric character', 'no valid character at all; first line');
+  t.equal(err('a: &ok-name_1 {x: 1}\nb: *ok-name_1\n'), null);
+  t.equal(err('seq:\n- &v1 1\n- *v1\n'), null);
+  t.equal(err('a: "&not.an.anchor"\n'), null, 'inside quotes it is text');
+});
+
+t.test('!!binary is base64.StdEncoding: CR and LF skipped, padding required (found by review)', async (t) => {
+  const r = (text: string) => { const p = parseYamlDocument(Buffer.from(text)); return p.ok ? toPlain(p.value) : p.error; };
+  t.same(r('p: !!binary L2V0Yw==\n'), { p: '/etc' });
+  t.same(r('p: !!binary |\n  L2V0\n  Yw==\n'), { p: '/etc' }, 'line feeds inside are skipped');
+  t.same(r('p: !!binary ""\n'), { p: '' });
+  for (const bad of ['p: !!binary L2V0Yw\n', 'p: !!binary "L2V0 Yw=="\n', 'p: !!binary L2V0Yw=x\n', 'p: !!binary A===\n']) {
+    t.equal(r(bad), 'yaml: !!binary value contains invalid base64 data', bad);
+  }
+});
+
 t.test('UTF-8 and UTF-16 byte order marks are honoured', async (t) => {
   const bom8 = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('a: yes\n')]);
   t.same(parseYamlDocument(bom8), { ok: true, value: { t: 'obj', entries: [['a', { t: 'bool', v: true }]] }, duplicates: [] });
