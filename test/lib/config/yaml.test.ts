@@ -251,6 +251,13 @@ t.test('!!binary is base64.StdEncoding: CR and LF skipped, padding required (fou
   }
 });
 
+t.test('a key above int64 is a uint64, which sigs.k8s.io/yaml v1.2.0 refuses (found by review)', async (t) => {
+  const r = (text: string) => { const p = parseYamlDocument(Buffer.from(text)); return p.ok ? toPlain(p.value) : p.error; };
+  t.equal(r('featureGates:\n  18446744073709551615: true\n'), 'Unsupported map key of type: uint64, key: 0xffffffffffffffff, value: true');
+  t.equal(r('{9223372036854775808: x}\n'), 'Unsupported map key of type: uint64, key: 0x8000000000000000, value: "x"');
+  t.same(r('9223372036854775807: 1\n-9223372036854775808: 2\n'), { '9223372036854775807': 1, '-9223372036854775808': 2 }, 'int64 keys are keys');
+});
+
 t.test('UTF-8 and UTF-16 byte order marks are honoured', async (t) => {
   const bom8 = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('a: yes\n')]);
   t.same(parseYamlDocument(bom8), { ok: true, value: { t: 'obj', entries: [['a', { t: 'bool', v: true }]] }, duplicates: [] });
