@@ -109,7 +109,8 @@ function decodeSource(root: JNode, sourceKey: string): { configMap: Record<Field
       for (const [f, x] of v.entries) {
         if (!(FIELDS as readonly string[]).includes(f) || x.t === 'null') continue;
         if (x.t === 'str') cm[f as Field] = x.v;
-        else typeError(x, `ConfigMapNodeConfigSource.${sourceKey}.configMap.${f}`, 'string');
+        // UID is a types.UID (k8s.io/api core/v1), the others plain strings.
+        else typeError(x, `ConfigMapNodeConfigSource.${sourceKey}.configMap.${f}`, f === 'uid' ? 'types.UID' : 'string');
       }
     }
   }
