@@ -8,6 +8,7 @@ import { resolveInRoot } from '../store/rooted.js';
 import { CRASH_LOOP_WINDOW_MS, type StoreView } from './correlate.js';
 import type { EventKind, JournalEvent, JournalResult } from './events.js';
 import { readJournalDetailed } from './index.js';
+import { LIVE_JOURNAL_DIRS } from './sources.js';
 import { eventText, shortRef } from './render.js';
 import { printable } from '../output/sanitize.js';
 import { findOnPath } from '../onpath.js';
@@ -63,7 +64,6 @@ const RELEVANT: ReadonlySet<EventKind> = new Set([
   'kubelet-exited',
 ]);
 
-const LIVE_JOURNAL_DIRS = ['/var/log/journal', '/run/log/journal'];
 
 const none = (reason: string): Evidence => ({ lastEvent: null, summary: null, restarts: 0, crashLoop: false, running: null, reason });
 

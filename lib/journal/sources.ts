@@ -90,6 +90,34 @@ export function openSource(spec: SourceSpec): OpenedSource {
   return openJournalctl([], 'journalctl', spec);
 }
 
+/** Where journald keeps the system journal (persistent, then volatile). */
+export const LIVE_JOURNAL_DIRS = ['/var/log/journal', '/run/log/journal'];
+
+/**
+ * Whether `dirs` (journald directories: files in them or in their machine-id subdirectories)
+ * hold a journal file: 'unknown' when one could not be listed (no permission), since
+ * journalctl may still see more than we do.
+ */
+export function journalFilesIn(dirs: readonly string[]): 'some' | 'none' | 'unknown' {
+  let unknown = false;
+  const list = (d: string): fs.Dirent[] | null => {
+    try {
+      return fs.readdirSync(d, { withFileTypes: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' && (err as NodeJS.ErrnoException).code !== 'ENOTDIR') unknown = true;
+      return null;
+    }
+  };
+  const journal = (e: fs.Dirent) => e.isFile() && /\.journal~?$/.test(e.name);
+  for (const d of dirs) {
+    for (const e of list(d) ?? []) {
+      if (journal(e)) return 'some';
+      if (e.isDirectory() && (list(path.join(d, e.name)) ?? []).some(journal)) return 'some';
+    }
+  }
+  return unknown ? 'unknown' : 'none';
+}
+
 function validate(spec: SourceSpec): void {
   if (spec.kind === 'file' && !spec.file) throw new UsageError('--file needs a path (or - for stdin)');
   if (spec.kind === 'journal-dir' && !spec.dir) throw new UsageError('--journal-dir needs a directory');
@@ -327,7 +355,7 @@ function openJournalctl(where: string[], label: string, spec: SourceSpec): Opene
   let child: ChildProcess | null = null;
   const warnings: string[] = [];
   const onChild = (c: ChildProcess) => (child = c);
-  const chunks = spec.follow ? followJournalctl(where, spec, onChild, warnings) : runJournalctl(where, spec, onChild, warnings);
+  const chunks = spec.follow ? followJournalctl(where, spec, onChild, warnings) : runJournalctl(where, spec, onChild, warnings, undefined, label);
   return {
     label,
     size: null,
@@ -383,7 +411,7 @@ function spawnJournalctl(bin: string, args: string[], spec: SourceSpec, onChild:
 }
 
 /** journalctl's output; retried without `--output-fields` for systemd older than v236. */
-async function* runJournalctl(where: string[], spec: SourceSpec, onChild: (c: ChildProcess) => void, warnings: string[], used = { withFields: true }): AsyncGenerator<Buffer> {
+async function* runJournalctl(where: string[], spec: SourceSpec, onChild: (c: ChildProcess) => void, warnings: string[], used = { withFields: true }, label: string | null = null): AsyncGenerator<Buffer> {
   const bin = spec.journalctl ?? 'journalctl';
   for (const withFields of [true, false]) {
     used.withFields = withFields;
@@ -404,6 +432,11 @@ async function* runJournalctl(where: string[], spec: SourceSpec, onChild: (c: Ch
     const stderr = errText();
     if (error?.name === 'AbortError' || spec.signal?.aborted) return;
     if (error) throw journalctlMissing(bin, error, spec);
+    // journalctl exits 0 when it finds no journal file at all: nothing was read, which must not
+    // read as a journal without events (found by review: "no events, no crash loop", and report's
+    // crashLoop checked, on an empty journal directory).
+    // (With -o json it says nothing at all, so the directories are looked at.)
+    if (code === 0 && produced === 0 && label !== null && (/No journal files were found/.test(stderr) || noFilesWhere(where))) throw noJournalFiles(where, label);
     if (code === 0 || code === null) {
       // null: killed by us (a bounded read that ran out of time)
       warnings.push(...stderr.split('\n').map((l) => l.trim()).filter(Boolean).slice(0, 5));
@@ -472,6 +505,17 @@ function journalctlMissing(bin: string, error: NodeJS.ErrnoException, spec: Sour
       ? 'reading a journald directory needs journalctl; on a machine that has it, run `journalctl -D DIR -o json -a > kubelet.json` and read that with --file'
       : 'read a saved journal with --file F (`journalctl -u kubelet -o json -a` output or text), or a copied journald directory with --journal-dir D';
   return new EnvError(`cannot run ${bin}: ${why}`, hint, 'JOURNALCTL_MISSING');
+}
+
+/** Whether the directories journalctl reads for `where` (-D DIR, or the machine's) hold no journal file for certain. */
+function noFilesWhere(where: string[]): boolean {
+  if (where.length === 0) return journalFilesIn(LIVE_JOURNAL_DIRS) === 'none';
+  return where[0] === '-D' && where[1] !== undefined && journalFilesIn([where[1]]) === 'none';
+}
+
+function noJournalFiles(where: string[], label: string): EnvError {
+  const what = where[0] === '-D' ? `in ${label}` : where.length ? `at ${label}` : `on this machine (${LIVE_JOURNAL_DIRS.join(', ')})`;
+  return new EnvError(`journalctl found no journal files ${what}: nothing was read`, 'give the directory that holds the node\'s *.journal files with --journal-dir (or --root for its disk), or a saved log with --file', 'JOURNAL_EMPTY');
 }
 
 function journalctlFailed(stderr: string, code: number): EnvError | UsageError {

@@ -72,6 +72,22 @@ t.test('an unreadable journal directory is an environment error', { skip }, asyn
   await t.rejects(readJournal({ dir: path.join(dir, 'nope') }), { code: 'JOURNALCTL_FAILED', exitCode: 3 });
 });
 
+t.test('a journal directory without journal files is nothing read, through the real journalctl (found by review)', { skip: !JOURNALCTL && 'journalctl is not installed' }, async (t) => {
+  const dir = t.testdir({ jd: {}, root: { var: { log: { journal: { '0123456789abcdef': {} } } } }, store: {} });
+  await t.rejects(readJournal({ dir: path.join(dir, 'jd') }), { code: 'JOURNAL_EMPTY', exitCode: 3, message: `journalctl found no journal files in ${path.join(dir, 'jd')}: nothing was read` });
+  const cli = path.resolve(import.meta.dirname, '../../../dist/kubelet-ckpt.cjs');
+  const run = (...args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8' });
+  const j = run('journal', '--journal-dir', path.join(dir, 'jd'));
+  t.equal(j.status, 3, j.stderr);
+  t.match(j.stderr, /journalctl found no journal files in .*: nothing was read/);
+  t.equal(j.stdout, '', 'no "no events" verdict');
+  // report on a node disk whose journal directory holds none: the crash loop is not checked.
+  fs.cpSync(path.resolve(import.meta.dirname, '../../../fixtures/stores/healthy/store'), path.join(dir, 'root/var/lib/kubelet/dynamic-config/store'), { recursive: true });
+  const r = run('--root', path.join(dir, 'root'), '--dir', '/var/lib/kubelet/dynamic-config', 'report');
+  const rep = JSON.parse(r.stdout) as { crashLoop: { checked: boolean; detail: string } };
+  t.match(rep.crashLoop, { checked: false, detail: /journal not read: journalctl found no journal files/ });
+});
+
 t.test('journal -f follows a journald directory through the real journalctl: new entries appear', { skip }, async (t) => {
   const { spawn } = await import('node:child_process');
   const { cleanEnv, cliPath } = await import('../../helpers.js');

@@ -3,7 +3,7 @@ import t from 'tap';
 import fs from 'node:fs';
 import path from 'node:path';
 import { readJournal, readJournalDetailed } from '../../../lib/journal/index.js';
-import { journalctlArgs } from '../../../lib/journal/sources.js';
+import { journalctlArgs, journalFilesIn, LIVE_JOURNAL_DIRS } from '../../../lib/journal/sources.js';
 import { findOnPath } from '../../../lib/onpath.js';
 
 const FIX = path.resolve(import.meta.dirname, '../../../fixtures/journals');
@@ -55,7 +55,18 @@ t.test('journalctl failures', async (t) => {
   const badTime = fakeJournalctl(path.join(dir), `echo 'Failed to parse timestamp: yesterdayish' >&2\nexit 1`);
   await t.rejects(readJournal({ source: 'auto', journalctl: badTime.bin, since: 'yesterdayish' }), { code: 'USAGE', exitCode: 2 });
   const empty = fakeJournalctl(dir, 'exit 0');
-  t.same((await readJournal({ source: 'auto', journalctl: empty.bin })).events, []);
+  fs.mkdirSync(path.join(dir, 'jd/0123456789abcdef'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'jd/0123456789abcdef/system.journal'), '');
+  t.same((await readJournal({ dir: path.join(dir, 'jd'), journalctl: empty.bin })).events, [], 'a journal without kubelet entries');
+  fs.mkdirSync(path.join(dir, 'jd2'));
+  await t.rejects(readJournal({ dir: path.join(dir, 'jd2'), journalctl: empty.bin }), { code: 'JOURNAL_EMPTY' }, 'no journal file, and journalctl -o json says nothing');
+  // Found by review: no journal file at all was read as a journal without events.
+  const noFiles = fakeJournalctl(dir, "echo 'No journal files were found.' >&2\nexit 0");
+  await t.rejects(readJournal({ dir: path.join(dir, 'jd'), journalctl: noFiles.bin }), { exitCode: 3, code: 'JOURNAL_EMPTY', message: `journalctl found no journal files in ${path.join(dir, 'jd')}: nothing was read`, hint: /--journal-dir/ });
+  // The machine's own journal: journalctl says nothing when there is no file; what this machine has decides.
+  const live = readJournal({ source: 'auto', journalctl: empty.bin });
+  if (journalFilesIn(LIVE_JOURNAL_DIRS) === 'none') await t.rejects(live, { exitCode: 3, code: 'JOURNAL_EMPTY', message: /no journal files on this machine/ });
+  else t.same((await live).events, []);
   const hint = fakeJournalctl(dir, `echo 'Hint: You are currently not seeing messages from other users and the system.' >&2\ncat '${JSON_FIXTURE}'`);
   const d = await readJournalDetailed({ source: 'auto', journalctl: hint.bin });
   t.ok(d.result.events.length > 50);
