@@ -78,6 +78,8 @@ function kubeletLine(r: RecoveryResult): string[] {
 
 /** Why prune or clean removed nothing; entries left alone (links, special files) are in the warnings, so it must not say there are none. */
 function nothingRemoved(r: RecoveryResult): string {
+  // A plan refused (a directory it could not list, …) found nothing because it could not look.
+  if (r.wouldRefuse?.some((w) => /were not looked for|is not known/.test(w))) return `nothing to ${/^clean\b/.test(r.command) ? 'remove' : 'prune'} found, but not everything was looked at (below)`;
   const skipped = r.warnings.some((w) => /^not (removed|pruned)\b/.test(w));
   if (/^clean\b/.test(r.command)) return skipped ? 'nothing to remove: the leftovers found are left alone (see the warnings)' : 'nothing to remove: no leftovers of interrupted writes';
   return skipped ? 'nothing to prune: every checkpoint is referenced, kept, or left alone (see the warnings)' : 'nothing to prune: every checkpoint is referenced or kept';

@@ -11,7 +11,7 @@ import { SafeDir, using } from '../store/safepath.js';
 import { placeOf as whereIs, samePlace, type Place } from '../store/mounts.js';
 import type { Entry } from '../store/snapshot.js';
 import { metaSources } from '../store/refs.js';
-import { metaReferences } from './prune.js';
+import { metaReferences, storeDirsRefusal } from './prune.js';
 import { ChangedError, changedOr, hintFor, isOurTemp, tempName } from './atomic.js';
 import { appendAudit, auditDone, backupId, backupsDirOf, currentActor, discardBackup, ensureBackupsDir, openBackups, stateDirOf, type Manifest } from './backup.js';
 import { guarded } from './guard.js';
@@ -129,6 +129,8 @@ export function planClean(ctx: RecoveryContext, req: Overrides): CleanPlan {
     else warnings.push(`not removed: ${e.rel} ${r.why}; inspect it and remove it by hand`);
   }
   const refusals: CkptError[] = [];
+  const dirs = storeDirsRefusal(snap, 'the leftovers in it were not looked for; nothing was moved');
+  if (dirs) refusals.push(dirs);
   const apart = items.length ? otherFileSystem(snap.storeDir, snap.dynamicConfigDir, items) : null;
   if (apart) refusals.push(new EnvError(`${apart}: clean moves leftovers into its backup by renaming them, which cannot cross file systems; nothing was moved`, 'remove the leftovers by hand (kubelet-ckpt verify lists them), or put the backups on the store\'s file system', 'CROSS_FILESYSTEM'));
   // A running kubelet may be in the middle of the very write whose temp file this is.

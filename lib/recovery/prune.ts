@@ -84,6 +84,26 @@ function linkOnTheWay(snap: Snapshot, uid: string, rv: string): string | null {
   return e?.kind === 'symlink' ? `${e.rel}, a symbolic link to ${e.linkTarget ?? '?'}` : null;
 }
 
+/**
+ * meta/ or checkpoints/ that is not a directory read in full, or null: a link or another kind
+ * is refused (4: a person makes it a directory again); one that could not be listed (no
+ * permission, an I/O error) is the environment's (3). Found by review: prune told a user who
+ * could not read checkpoints/ to "make it a real directory again", and clean said there were
+ * no leftovers in it.
+ */
+export function storeDirsRefusal(snap: Snapshot, outcome: string): CkptError | null {
+  for (const e of [snap.metaDir, snap.checkpointsDir]) {
+    if (e.kind === 'dir' || e.kind === 'missing') continue;
+    const what = `store/${e.rel || e.name}`;
+    // The snapshot marks a checkpoints/ it did not follow or could not list 'unreadable', with why.
+    if (e.kind === 'unreadable' && !/^is (a symbolic link|not a directory)/.test(e.error ?? '')) {
+      return new EnvError(`${what} cannot be read (${e.error ?? 'unreadable'}): ${outcome}`, hintFor({ code: /permission/i.test(e.error ?? '') ? 'EACCES' : '' }) ?? 'kubelet-ckpt verify shows what cannot be read', 'STORE_UNREADABLE');
+    }
+    return new RefusedError(`${what} is ${e.kind === 'symlink' ? `a symbolic link to ${e.linkTarget ?? '?'}` : e.error ?? 'not a directory'}: ${outcome}`, 'make it a real directory again (kubelet-ckpt verify shows the problem), then re-run', 'STORE_NOT_REAL');
+  }
+  return null;
+}
+
 function asideName(rv: string): string {
   const base = Buffer.byteLength(rv) > 180 ? rv.slice(0, 60) : rv;
   return `tmp_${base}.kubelet-ckpt-prune.${crypto.randomBytes(4).toString('hex')}`;
@@ -92,10 +112,8 @@ function asideName(rv: string): string {
 export async function planPrune(ctx: RecoveryContext, req: PruneRequest): Promise<PrunePlan> {
   const snap = ctx.session.snap;
   if (!Number.isInteger(req.keep) || req.keep < 0) throw new UsageError(`--keep must be a whole number ≥ 0, not ${req.keep}`);
-  for (const e of [snap.metaDir, snap.checkpointsDir]) {
-    if (e.kind === 'dir' || e.kind === 'missing') continue;
-    throw new RefusedError(`store/${e.rel || e.name} is ${e.kind === 'symlink' ? `a symbolic link to ${e.linkTarget ?? '?'}` : e.error ?? 'not a directory'}: what the meta files reference, or what would be removed, is not known; nothing is pruned`, 'make it a real directory again (kubelet-ckpt verify shows the problem), then prune', 'STORE_NOT_REAL');
-  }
+  const dirs = storeDirsRefusal(snap, 'what the meta files reference, or what would be removed, is not known; nothing is pruned');
+  if (dirs) throw dirs;
   const { states, referenced, unclear } = metaReferences(snap);
   if (unclear) throw new RefusedError(`${unclear}; nothing is pruned`, 'repair the meta file first (kubelet-ckpt reset), then prune', 'REFERENCES_UNKNOWN');
   const items: PruneItem[] = [];

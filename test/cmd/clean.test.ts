@@ -3,7 +3,8 @@
 import t from 'tap';
 import fs from 'node:fs';
 import path from 'node:path';
-import { json, runCli } from '../helpers.js';
+import { spawnSync } from 'node:child_process';
+import { asNobody, isRoot, json, runCli } from '../helpers.js';
 import { UID, kubeletBin, makeStore, startKubelet, treeHash } from '../lib/recovery/fixtures/index.js';
 
 const cli = (dcd: string, ...args: string[]) => runCli(['--dir', dcd, ...args]);
@@ -167,4 +168,22 @@ t.test('a meta file naming its checkpoint through a linked UID directory: the tm
   t.same(j.changes, [], 'nothing moved');
   t.match(j.warnings.join('\n'), new RegExp(`not removed: checkpoints/${UID}/tmp_2abc: meta/assigned names checkpoint abcd-alias/1 through checkpoints/abcd-alias, a symbolic link to ${UID}`));
   t.same(treeHash(d), before);
+});
+
+t.test('checkpoints/ that cannot be listed: clean and prune say so (exit 3), never "no leftovers" (found by review)', { skip: !isRoot && 'setpriv to nobody needs root' }, async (t) => {
+  const dcd = withLeftovers(t.testdir({}));
+  // Everything the store's, but checkpoints/ root's alone: nobody reads the rest, not that.
+  spawnSync('chown', ['-R', '65534:65534', dcd]);
+  fs.chownSync(path.join(dcd, 'store/checkpoints'), 0, 0);
+  fs.chmodSync(path.join(dcd, 'store/checkpoints'), 0o700);
+  for (const args of [['clean'], ['clean', '--yes'], ['prune'], ['prune', '--yes']]) {
+    const r = asNobody(['--dir', dcd, ...args]);
+    t.equal(r.code, 3, `${args.join(' ')}: ${r.stderr}`);
+    // A dry run prints what the real run would stop at with its plan (stdout); a real run, its error.
+    const said = r.stdout + r.stderr;
+    t.match(said, /store\/checkpoints cannot be read \(permission denied\)/, args.join(' '));
+    t.match(said, /run kubelet-ckpt as root/);
+    t.notMatch(said, /no leftovers/);
+  }
+  t.ok(fs.existsSync(path.join(dcd, 'store/meta/tmp_assigned421')), 'nothing moved');
 });
