@@ -148,7 +148,7 @@ export async function buildNodeReport(o: ReportOptions): Promise<NodeReport> {
     s = o.open();
   } catch (err) {
     // Only the store itself may be missing or unreadable; anything else (a bad --root) is the caller's.
-    if (!(err instanceof CkptError) || !['STORE_NOT_FOUND', 'STORE_UNREADABLE', 'META_UNREADABLE'].includes(err.code)) throw err;
+    if (!(err instanceof CkptError) || !['STORE_NOT_FOUND', 'STORE_NOT_DIRECTORY', 'STORE_UNREADABLE', 'META_UNREADABLE'].includes(err.code)) throw err;
     storeError = err;
   }
   const argv = s ? s.kubeletArgv : (discover({ root: o.root, dir: o.dir }).commandLine?.argv ?? []);

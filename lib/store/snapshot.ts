@@ -666,9 +666,12 @@ export function locateStore(dir: string, root?: string): { dynamicConfigDir: str
   try {
     st = fs.statSync(abs);
   } catch (err) {
-    throw new EnvError(`cannot open ${abs}: ${fsReason(err)}`, hintFor(err, abs), 'STORE_NOT_FOUND');
+    // Not there is 'not found'; a path it may not look through is 'unreadable' (report tells them apart).
+    const gone = ['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? '');
+    throw new EnvError(`cannot open ${abs}: ${fsReason(err)}`, hintFor(err, abs), gone ? 'STORE_NOT_FOUND' : 'STORE_UNREADABLE');
   }
-  if (!st.isDirectory()) throw new EnvError(`${abs} is not a directory`, 'give the kubelet\'s --dynamic-config-dir (or its store/ subdirectory) with --dir', 'STORE_NOT_FOUND');
+  // Something is there, and it is no store (found by review: report called it absent, a node without one).
+  if (!st.isDirectory()) throw new EnvError(`${abs} is not a directory`, 'give the kubelet\'s --dynamic-config-dir (or its store/ subdirectory) with --dir', 'STORE_NOT_DIRECTORY');
   const sub = root ? inRoot(root, path.join(abs, 'store')) : path.join(abs, 'store');
   if (isDir(sub)) return { dynamicConfigDir: abs, storeDir: sub };
   if (path.basename(abs) === 'store' || isDir(path.join(abs, 'meta')) || isDir(path.join(abs, 'checkpoints'))) {

@@ -80,6 +80,12 @@ t.test('report: no store on this node, and a store that cannot be read, are said
   const n = json(none);
   t.same(validate(n, schema), []);
   t.match(n, { store: { state: 'absent', path: null, error: /no dynamic kubelet config store found/, checkpoints: null }, nextBoot: null, findings: null });
+  // A file where the store should be is no absent store (found by review: merged as "no-store").
+  const file = path.join(empty, 'placeholder');
+  const f = runCli(['--dir', file, 'report', '--no-journal', '--node-name', 'file']);
+  t.equal(f.code, 0, f.stderr);
+  t.match(json(f), { store: { state: 'unreadable', error: `${file} is not a directory` } });
+  t.equal(runCli(['--dir', file, 'status', '--no-journal']).code, 3, 'status says it is no store');
   if (!isRoot) return t.skip('the unreadable-store case drops privileges from root');
   const dir = copyFixture('stores/healthy');
   fs.chmodSync(path.join(dir, 'store'), 0o700);
