@@ -9,7 +9,7 @@ import type { Kind } from '../lib/output/document.js';
 import { colorEnabled, type Streams } from '../lib/output/streams.js';
 import { UsageError } from '../lib/errors.js';
 import { printableMessage } from '../lib/output/sanitize.js';
-import { shellWord } from '../lib/integrity/next-steps.js';
+import { selfCommand } from '../lib/output/self.js';
 import { lazyStderr, stdoutSink } from './support/stdio.js';
 
 export interface GlobalArgs {
@@ -79,20 +79,12 @@ function opened<T extends JudgeContext>(args: GlobalArgs, streams: Streams, open
 
 /** Print a result: text through its renderer, or a JSON/YAML document of the given kind (`compact`: JSON on one line). */
 export function output<T>(result: T, text: TextRenderer<T>, args: GlobalArgs, streams: Streams, kind: Kind | string, compact = false): void {
-  print(result, text, streams, { format: args.output, verbose: args.verbose, quiet: args.quiet, kind, compact });
+  print(result, text, streams, { format: args.output, verbose: args.verbose, quiet: args.quiet, kind, compact, self: commandPrefix(args) });
 }
 
 /** `kubelet-ckpt` with the options that chose the store, for the next steps a command prints. */
 export function commandPrefix(args: GlobalArgs): string {
-  // A value that starts with "-" (every --kubelet-flags) goes as --opt=value: pasted back, it would read as an option.
-  const words = ['kubelet-ckpt'];
-  const opt = (name: string, v: string) => (v.startsWith('-') ? words.push(`--${name}=${v}`) : words.push(`--${name}`, v));
-  if (args.root) opt('root', args.root);
-  if (args.dir) opt('dir', args.dir);
-  if (args['kubelet-config']) opt('kubelet-config', args['kubelet-config']);
-  if (args['kubelet-flags'] !== undefined) opt('kubelet-flags', args['kubelet-flags']);
-  if (args['kubelet-version']) opt('kubelet-version', args['kubelet-version']);
-  return words.map(shellWord).join(' ');
+  return selfCommand({ root: args.root, dir: args.dir, kubeletConfig: args['kubelet-config'], kubeletFlags: args['kubelet-flags'], kubeletVersion: args['kubelet-version'] });
 }
 
 /** Handlers return their exit code; main sets it. */

@@ -5,6 +5,7 @@ import { asCkptError, EXIT } from '../../lib/errors.js';
 import { errorDocument } from '../../lib/output/document.js';
 import { toYaml } from '../../lib/output/print.js';
 import { printableBlock, printableMessage } from '../../lib/output/sanitize.js';
+import { selfCommand, selfOptionsOf, withSelf } from '../../lib/output/self.js';
 import { lazyStderr } from './stdio.js';
 
 /** The output format, read from raw argv so that even a parse failure honours -o json. */
@@ -28,8 +29,10 @@ export function reportError(err: unknown, argv: readonly string[], verbose: bool
     const doc = errorDocument(e);
     stderr.write(format === 'json' ? `${JSON.stringify(doc)}\n` : toYaml(doc));
   } else {
-    stderr.write(`error: ${printableMessage(e.message)}\n`);
-    if (e.hint) stderr.write(`hint: ${printableMessage(e.hint)}\n`);
+    // A command suggested in the message or hint gets the options that chose the store (self.ts).
+    const self = selfCommand(selfOptionsOf(argv));
+    stderr.write(`error: ${printableMessage(withSelf(e.message, self))}\n`);
+    if (e.hint) stderr.write(`hint: ${printableMessage(withSelf(e.hint, self))}\n`);
     if (verbose && e.exitCode === EXIT.INTERNAL && e.stack) stderr.write(`${printableBlock(e.stack)}\n`);
   }
   return e.exitCode;

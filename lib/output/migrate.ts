@@ -3,7 +3,7 @@
 import type { ExportResult } from '../migrate/export.js';
 import type { MigrateResult } from '../migrate/apply.js';
 import { nothingToCompare, type UpgradeCheck } from '../migrate/upgrade.js';
-import { jsonText, type TextContext } from './print.js';
+import { jsonText, printsContent, type TextContext } from './print.js';
 
 /** Without --out the file itself is the output; with --out, one line saying where it went. */
 export function renderExport(r: ExportResult & { outcome?: string }, ctx: TextContext): string {
@@ -86,3 +86,6 @@ export function renderUpgrade(r: UpgradeCheck, ctx: TextContext): string {
   for (const n of r.notes) lines.push(`note: ${n}`);
   return lines.join('\n');
 }
+
+// The exported config is a file's content.
+printsContent(renderExport);

@@ -1,5 +1,6 @@
 // One printer per format behind one `print`: text for people, JSON and YAML for scripts.
 
+import { withSelf } from './self.js';
 import { jsYaml } from '../config/js-yaml.js';
 import { palette, type Palette, type Streams } from './streams.js';
 import { sanitizeDeep } from './sanitize.js';
@@ -26,6 +27,12 @@ export type TextRenderer<T> = (result: T, ctx: TextContext) => string;
  * that what the renderer does to a message (fold its lines with ⏎) sees the message itself.
  */
 const SANITIZES_ITSELF = new WeakSet<object>();
+/** Renderers whose text is a file's content (show, export): printed exactly, no suggestion rewritten in it. */
+const CONTENT = new WeakSet<object>();
+export function printsContent<T>(render: TextRenderer<T>): TextRenderer<T> {
+  CONTENT.add(render);
+  return render;
+}
 
 export function sanitizesItself<T>(render: TextRenderer<T>): TextRenderer<T> {
   SANITIZES_ITSELF.add(render);
@@ -75,6 +82,8 @@ export interface PrintOptions {
   quiet?: boolean;
   /** JSON on one line (a stream of documents, e.g. `status --watch -o json`). */
   compact?: boolean;
+  /** `kubelet-ckpt` with the options that chose the store: suggested commands in the text get them (self.ts). */
+  self?: string;
 }
 
 /** What print does to a result before a renderer sees it (a renderer that sanitizes itself may call it on parts). */
@@ -97,7 +106,8 @@ export function print<T>(result: T, text: TextRenderer<T>, streams: Streams, opt
     // Every string a renderer sees is already safe for a terminal (lib/output/sanitize.ts);
     // a unified diff's lines are the diff renderer's to sanitize (exact when piped into a patch).
     const safe = SANITIZES_ITSELF.has(text) ? result : sanitizeForText(result);
-    const out = text(safe, { p: palette(streams.color), width: streams.width, verbose: !!opts.verbose, quiet: !!opts.quiet, tty: streams.isTTY });
+    const rendered = text(safe, { p: palette(streams.color), width: streams.width, verbose: !!opts.verbose, quiet: !!opts.quiet, tty: streams.isTTY });
+    const out = opts.self && !SANITIZES_ITSELF.has(text) && !CONTENT.has(text) ? withSelf(rendered, opts.self) : rendered;
     if (out) streams.stdout.write(out.endsWith('\n') ? out : `${out}\n`);
   }
 }

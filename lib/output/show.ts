@@ -1,7 +1,7 @@
 // Text rendering of `show`: JSON payloads re-indented, YAML as written, binary refused.
 
 import type { ShowReport } from '../store/show.js';
-import { jsonText, sanitizesItself, type TextContext } from './print.js';
+import { jsonText, printsContent, sanitizesItself, type TextContext } from './print.js';
 import { printable } from './sanitize.js';
 import type { FieldValue } from '../diff/field.js';
 import { parseGoJson } from '../config/json.js';
@@ -89,3 +89,7 @@ export const renderFieldList = sanitizesItself((r: { items: FieldValue[] }, _ctx
   return r.items.map((v) => `${printable(v.ref)}\t${v.set ? fieldText(v) : '(not set)'}`).join('\n');
 });
 
+
+// A payload's text is shown as it is.
+printsContent(renderShow);
+printsContent(renderShowList);

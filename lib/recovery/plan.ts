@@ -163,6 +163,18 @@ async function environment(ctx: RecoveryContext, o: Overrides, opts: { api: bool
 }
 
 /**
+ * A plan with nothing to write: "nothing to do", but the real run still takes the store's lock
+ * first, so a lock it cannot make (or another command holding it) is said by the dry run too
+ * (found by review: rollback --dry-run said 0 where rollback --yes exited 3). No backup or audit
+ * line is written, so the state files do not matter.
+ */
+function nothingToWrite(ctx: RecoveryContext, plan: MetaPlan): MetaPlan {
+  const locked = writeRefusal(ctx.session.snap.dynamicConfigDir, false);
+  if (locked) plan.refusals.push(locked);
+  return plan;
+}
+
+/**
  * --restart-kubelet's own needs, checked while planning so that a --dry-run exits as the real
  * run would: no --root (exit 2), and a systemctl on PATH (exit 3).
  */
@@ -433,7 +445,7 @@ export async function planReset(ctx: RecoveryContext, req: ResetRequest): Promis
   if (which === 'all' || which === 'last-known-good') after['last-known-good'] = bytes;
   if (which === 'all' || which === 'assigned') after.assigned = bytes;
   const plan = planOf(ctx, 'reset', states, after, req);
-  if (!plan.writes.length) return plan;
+  if (!plan.writes.length) return nothingToWrite(ctx, plan);
   const env = await environment(ctx, req, { api: true });
   plan.refusals.push(...env.refusals);
   targetRefusal(s, target, req, plan.warnings, plan.refusals);
@@ -479,7 +491,7 @@ export async function planRollback(ctx: RecoveryContext, o: Overrides): Promise<
   const target = resolveTarget(s, 'last-known-good', { via: 'rollback' });
   const states = readMetaStates(s.snap.storeDir);
   const plan = planOf(ctx, 'rollback', states, { assigned: targetBytes(target) }, o);
-  if (!plan.writes.length) return plan;
+  if (!plan.writes.length) return nothingToWrite(ctx, plan);
   const env = await environment(ctx, o, { api: true });
   plan.refusals.push(...env.refusals);
   targetRefusal(s, target, o, plan.warnings, plan.refusals);
@@ -537,7 +549,7 @@ export async function planUndo(ctx: RecoveryContext, req: UndoRequest): Promise<
     if (req.force) plan.warnings.push(`${msg}; restoring anyway (--force)`);
     else plan.refusals.push(new RefusedError(msg, 'look at `kubelet-ckpt status`; pass --force to restore the backup anyway', 'CHANGED_SINCE_BACKUP'));
   }
-  if (!plan.writes.length) return plan;
+  if (!plan.writes.length) return nothingToWrite(ctx, plan);
   const env = await environment(ctx, req, { api: true });
   plan.refusals.push(...env.refusals);
   plan.warnings.push(...env.warnings);

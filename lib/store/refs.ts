@@ -175,7 +175,8 @@ function checkpointOf(snap: Snapshot, ref: string, uid: string, rv: string | nul
 function throughMeta(snap: Snapshot, ref: string, name: MetaName, opts: ResolveOptions): Resolved {
   const d = decodeMetaState(snap.meta[name]);
   if (d.state === 'missing' || d.state === 'empty') return { kind: 'local', ref, via: name, path: opts.localConfig ?? null };
-  if (d.state === 'unreadable') throw new EnvError(`cannot read meta/${name}: ${d.error}`, `see \`kubelet-ckpt show meta/${name}\``, 'META_UNREADABLE');
+  // Not `show meta/…`: it fails the same way (found by review).
+  if (d.state === 'unreadable') throw new EnvError(`cannot read meta/${name}: ${d.error}`, /permission denied/.test(d.error) ? 'run kubelet-ckpt as root (sudo)' : '`kubelet-ckpt verify` says what is wrong with it', 'META_UNREADABLE');
   if (d.state === 'error') throw new EnvError(`meta/${name} cannot be decoded: ${d.error}`, `see \`kubelet-ckpt show meta/${name} --raw\``, 'META_DECODE');
   const s = d.source;
   if (d.unsafe.length) {

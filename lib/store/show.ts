@@ -79,7 +79,9 @@ export function refBytes(snap: Snapshot, reader: PayloadReader, r: Resolved): { 
       }
       const c = reader.read(cp, r.key);
       if (!c.ok) {
-        if (c.code === 'missing') throw new UsageError(`checkpoint ${cp.uid}/${cp.rv} has no file "${r.key}" (it has ${cp.files.map((f) => JSON.stringify(f.name)).join(', ') || 'none'})`, null, 'KEY_MISSING');
+        // What to do next (found by review: no hint): read one of the files it has, or the next step for its meta file.
+        const keyHint = cp.files.length ? `read one it has with --key ${/^[\w.-]+$/.test(cp.files[0]!.name) ? cp.files[0]!.name : `'${cp.files[0]!.name.replace(/'/g, `'\\''`)}'`}${r.via ? `; the kubelet cannot load meta/${r.via}'s config: \`kubelet-ckpt verify\` says what to do` : ''}` : '`kubelet-ckpt verify` reports it';
+        if (c.code === 'missing') throw new UsageError(`checkpoint ${cp.uid}/${cp.rv} has no file "${r.key}" (it has ${cp.files.map((f) => JSON.stringify(f.name)).join(', ') || 'none'})`, keyHint, 'KEY_MISSING');
         throw new EnvError(`cannot read ${cp.rel}/${r.key}: ${c.error}`, null, 'UNREADABLE_INPUT');
       }
       if (c.truncated) throw new EnvError(`${cp.rel}/${r.key} is larger than 1 MiB (the ConfigMap limit); refusing to read it whole`, 'inspect it with other tools; `kubelet-ckpt verify` reports it', 'TOO_LARGE');

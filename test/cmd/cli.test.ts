@@ -1,5 +1,6 @@
 // The built CLI, run as a user would: args → stdout, stderr, exit code.
 import t from 'tap';
+import { shellWord } from '../../lib/integrity/next-steps.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { GOOD_PAYLOAD, asNobody, copyFixture, isRoot, json, metaYaml, repoRoot, runCli, tempDir, writeTree } from '../helpers.js';
@@ -242,7 +243,7 @@ t.test('ls: a UID directory that cannot be listed, or a link there, is named, ne
   t.equal(j.code, 0);
   t.same(json(j).unlisted, [{ path: `checkpoints/${X}`, why: `a symbolic link to ${path.join(outside, 'u')}, which kubelet-ckpt does not follow` }]);
   const text = runCli(['--dir', dir, 'ls']);
-  t.equal(text.stdout, `no checkpoints listed\nnot listed: checkpoints/${X}: a symbolic link to ${path.join(outside, 'u')}, which kubelet-ckpt does not follow (kubelet-ckpt verify reports it)\n`);
+  t.equal(text.stdout, `no checkpoints listed\nnot listed: checkpoints/${X}: a symbolic link to ${path.join(outside, 'u')}, which kubelet-ckpt does not follow (kubelet-ckpt --dir ${shellWord(dir)} verify reports it)\n`);
   t.same(json(runCli(['--dir', copyFixture('stores/healthy'), 'ls', '-o', 'json'])).unlisted, [], 'a healthy store: nothing unlisted');
 });
 
@@ -259,7 +260,7 @@ t.test('ls, verify, prune: a checkpoint directory whose name is not valid UTF-8 
   t.same(j.unlisted, [{ path: rel, why }], 'its files are not listed, and ls says why');
   const text = runCli(['--dir', dir, 'ls']);
   t.match(text.stdout, `\n    ${X} \uFFFD\uFFFD     2026-11-20 10:00:00Z error   (not listed: see below)\n`);
-  t.match(text.stdout, `not listed: ${rel}: ${why} (kubelet-ckpt verify reports it)\n`);
+  t.match(text.stdout, `not listed: ${rel}: ${why} (kubelet-ckpt --dir ${shellWord(dir)} verify reports it)\n`);
   t.match(runCli(['--dir', dir, 'verify']).stdout, `${rel} cannot be read: ${why}\n`);
   const prune = runCli(['--dir', dir, 'prune']);
   t.equal(prune.code, 0);
@@ -278,7 +279,7 @@ t.test('ls, verify: a UID directory whose name is not valid UTF-8 is named, not 
   const j = json<{ checkpoints: { uid: string }[]; unlisted: unknown[] }>(ls);
   t.same(j.unlisted, [{ path: rel, why }], 'ls names it, with why it is not read');
   t.notOk(j.checkpoints.some((c) => c.uid.startsWith('bad')), 'and reads nothing inside it');
-  t.match(runCli(['--dir', dir, 'ls']).stdout, `not listed: ${rel}: ${why} (kubelet-ckpt verify reports it)\n`);
+  t.match(runCli(['--dir', dir, 'ls']).stdout, `not listed: ${rel}: ${why} (kubelet-ckpt --dir ${shellWord(dir)} verify reports it)\n`, 'the suggestion names the store as given');
   const v = runCli(['--dir', dir, 'verify']);
   t.equal(v.code, 1);
   t.match(v.stdout, `${rel} is a directory, and ${why}\n`);

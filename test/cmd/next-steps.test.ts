@@ -23,7 +23,7 @@ t.test('status: fell back → diff lkg, rollback --dry-run, verify', async (t) =
       'Flags            not applied',
       "                 the kubelet's command line was not found (no running kubelet, no unit naming this store), so no flag overrides were checked; run on the node, give --root for its mounted disk, or give them with --kubelet-flags='--max-pods=110 …'",
       'Checkpoints      2',
-      'Problems         1 error (see `kubelet-ckpt verify`)',
+      `Problems         1 error (see \`kubelet-ckpt --dir ${dir} verify\`)`,
       '',
       'Next steps:',
       `  kubelet-ckpt --dir ${dir} diff lkg`,

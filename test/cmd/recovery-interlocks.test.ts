@@ -157,6 +157,16 @@ t.test('found by a recovery review: a dry run where the real run cannot take its
     t.equal(dry.code, 3, `${args.join(' ')} --dry-run exits as the real run: ${dry.stdout}${dry.stderr}`);
     t.match(dry.stdout + dry.stderr, /cannot create the lock in .*\.kubelet-ckpt: permission denied/);
   }
+  // Nothing to do changes nothing of that: the real run takes the lock first (found by an operator review).
+  const same = makeStore(path.join(dir, 'same'), { rvs: ['1'], assigned: '1', lkg: '1' });
+  for (const args of [['rollback'], ['reset', 'all']]) {
+    if (args[0] === 'reset') fs.writeFileSync(path.join(same, 'store/meta/assigned'), ''), fs.writeFileSync(path.join(same, 'store/meta/last-known-good'), '');
+    const dry = asNobody(['--dir', same, ...args, '--dry-run']);
+    const real = asNobody(['--dir', same, ...args, '--yes']);
+    t.equal(real.code, 3, `${args.join(' ')} with nothing to do: the real run: ${real.stderr}`);
+    t.equal(dry.code, 3, `${args.join(' ')} --dry-run with nothing to do: ${dry.stdout}${dry.stderr}`);
+    t.match(dry.stdout, /nothing to do/);
+  }
 });
 
 t.test('--restart-kubelet without systemctl: exit 3 before anything', async (t) => {

@@ -15,6 +15,6 @@ t.test('Problems says which checkpoints it covers when verify would check more',
   fs.writeFileSync(path.join(dcd, 'store/checkpoints', UID, '200000/kubelet'), 'kind: [\n');
   const s = runCli(['--dir', dcd, 'status', '--no-journal']);
   t.equal(s.code, 0, 'the next boot is fine');
-  t.match(s.stdout, /^Problems {9}none \(`kubelet-ckpt verify` also checks the other checkpoint\)$/m);
+  t.match(s.stdout, new RegExp(`^Problems {9}none \\(\`kubelet-ckpt --dir ${dcd.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} verify\` also checks the other checkpoint\\)$`, 'm'), 'the suggestion names the store as given');
   t.equal(runCli(['--dir', dcd, 'verify']).code, 1, 'verify finds the broken one');
 });

@@ -28,7 +28,8 @@ const table: [string[], string][] = [
   [['reset', 'al'], 'error: invalid value "al" for <which>; it is one of assigned, last-known-good, lkg, all; did you mean all?\nhint: see kubelet-ckpt reset --help\n'],
   [['-o', 'jsno', 'ls'], 'error: invalid value "jsno" for --output; it is one of text, json, yaml; did you mean json?\nhint: see kubelet-ckpt ls --help\n'],
   [['diff'], 'error: diff needs <from>\nhint: see kubelet-ckpt diff --help\n'],
-  [['show', 'lkgg'], 'error: unknown ref "lkgg"; did you mean lkg?\nhint: run `kubelet-ckpt ls` to see the checkpoints\n'],
+  // The suggested command names the store as it was given (found by review: pasted, it failed).
+  [['show', 'lkgg'], `error: unknown ref "lkgg"; did you mean lkg?\nhint: run \`kubelet-ckpt --dir ${DEMO} ls\` to see the checkpoints\n`],
   [['show', 'meta/asigned'], 'error: unknown ref "meta/asigned"; did you mean meta/assigned?\nhint: the meta files are meta/assigned and meta/last-known-good\n'],
 ];
 
