@@ -35,6 +35,7 @@ const GO_NAMES: Record<string, string> = {
   cpuManagerPolicyOptions: 'CPUManagerPolicyOptions', cpuManagerReconcilePeriod: 'CPUManagerReconcilePeriod', cpuCFSQuota: 'CPUCFSQuota',
   cpuCFSQuotaPeriod: 'CPUCFSQuotaPeriod', iptablesMasqueradeBit: 'IPTablesMasqueradeBit', iptablesDropBit: 'IPTablesDropBit',
   oomScoreAdj: 'OOMScoreAdj', resolvConf: 'ResolverConfig', qosReserved: 'QOSReserved', vmodule: 'VModule', json: 'JSON',
+  uid: 'UID', // ConfigMapNodeConfigSource (meta files)
 };
 const goName = (json: string) => GO_NAMES[json] ?? json.charAt(0).toUpperCase() + json.slice(1);
 

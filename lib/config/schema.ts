@@ -102,6 +102,21 @@ const SHUTDOWN_BY_PRIORITY = struct('ShutdownGracePeriodByPodPriority', 'v1beta1
   f('shutdownGracePeriodSeconds', INT64),
 ]);
 
+/** The v1beta1 SerializedNodeConfigSource of a meta file (TypeMeta inline, then Source; core/v1's NodeConfigSource). */
+export const SERIALIZED_NODE_CONFIG_SOURCE: TypeSpec = struct('SerializedNodeConfigSource', 'v1beta1', [
+  f('kind', STRING),
+  f('apiVersion', STRING),
+  f('source', struct('NodeConfigSource', 'v1', [
+    ptr('configMap', struct('ConfigMapNodeConfigSource', 'v1', [
+      f('namespace', STRING),
+      f('name', STRING),
+      f('uid', named('types.UID')),
+      f('resourceVersion', STRING),
+      f('kubeletConfigKey', STRING),
+    ])),
+  ])),
+]);
+
 /** KubeletConfiguration, fields in the order of the Go struct (the order of errors). */
 export const KUBELET_CONFIGURATION: TypeSpec = struct('KubeletConfiguration', 'v1beta1', [
   f('kind', STRING),

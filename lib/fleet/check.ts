@@ -92,7 +92,7 @@ export interface CheckOptions {
 export async function runCheck(o: CheckOptions): Promise<CheckVerdict> {
   try {
     const s = o.open();
-    const nb = predictNextBoot(s.snap, { reader: s.reader, judge: s.judge, local: s.local });
+    const nb = predictNextBoot(s.snap, { reader: s.reader, judge: s.judge, local: s.local, version: s.judgeOptions.version });
     const crash = o.journal ? await o.journal(s) : null;
     return verdictOf(nb, crash, o.only);
   } catch (err) {

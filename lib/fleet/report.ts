@@ -179,7 +179,7 @@ export async function buildNodeReport(o: ReportOptions): Promise<NodeReport> {
   const l = metaConfig(s, 'last-known-good');
   report.assigned = a;
   report.lastKnownGood = l;
-  report.nextBoot = reportNextBoot(s, predictNextBoot(s.snap, { reader: s.reader, judge: s.judge, local: s.local }), a, l);
+  report.nextBoot = reportNextBoot(s, predictNextBoot(s.snap, { reader: s.reader, judge: s.judge, local: s.local, version: s.judgeOptions.version }), a, l);
   report.trial = a.state === 'source' ? trialOf(s.snap) : null;
   const run = evidence?.running;
   if (run) report.running = { uid: run.uid, resourceVersion: run.resourceVersion, sha256: payloadSha(s, run.uid, run.resourceVersion, keyFor(a, l, run.uid, run.resourceVersion)) };

@@ -3,6 +3,7 @@
 // a payload reader and a config judge in; a NextBoot out.
 
 import { decodeMetaState, type MetaDecode } from '../store/meta.js';
+import type { KubeletVersion } from '../config/version.js';
 import type { AfterBootstrap } from '../config/after-bootstrap.js';
 import { findCheckpoint, metaModifiedMs, type Entry, type PayloadReader, type Snapshot } from '../store/snapshot.js';
 import fs from 'node:fs';
@@ -188,6 +189,8 @@ export interface PredictOptions {
   reader: PayloadReader;
   judge: ConfigJudge;
   local: LocalConfig;
+  /** The release whose words a meta file's decode error is given in (default 1.23). */
+  version?: KubeletVersion;
 }
 
 /** One meta file and, when it names a checkpoint, how loading that checkpoint goes. */
@@ -200,7 +203,7 @@ interface Side {
 }
 
 function judgeSide(snap: Snapshot, opts: PredictOptions, name: MetaName): Side {
-  const d = decodeMetaState(snap.meta[name]);
+  const d = decodeMetaState(snap.meta[name], opts.version);
   if (d.state === 'error') return { name, d, tried: null, error: d.error };
   if (d.state === 'unreadable') return { name, d, tried: null, error: metaReadError(snap, name, d) };
   if (d.state !== 'source') return { name, d, tried: null, error: null };

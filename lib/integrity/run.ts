@@ -47,7 +47,7 @@ function onlySet(s: Session, refs: readonly string[]): Set<string> | undefined {
 }
 
 export function verifySession(s: Session, refs: readonly string[] = [], payloads: 'all' | 'referenced' = 'all'): VerifyReport {
-  return verifyStore(s.snap, { reader: s.reader, judge: s.judge, local: s.local, only: onlySet(s, refs), payloads });
+  return verifyStore(s.snap, { reader: s.reader, judge: s.judge, local: s.local, version: s.judgeOptions.version, only: onlySet(s, refs), payloads });
 }
 
 /**
@@ -228,7 +228,7 @@ export async function verifyParallel(s: Session, makePool: JudgePoolFactory | nu
   pool.close();
   const judge = lookupJudge(shared.tasks, shared.verdicts, s.judge);
   const reader = cachedReader(shared.tasks, s.reader, shared.digests);
-  return { report: verifyStore(s.snap, { reader, judge, local: s.local, payloads: 'all' }), reader };
+  return { report: verifyStore(s.snap, { reader, judge, local: s.local, version: s.judgeOptions.version, payloads: 'all' }), reader };
 }
 
 /**
@@ -241,7 +241,7 @@ export async function verifyParallel(s: Session, makePool: JudgePoolFactory | nu
 export async function listSession(s: Session, makePool: JudgePoolFactory | null, uid?: string): Promise<ListReport> {
   if (s.snap.checkpointsDir.kind === 'unreadable' && uid !== undefined) throw unlistableError(`the store cannot be read: checkpoints/: ${s.snap.checkpointsDir.error ?? 'unknown error'}`);
   const { report, reader } = uid === undefined ? await verifyParallel(s, makePool) : { report: verifyUid(s, uid), reader: s.reader };
-  const nb = predictNextBoot(s.snap, { reader, judge: s.judge, local: s.local });
+  const nb = predictNextBoot(s.snap, { reader, judge: s.judge, local: s.local, version: s.judgeOptions.version });
   const bootsNext = nb.ref && (nb.source === 'assigned' || nb.source === 'last-known-good') ? `${nb.ref.uid}/${nb.ref.resourceVersion}` : null;
   return buildList(s.snap, reader, { uid, verify: verifyStates(report.findings), bootsNext });
 }
@@ -251,7 +251,7 @@ export async function listSession(s: Session, makePool: JudgePoolFactory | null,
  * checks still run, so findings reached through a meta file count as in a whole-store run.
  */
 function verifyUid(s: Session, uid: string): VerifyReport {
-  return verifyStore(s.snap, { reader: s.reader, judge: s.judge, local: s.local, only: new Set(uidRefs(s, uid)), payloads: 'all' });
+  return verifyStore(s.snap, { reader: s.reader, judge: s.judge, local: s.local, version: s.judgeOptions.version, only: new Set(uidRefs(s, uid)), payloads: 'all' });
 }
 
 /** `UID/RV` of every checkpoint of the UID `uid` names (a unique prefix will do); throws when it names none. */

@@ -56,12 +56,12 @@ function summary(d: MetaDecode, mtimeMs: number, exists: boolean): MetaSummary {
 
 /** Build the status report; `problems` come from verify (passed in to keep this pure). */
 export function buildStatus(s: Session, problems: Finding[]): StatusReport {
-  const a = decodeMetaState(s.snap.meta.assigned);
-  const l = decodeMetaState(s.snap.meta['last-known-good']);
+  const a = decodeMetaState(s.snap.meta.assigned, s.judgeOptions.version);
+  const l = decodeMetaState(s.snap.meta['last-known-good'], s.judgeOptions.version);
   const ae = s.snap.meta.assigned.entry;
   const le = s.snap.meta['last-known-good'].entry;
   const aExists = ae.kind !== 'missing' && ae.kind !== 'unreadable';
-  const nextBoot = predictNextBoot(s.snap, { reader: s.reader, judge: s.judge, local: s.local });
+  const nextBoot = predictNextBoot(s.snap, { reader: s.reader, judge: s.judge, local: s.local, version: s.judgeOptions.version });
   return {
     store: s.snap.storeDir,
     assigned: refOf(a),

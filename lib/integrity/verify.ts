@@ -4,6 +4,7 @@
 
 import { isUtf8 } from 'node:buffer';
 import { decodeMetaState, type MetaDecode } from '../store/meta.js';
+import type { KubeletVersion } from '../config/version.js';
 import { metaSourcesOf, payloadKey, type MetaSources } from '../store/refs.js';
 import { unsafeNameReason } from '../store/safepath.js';
 import { PAYLOAD_CAP, type Checkpoint, type Entry, type PayloadReader, type Snapshot } from '../store/snapshot.js';
@@ -19,6 +20,8 @@ export interface VerifyOptions {
   reader: PayloadReader;
   judge: ConfigJudge;
   local: LocalConfig;
+  /** The release whose words a meta file's decode error is given in (default 1.23). */
+  version?: KubeletVersion;
   /** Limit the checkpoint checks to these `UID/RV`s (meta checks always run). */
   only?: Set<string>;
   /** ConfigMap names learned elsewhere (journal) for UIDs no meta file names. */
@@ -310,7 +313,7 @@ function payloadFindings(cp: Checkpoint, ref: string, ctx: PayloadContext, lkgKe
 // ---- the whole store ---------------------------------------------------------------------
 
 export function verifyStore(snap: Snapshot, opts: VerifyOptions): VerifyReport {
-  const decoded = { assigned: decodeMetaState(snap.meta.assigned), 'last-known-good': decodeMetaState(snap.meta['last-known-good']) };
+  const decoded = { assigned: decodeMetaState(snap.meta.assigned, opts.version), 'last-known-good': decodeMetaState(snap.meta['last-known-good'], opts.version) };
   const findings: Finding[] = [];
   for (const n of ['last-known-good', 'assigned'] as const) findings.push(...metaFindings(snap, n, decoded[n]), ...referencedFindings(snap, n, decoded[n]));
   const sources = metaSourcesOf(decoded);
@@ -340,7 +343,7 @@ export function verifyStore(snap: Snapshot, opts: VerifyOptions): VerifyReport {
     findings.push(f('error', 'LKG_UNUSABLE', `last-known-good ${lkgRef} is not on disk: if the assigned config fails, the kubelet will not start`, `checkpoints/${lkgRef}`, 'last-known-good'));
   }
   const st = opts.local.startup;
-  const nb = predictNextBoot(snap, { reader: opts.reader, judge: opts.judge, local: opts.local });
+  const nb = predictNextBoot(snap, { reader: opts.reader, judge: opts.judge, local: opts.local, version: opts.version });
   // The kubelet exits before it reads the store: the store's own outcome does not arise.
   if (st && !st.ok) findings.push(f('error', 'STARTUP_FAILS', `the kubelet will not start: ${nb.reason}`, null, null));
   else if (nb.willStart === false) findings.push(f('error', 'NEXT_BOOT_FAILS', `the kubelet will not start: ${nb.reason}`, null, 'assigned'));

@@ -123,7 +123,7 @@ function choose(s: Session, req: ExportRequest, readsStore: boolean): Chosen {
     return { resolved: r, why: `named on the command line (${req.ref})${runs ? '' : `; this node's kubelet does not run it (${NO_FLAG})`}` };
   }
   if (!readsStore) return { resolved: { kind: 'local', ref: 'local', via: null, path: s.local.path }, why: `the kubelet runs its local config (${NO_FLAG})` };
-  const nb = predictNextBoot(s.snap, { reader: s.reader, judge: s.judge, local: s.local });
+  const nb = predictNextBoot(s.snap, { reader: s.reader, judge: s.judge, local: s.local, version: s.judgeOptions.version });
   if (nb.source === 'assigned' || nb.source === 'last-known-good') {
     const ref = `${nb.ref!.uid}/${nb.ref!.resourceVersion}`;
     const r = resolveRef(s.snap, nb.source, opts);

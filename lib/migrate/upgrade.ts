@@ -179,7 +179,7 @@ function runningNow(s: Session, root: string): RunningConfig {
     const why = "the kubelet's command line has no --dynamic-config-dir: it runs its local config and never reads the store";
     return { source: 'local', ref: null, path: l.path, config: l.config, reason: l.error ? `${why}; that config fails: ${l.error}` : why };
   }
-  const nb = predictNextBoot(s.snap, { reader: s.reader, judge: s.judge, local: s.local });
+  const nb = predictNextBoot(s.snap, { reader: s.reader, judge: s.judge, local: s.local, version: s.judgeOptions.version });
   if (nb.source === 'assigned' || nb.source === 'last-known-good') {
     const r = resolveRef(s.snap, nb.source);
     const b = refBytes(s.snap, s.reader, r);

@@ -372,7 +372,7 @@ export function targetProblems(s: Session, t: Target): string[] {
   if (!cp.files.some((f) => f.name === src.kubeletConfigKey)) {
     out.push(`checkpoint ${ref} has no file "${src.kubeletConfigKey}" (it has ${cp.files.map((f) => JSON.stringify(f.name)).join(', ') || 'no files'})`);
   }
-  const report = verifyStore(s.snap, { reader: s.reader, judge: s.judge, local: s.local, only: new Set([ref]) });
+  const report = verifyStore(s.snap, { reader: s.reader, judge: s.judge, local: s.local, version: s.judgeOptions.version, only: new Set([ref]) });
   for (const f of report.findings) if (f.severity === 'error' && f.ref === ref) out.push(`${f.code}: ${f.message}`);
   // verify judged the key a meta file names for this UID; judge ours when it is another.
   const judged = payloadKey(cp, [...META_NAMES].map((n) => decodeMetaState(s.snap.meta[n])).find((d): d is Extract<MetaDecode, { state: 'source' }> => d.state === 'source' && d.source.uid === cp.uid)?.source ?? null);

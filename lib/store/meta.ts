@@ -9,7 +9,9 @@
 import { interpret, parseDocument } from '../config/decode.js';
 import { hasJsonPrefix } from '../config/json.js';
 import { jsonKindName, type JNode } from '../config/jnode.js';
-import { KUBELET_CONFIG_GROUP, KUBELET_SCHEME_NAME } from '../config/schema.js';
+import { KUBELET_CONFIG_GROUP, KUBELET_SCHEME_NAME, SERIALIZED_NODE_CONFIG_SOURCE } from '../config/schema.js';
+import { goJsonBytes, jsoniterError } from '../config/jsoniter.js';
+import { atLeast, type KubeletVersion } from '../config/version.js';
 import { goQuote } from '../config/gostrconv.js';
 import type { ContentRead, MetaState } from './snapshot.js';
 import { unsafeNameReason } from './safepath.js';
@@ -42,26 +44,28 @@ export type MetaDecode =
   /** We could not (or would not) read it: a symlink out of the store, permissions, a FIFO. */
   | { state: 'unreadable'; error: string; code: Extract<ContentRead, { ok: false }>['code'] };
 
-/** Decodes already made, per snapshot meta state (immutable): one status asks a dozen times. */
-const decoded = new WeakMap<MetaState, MetaDecode>();
+/** Decodes already made, per snapshot meta state (immutable) and release: one status asks a dozen times. */
+const decoded = new WeakMap<MetaState, Map<string, MetaDecode>>();
 
-/** Decode a meta file's state from the snapshot. */
-export function decodeMetaState(m: MetaState): MetaDecode {
-  let d = decoded.get(m);
-  if (d === undefined) decoded.set(m, (d = decodeMetaStateOnce(m)));
+/** Decode a meta file's state from the snapshot, with the error words of `version` (default 1.23). */
+export function decodeMetaState(m: MetaState, version: KubeletVersion = '1.23'): MetaDecode {
+  let byVersion = decoded.get(m);
+  if (byVersion === undefined) decoded.set(m, (byVersion = new Map()));
+  let d = byVersion.get(version);
+  if (d === undefined) byVersion.set(version, (d = decodeMetaStateOnce(m, version)));
   return d;
 }
 
-function decodeMetaStateOnce(m: MetaState): MetaDecode {
+function decodeMetaStateOnce(m: MetaState, version: KubeletVersion): MetaDecode {
   if (m.entry.kind === 'missing' || m.content === null) return { state: 'missing' };
   if (!m.content.ok) return { state: 'unreadable', error: m.content.error, code: m.content.code };
   // The kubelet would read it all and decode it; we did not, so what it decides is unknown.
   if (m.content.truncated) return { state: 'unreadable', code: 'unreadable', error: `is larger than ${m.content.bytes.length / 1024 / 1024} MiB (a meta file is a few hundred bytes)` };
-  return decodeMeta(m.content.bytes);
+  return decodeMeta(m.content.bytes, version);
 }
 
-/** Decode meta bytes. Pure. */
-export function decodeMeta(bytes: Buffer): MetaDecode {
+/** Decode meta bytes, with the error words of `version` (default 1.23). Pure. */
+export function decodeMeta(bytes: Buffer, version: KubeletVersion = '1.23'): MetaDecode {
   if (bytes.length === 0) return { state: 'empty' };
   const format = hasJsonPrefix(bytes) ? 'json' : 'yaml';
   const fail = (msg: string): MetaDecode => ({ state: 'error', error: `failed to decode, error: ${msg}` });
@@ -80,7 +84,10 @@ export function decodeMeta(bytes: Buffer): MetaDecode {
   if (gvk.kind !== KIND) return { state: 'error', error: CAST_ERROR };
   // The internal type's Source field has no json tag: the case-sensitive decoder only fills it from `Source`.
   const typed = decodeSource(doc.root, gvk.version === '__internal' ? 'Source' : 'source');
-  if ('error' in typed) return fail(typed.error);
+  // 1.20–1.22 decode with json-iterator, which words its errors its own way (as for payloads,
+  // config/jsoniter.ts; found by a next-boot review: every release had 1.23's words). The
+  // internal version keeps encoding/json's.
+  if ('error' in typed) return fail((!atLeast(version, '1.23') && gvk.version === 'v1beta1' ? jsoniterError(format === 'json' ? bytes : goJsonBytes(doc.root), SERIALIZED_NODE_CONFIG_SOURCE, version) : null) ?? typed.error);
   if (!typed.configMap) return { state: 'error', error: NO_SUBFIELD };
   return sourceState(typed.configMap, format);
 }

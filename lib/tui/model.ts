@@ -258,7 +258,7 @@ export class Model {
   private verifyIds(ids: string[]): void {
     const s = this.session;
     const only = new Set(ids);
-    const report = verifyStore(s.snap, { reader: s.reader, judge: s.judge, local: s.local, only, payloads: 'all' });
+    const report = verifyStore(s.snap, { reader: s.reader, judge: s.judge, local: s.local, version: s.judgeOptions.version, only, payloads: 'all' });
     const by = new Map<string, Finding[]>(ids.map((id) => [id, []]));
     for (const f of report.findings) if (f.ref && by.has(f.ref)) by.get(f.ref)!.push(f);
     for (const [id, fs] of by) this.verified.set(id, fs);

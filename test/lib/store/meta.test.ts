@@ -104,3 +104,16 @@ t.test('bad bytes: NUL, BOM, CRLF, tabs, line separators', async (t) => {
   t.equal(ls.state === 'source' && ls.source.uid, 'ab\u2028cd', 'LS the kubelet wrote in single quotes reads back as the kubelet reads it');
   t.equal(decodeMeta(Buffer.from([0xff, 0xfe, 0x00])).state, 'error', 'UTF-16 garbage');
 });
+
+t.test('1.20–1.22 word a type error as json-iterator does (found by a next-boot review: 1.23 words on every release)', async (t) => {
+  const yaml = metaYaml({ uid: 'u1', rv: 'x' }).replace('resourceVersion: x', 'resourceVersion: 10');
+  const want = (ctx: string, big: string) =>
+    `failed to decode, error: v1beta1.SerializedNodeConfigSource.Source: v1.NodeConfigSource.ConfigMap: v1.ConfigMapNodeConfigSource.ResourceVersion: ReadString: expects " or n, but found 1, error found in #10 byte of ...|${ctx}|..., bigger context ...|${big}|...`;
+  for (const v of ['1.20', '1.21', '1.22'] as const) {
+    t.same(decodeMeta(Buffer.from(yaml), v), { state: 'error', error: want('Version":10,"uid":"u', 'cfg","namespace":"kube-system","resourceVersion":10,"uid":"u1"}}}') }, `${v}: YAML, through sigs.k8s.io/yaml's JSON`);
+  }
+  t.match(decodeMeta(Buffer.from(yaml), '1.23'), { state: 'error', error: /json: cannot unmarshal number into Go struct field ConfigMapNodeConfigSource\.source\.configMap\.resourceVersion of type string$/ });
+  t.match(decodeMeta(Buffer.from(yaml)), { error: /json: cannot unmarshal number/ }, 'default: 1.23');
+  const json = '{"apiVersion":"kubelet.config.k8s.io/v1beta1","kind":"SerializedNodeConfigSource","source":{"configMap":{"uid":7}}}';
+  t.match(decodeMeta(Buffer.from(json), '1.21'), { state: 'error', error: /^failed to decode, error: v1beta1\.SerializedNodeConfigSource\.Source: v1\.NodeConfigSource\.ConfigMap: v1\.ConfigMapNodeConfigSource\.UID: ReadString: expects " or n, but found 7/ }, 'JSON as written; UID by its Go name');
+});
