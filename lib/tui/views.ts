@@ -446,7 +446,7 @@ export function metaTab(m: Model, cols: number): Out[] {
     const facts = e.kind === 'missing' ? 'missing (the kubelet creates it empty: local config)' : `${kind}  mode ${modeText(e.mode)}  uid ${e.uid}  ${e.size} bytes  modified ${new Date(e.mtimeMs).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z')}`;
     out.push(o(`meta/${name}`, 'bold'));
     out.push(o(`  ${facts}`));
-    const d = decodeMetaState(meta);
+    const d = decodeMetaState(meta, s.judgeOptions.version);
     if (d.state === 'source') out.push(o(`  names ${printable(d.source.namespace)}/${printable(d.source.name)} ${printable(d.source.uid)}/${printable(d.source.resourceVersion)} key ${printable(d.source.kubeletConfigKey)}`, 'green'));
     else if (d.state === 'empty') out.push(o('  empty: the local config'));
     else if (d.state === 'error' || d.state === 'unreadable') out.push(o(`  ${printable(d.error)}`, 'red'));
