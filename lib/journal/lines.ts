@@ -171,6 +171,7 @@ export class LineParser {
     l.minute = f.minute;
     l.second = f.second;
     l.micros = f.micros;
+    l.fold = false; // a reused record's, set again by the pipeline
     return reused ? old : { event: e, time: { local: l } };
   }
 

@@ -7,7 +7,7 @@
 import { Correlator, uidMatches, type Stamp, type StoreView } from './correlate.js';
 import type { JournalEvent, JournalResult } from './events.js';
 import type { LineRecord } from './lines.js';
-import { isoOf, localMs, localMsIn, YearInference, type LocalTime } from './syslog.js';
+import { isoOf, laterReading, localMs, localMsIn, YearInference, type LocalTime } from './syslog.js';
 
 /** The newest events listed by default; `-n` chooses another count. */
 export const DEFAULT_MAX_EVENTS = 20_000;
@@ -74,6 +74,7 @@ export class Pipeline {
       // One stamp object for every event: the correlator copies what it keeps.
       stamp = this.stamp;
       stamp.ms = this.provisionalMs(rec, steps);
+      if ('local' in t && !this.o.utc) stamp.ms = this.unfold(t.local, stamp.ms);
       stamp.ref = yearless ? ({ local: { ...t.local }, steps } satisfies YearlessRef) : null;
     }
     const concern = this.correlator.add(rec.event, stamp);
@@ -178,18 +179,41 @@ export class Pipeline {
     const l = r.local;
     const s = m.second;
     // Every field compared (no packed key: a log may write 48:00:00, which Date carries into the days).
-    if (s.month !== l.month || s.day !== l.day || s.hour !== l.hour || s.minute !== l.minute || s.second !== l.second) {
+    if (s.month !== l.month || s.day !== l.day || s.hour !== l.hour || s.minute !== l.minute || s.second !== l.second || !s.fold !== !l.fold) {
       s.month = l.month;
       s.day = l.day;
       s.hour = l.hour;
       s.minute = l.minute;
       s.second = l.second;
+      s.fold = !!l.fold;
       m.secondMs = localMsIn(s, m.year, this.o.utc);
     }
     return isoOf(m.secondMs + Math.floor(l.micros / 1000));
   }
 
-  private readonly memo = { version: -1, steps: -1, year: 0, second: { year: null, month: NaN, day: 0, hour: 0, minute: 0, second: 0, micros: 0 } as LocalTime, secondMs: NaN };
+  private readonly memo = { version: -1, steps: -1, year: 0, second: { year: null, month: NaN, day: 0, hour: 0, minute: 0, second: 0, micros: 0, fold: false } as LocalTime, secondMs: NaN };
+
+  /** The instant of the last local-time line, in input order (unfold). */
+  private lastLocalMs = NaN;
+
+  /**
+   * A local time in the hour a fall-back repeats names two instants; the lines' order tells
+   * which: the one nearer the line before it (found by review: the hour after a fall-back was
+   * read as the first, an hour back, so three failed starts across the change were no crash
+   * loop and the timeline ran backwards). Marks `l.fold` so that every later reading agrees.
+   */
+  private unfold(l: LocalTime, ms: number): number {
+    const last = this.lastLocalMs;
+    if (ms < last) {
+      const later = laterReading(ms, l);
+      if (later !== null && Math.abs(later - last) < Math.abs(ms - last)) {
+        l.fold = true;
+        ms = later;
+      }
+    }
+    this.lastLocalMs = ms;
+    return ms;
+  }
 
   /** The year the first year-less line was guessed to be in (provisionalMs); fixed from then on. */
   private provisionalYear: number | null = null;

@@ -11,6 +11,11 @@ export interface LocalTime {
   minute: number;
   second: number;
   micros: number;
+  /**
+   * In the hour a fall-back repeats, the later of the two instants this local time names (set
+   * by the pipeline from the lines' order: syslog has no zone to tell them apart).
+   */
+  fold?: boolean;
 }
 
 export type LineTime = { exact: number } | { local: LocalTime };
@@ -166,7 +171,7 @@ export function utcMs(t: LocalTime): number {
 /** localMs of `t` as if it were in `year` (no copy of `t` with that year: one per event adds up). */
 export function localMsIn(t: LocalTime, year: number, utc: boolean): number {
   const ms = Math.floor(t.micros / 1000);
-  if (!utc) return new Date(year, t.month - 1, t.day, t.hour, t.minute, t.second, ms).getTime();
+  if (!utc) return unfolded(new Date(year, t.month - 1, t.day, t.hour, t.minute, t.second, ms).getTime(), t);
   // Date.UTC is the day's start plus the time of day: the day's start is computed once per day.
   const key = (year * 100 + t.month) * 100 + t.day;
   if (key !== utcDayKey) {
@@ -183,7 +188,29 @@ let utcDayMs = NaN;
 
 export function localMs(t: LocalTime, utc: boolean): number {
   if (utc) return utcMs(t);
-  return new Date(t.year ?? 1970, t.month - 1, t.day, t.hour, t.minute, t.second, Math.floor(t.micros / 1000)).getTime();
+  return unfolded(new Date(t.year ?? 1970, t.month - 1, t.day, t.hour, t.minute, t.second, Math.floor(t.micros / 1000)).getTime(), t);
+}
+
+/** `Date`'s reading of a local time (the first of a repeated hour's two), or the later one when `t.fold` says so. */
+function unfolded(ms: number, t: LocalTime): number {
+  return t.fold ? (laterReading(ms, t) ?? ms) : ms;
+}
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * The later of the two instants local time `t` names in the hour a fall-back repeats, given the
+ * first (`ms`, as Date reads it); null when `t` names one instant only. Any zone, any size of
+ * change: the offset a few hours on, and the same wall clock at the later instant, decide.
+ */
+export function laterReading(ms: number, t: LocalTime): number | null {
+  if (!Number.isFinite(ms)) return null;
+  const before = new Date(ms).getTimezoneOffset();
+  const after = new Date(ms + 3 * HOUR_MS).getTimezoneOffset();
+  if (!(after > before)) return null;
+  const later = ms + (after - before) * 60_000;
+  const d = new Date(later);
+  return d.getHours() === t.hour && d.getMinutes() === t.minute ? later : null;
 }
 
 /** ISO-8601 UTC with milliseconds, or null for an impossible instant (hostile years). */

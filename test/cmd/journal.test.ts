@@ -405,4 +405,16 @@ t.test('found by a journal review: a crash loop across a DST change or a common 
       t.equal(JSON.parse(r.stdout).crashLoop, true, `${path.basename(f)} ${year.join(' ') || 'without --year'}`);
     }
   }
+  // The hour a fall-back repeats (found by review): 01:56 and 01:58 EDT, then 01:01 EST — five
+  // minutes in all. The lines' order says the last is the second 01:01, not an hour back.
+  const fall = loop('fall.log', [['Nov 07', '01:56', '1107'], ['Nov 07', '01:58', '1107'], ['Nov 07', '01:01', '1107']], '2021-11-07T07:00:00Z');
+  const r = runCli(['journal', '--file', fall, '--year', '2021', '-o', 'json'], { env: { TZ: 'America/New_York' } });
+  t.equal(r.code, 1, r.stderr);
+  const j = JSON.parse(r.stdout) as { crashLoop: boolean; events: { kind: string; time: string }[] };
+  t.equal(j.crashLoop, true, 'three failed starts in five minutes');
+  t.same(j.events.filter((e) => e.kind === 'controller-start').map((e) => e.time), ['2021-11-07T05:56:01.000Z', '2021-11-07T05:58:01.000Z', '2021-11-07T06:01:01.000Z'], 'in order, the last in EST');
+  // The first pass through that hour stays the first reading: 01:10 EDT after 00:50 EDT.
+  const first = loop('first.log', [['Nov 07', '00:50', '1107'], ['Nov 07', '01:10', '1107']], '2021-11-07T07:00:00Z');
+  const f1 = JSON.parse(runCli(['journal', '--file', first, '--year', '2021', '-o', 'json'], { env: { TZ: 'America/New_York' } }).stdout) as { events: { kind: string; time: string }[] };
+  t.same(f1.events.filter((e) => e.kind === 'controller-start').map((e) => e.time), ['2021-11-07T04:50:01.000Z', '2021-11-07T05:10:01.000Z']);
 });
