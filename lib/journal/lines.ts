@@ -171,7 +171,7 @@ export class LineParser {
     l.minute = f.minute;
     l.second = f.second;
     l.micros = f.micros;
-    l.fold = false; // a reused record's, set again by the pipeline
+    if (l.fold) l.fold = false; // a reused record's (the pipeline sets it again where it applies)
     return reused ? old : { event: e, time: { local: l } };
   }
 
