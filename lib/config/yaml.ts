@@ -774,19 +774,25 @@ export function parseYamlDocument(bytes: Uint8Array): YamlParse {
       lastScalar = undefined;
       return jsYaml().load(t, { schema: (goYamlSchema ??= buildGoYamlSchema()), json: true, listener: tracker.listener, maxDepth: MAX_YAML_DEPTH } as yaml.LoadOptions);
     };
-    const slash = slashEscapeError(first, load);
-    if (slash) return { ok: false, error: describeYamlException(slash, first) };
+    // go-yaml's double-quoted escapes (below): `\'` backslashes go, a `\/` is its error.
+    const esc = goEscapes(first);
+    src = esc.text;
+    let slashAt = esc.slash;
     for (let tries = 0; ; tries++) {
       try {
         doc = load(src);
         break;
       } catch (e) {
-        // go-yaml's `\'` escape (a `'`): that one backslash goes, and the document is read again.
-        const at = tries < MAX_QUOTE_ESCAPES ? escapeAt(e, src, "'") : -1;
+        // An error before the first `\/` in double quotes is the one go-yaml meets first.
+        if (slashAt >= 0 && !(e instanceof jsYaml().YAMLException && (e.mark?.position ?? Infinity) <= slashAt)) throw slashError(src, slashAt);
+        // A `\'` the spans missed: that one backslash goes, and the document is read again.
+        const at = tries < MAX_QUOTE_RETRIES ? escapeAt(e, src, "'") : -1;
         if (at < 0) throw e;
         src = src.slice(0, at - 1) + src.slice(at);
+        if (slashAt >= at) slashAt--;
       }
     }
+    if (slashAt >= 0) throw slashError(src, slashAt);
   } catch (e) {
     if (e instanceof jsYaml().YAMLException) return { ok: false, error: describeYamlException(e, src) };
     if (e instanceof YamlError) return { ok: false, error: e.message };
@@ -806,11 +812,14 @@ export function parseYamlDocument(bytes: Uint8Array): YamlParse {
 // (YAML 1.2) but for two: `\'` is one (a `'`), `\/` is none ("found unknown escape
 // character"). Found by a decoding review: `"\/etc\/kubernetes"` (JSON pasted into YAML) was
 // read as /etc/kubernetes where the kubelet fails to load the config, and `"it\'s"` failed
-// where the kubelet reads it. js-yaml itself says where a double-quoted escape is: an escape
-// it does not know stops the load there (its mark is the character after the backslash).
+// where the kubelet reads it. Which escapes are inside double quotes, js-yaml itself says: one
+// probe load (every `\'` without its backslash, which keeps the document's structure: the
+// quote stays where it was) reports the scalars it reads, and the double-quoted ones are
+// found where they start. Two loads in all, whatever the number of escapes (a first version
+// loaded the document again after each, which a hostile payload made 25 s long).
 
-/** Documents with more `\'` escapes than this are not read again after each (a hostile payload could ask for thousands of loads): the rest is an unknown escape. */
-const MAX_QUOTE_ESCAPES = 64;
+/** Loads after the spans, for a `\'` they missed; past them the escape is js-yaml's error. */
+const MAX_QUOTE_RETRIES = 8;
 
 /** The position of the character after the backslash when `e` is js-yaml's unknown escape and that character is `ch`; else -1. */
 function escapeAt(e: unknown, text: string, ch: string): number {
@@ -819,26 +828,123 @@ function escapeAt(e: unknown, text: string, ch: string): number {
   return at > 0 && text[at] === ch && text[at - 1] === '\\' ? at : -1;
 }
 
-/**
- * go-yaml's error for the first `\/` inside double quotes, when one comes before any other
- * error: each `\/` is made `\q` (no escape for either parser) and the copy loaded; a stop at
- * one of them is a `\/` escape. Null when there is none (the copy's value is never used).
- */
-function slashEscapeError(text: string, load: (t: string) => unknown): yaml.YAMLException | null {
-  if (!text.includes('\\/')) return null;
-  const probe = text.replace(/\\\//g, '\\q');
-  let t = probe;
-  for (let tries = 0; ; tries++) {
-    try {
-      load(t);
-      return null;
-    } catch (e) {
-      if (escapeAt(e, t, 'q') > 0 && text[(e as yaml.YAMLException).mark!.position + (probe.length - t.length)] === '/') return e as yaml.YAMLException;
-      const at = tries < MAX_QUOTE_ESCAPES ? escapeAt(e, t, "'") : -1;
-      if (at < 0) return null;
-      t = t.slice(0, at - 1) + t.slice(at);
+/** Backslashes that escape a `'` or a `/` (an odd run of them before it), by position. */
+function escapeCandidates(text: string): { quote: number[]; slash: number[] } {
+  const quote: number[] = [];
+  const slash: number[] = [];
+  for (let i = text.indexOf('\\'); i >= 0; ) {
+    let j = i;
+    while (text[j] === '\\') j++;
+    if ((j - i) % 2 === 1) {
+      if (text[j] === "'") quote.push(j - 1);
+      else if (text[j] === '/') slash.push(j - 1);
     }
+    i = text.indexOf('\\', j);
   }
+  return { quote, slash };
+}
+
+/**
+ * `text` with the backslash of each `\'` inside double quotes removed, and where (in that
+ * text) the first `\/` inside double quotes is (-1: none).
+ */
+function goEscapes(text: string): { text: string; slash: number } {
+  const c = escapeCandidates(text);
+  if (!c.quote.length && !c.slash.length) return { text, slash: -1 };
+  const spans = doubleQuotedSpans(removeAt(text, c.quote));
+  // Probe positions: each `\'` backslash removed before a candidate shifts it by one.
+  const inQuotes = insideSpans(spans);
+  const quote = c.quote.filter((orig, n) => inQuotes(orig - n));
+  const inside = insideSpans(spans);
+  let slash = -1;
+  for (let i = 0, q = 0, kept = 0; i < c.slash.length; i++) {
+    const orig = c.slash[i]!;
+    while (q < c.quote.length && c.quote[q]! < orig) q++;
+    if (!inside(orig - q)) continue;
+    while (kept < quote.length && quote[kept]! < orig) kept++;
+    slash = orig - kept;
+    break;
+  }
+  return { text: removeAt(text, quote), slash };
+}
+
+/** A test of positions, asked in increasing order, for lying inside one of `spans`. */
+function insideSpans(spans: [number, number][]): (p: number) => boolean {
+  spans.sort((x, y) => x[0] - y[0]);
+  let k = 0;
+  let reach = -1;
+  let reachStart = -1;
+  return (p) => {
+    // Spans never overlap but for repeats of one (a node's several compose calls); the widest reach so far decides.
+    while (k < spans.length && spans[k]![0] < p) {
+      if (spans[k]![1] > reach) {
+        reach = spans[k]![1];
+        reachStart = spans[k]![0];
+      }
+      k++;
+    }
+    return reachStart < p && p < reach;
+  };
+}
+
+/** The double-quoted scalars js-yaml reads in `text`, [opening quote, after the closing one); up to its first error, if any. */
+function doubleQuotedSpans(text: string): [number, number][] {
+  const spans: [number, number][] = [];
+  const opens: number[] = [];
+  const listener = (event: 'open' | 'close', state: yaml.State) => {
+    const s = state as yaml.State & { kind: string | null; position: number };
+    if (event === 'open') {
+      opens.push(s.position);
+      return;
+    }
+    const from = opens.pop();
+    if (from === undefined || s.kind !== 'scalar') return;
+    const q = scalarStart(text, from, s.position);
+    if (q >= 0 && text[q] === '"' && text[s.position - 1] === '"' && s.position - q >= 2) spans.push([q, s.position]);
+  };
+  lastScalar = undefined;
+  try {
+    jsYaml().load(text, { schema: (goYamlSchema ??= buildGoYamlSchema()), json: true, listener, maxDepth: MAX_YAML_DEPTH } as yaml.LoadOptions);
+  } catch {
+    // What was read before the error has its spans; an escape after it is never reached.
+  }
+  return spans;
+}
+
+/** Where a node's own text starts: past blanks, comments and its properties (`!tag`, `&anchor`). */
+function scalarStart(text: string, from: number, end: number): number {
+  let i = from;
+  for (;;) {
+    while (i < end && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) i++;
+    if (text[i] === '#') {
+      while (i < end && text[i] !== '\n') i++;
+      continue;
+    }
+    if (text[i] === '!' || text[i] === '&') {
+      while (i < end && !/\s/.test(text[i]!)) i++;
+      continue;
+    }
+    return i < end ? i : -1;
+  }
+}
+
+/** `text` without the characters at the sorted positions `at`. */
+function removeAt(text: string, at: readonly number[]): string {
+  if (!at.length) return text;
+  const parts: string[] = [];
+  let from = 0;
+  for (const i of at) {
+    parts.push(text.slice(from, i));
+    from = i + 1;
+  }
+  parts.push(text.slice(from));
+  return parts.join('');
+}
+
+/** go-yaml's scanner error for the `\/` at `at`: the 1-based line, none on the first. */
+function slashError(text: string, at: number): YamlError {
+  const line = countLines(text, at);
+  return new YamlError(`yaml: ${line > 0 ? `line ${line + 1}: ` : ''}found unknown escape character`);
 }
 
 function convertDocument(doc: unknown, pairs: Map<object, Pair[]>, restore: Restore | null = null): YamlParse {
