@@ -94,11 +94,11 @@ export function openSource(spec: SourceSpec): OpenedSource {
 export const LIVE_JOURNAL_DIRS = ['/var/log/journal', '/run/log/journal'];
 
 /**
- * Whether `dirs` (journald directories: files in them or in their machine-id subdirectories)
- * hold a journal file: 'unknown' when one could not be listed (no permission), since
- * journalctl may still see more than we do.
+ * How many journal files `dirs` (journald directories: files in them or in their machine-id
+ * subdirectories) hold; null when one could not be listed (no permission), since journalctl
+ * may still see more than we do.
  */
-export function journalFilesIn(dirs: readonly string[]): 'some' | 'none' | 'unknown' {
+export function journalFileCount(dirs: readonly string[]): number | null {
   let unknown = false;
   const list = (d: string): fs.Dirent[] | null => {
     try {
@@ -108,14 +108,34 @@ export function journalFilesIn(dirs: readonly string[]): 'some' | 'none' | 'unkn
       return null;
     }
   };
-  const journal = (e: fs.Dirent) => e.isFile() && /\.journal~?$/.test(e.name);
+  // journalctl follows links, to files and to machine-id directories (found by review): so do we.
+  const kind = (d: string, e: fs.Dirent): 'file' | 'dir' | null => {
+    if (!e.isSymbolicLink()) return e.isFile() ? 'file' : e.isDirectory() ? 'dir' : null;
+    try {
+      const st = fs.statSync(path.join(d, e.name));
+      return st.isFile() ? 'file' : st.isDirectory() ? 'dir' : null;
+    } catch {
+      return null;
+    }
+  };
+  const journal = (d: string, e: fs.Dirent) => /\.journal~?$/.test(e.name) && kind(d, e) === 'file';
+  let n = 0;
   for (const d of dirs) {
     for (const e of list(d) ?? []) {
-      if (journal(e)) return 'some';
-      if (e.isDirectory() && (list(path.join(d, e.name)) ?? []).some(journal)) return 'some';
+      if (journal(d, e)) n++;
+      else if (kind(d, e) === 'dir') {
+        const sub = path.join(d, e.name);
+        n += (list(sub) ?? []).filter((x) => journal(sub, x)).length;
+      }
     }
   }
-  return unknown ? 'unknown' : 'none';
+  return unknown ? null : n;
+}
+
+/** Whether `dirs` hold a journal file ('unknown': one could not be listed). */
+export function journalFilesIn(dirs: readonly string[]): 'some' | 'none' | 'unknown' {
+  const n = journalFileCount(dirs);
+  return n === null ? 'unknown' : n > 0 ? 'some' : 'none';
 }
 
 function validate(spec: SourceSpec): void {
@@ -437,6 +457,10 @@ async function* runJournalctl(where: string[], spec: SourceSpec, onChild: (c: Ch
     // crashLoop checked, on an empty journal directory).
     // (With -o json it says nothing at all, so the directories are looked at.)
     if (code === 0 && produced === 0 && label !== null && (/No journal files were found/.test(stderr) || noFilesWhere(where))) throw noJournalFiles(where, label);
+    if (code === 0 && produced === 0 && label !== null && readableFiles(bin, where) === 0) {
+      const first = stderr.split('\n').find((l) => /ignoring file/i.test(l))?.trim();
+      throw new EnvError(`journalctl could read none of the journal files ${where[0] === '-D' ? `in ${label}` : where.length ? `at ${label}` : 'on this machine'}${first ? ` (${first})` : ''}: they are damaged, nothing was read`, 'copy what can be saved with journalctl --file F -o json, or read a text log with --file', 'JOURNAL_DAMAGED');
+    }
     if (code === 0 || code === null) {
       // null: killed by us (a bounded read that ran out of time)
       warnings.push(...stderr.split('\n').map((l) => l.trim()).filter(Boolean).slice(0, 5));
@@ -507,10 +531,31 @@ function journalctlMissing(bin: string, error: NodeJS.ErrnoException, spec: Sour
   return new EnvError(`cannot run ${bin}: ${why}`, hint, 'JOURNALCTL_MISSING');
 }
 
-/** Whether the directories journalctl reads for `where` (-D DIR, or the machine's) hold no journal file for certain. */
+/** The directories journalctl reads for `where` (-D DIR, or the machine's); null for a --file. */
+function dirsOf(where: string[]): string[] | null {
+  if (where.length === 0) return LIVE_JOURNAL_DIRS;
+  return where[0] === '-D' && where[1] !== undefined ? [where[1]] : null;
+}
+
+/** Whether those directories hold no journal file for certain. */
 function noFilesWhere(where: string[]): boolean {
-  if (where.length === 0) return journalFilesIn(LIVE_JOURNAL_DIRS) === 'none';
-  return where[0] === '-D' && where[1] !== undefined && journalFilesIn([where[1]]) === 'none';
+  const dirs = dirsOf(where);
+  return dirs !== null && journalFilesIn(dirs) === 'none';
+}
+
+/**
+ * How many journal files journalctl can read where `where` points (it lists each file's header
+ * with --header, and says "No journal files were found." when none is usable); null when that
+ * cannot be told (a --file source, journalctl failing or slow). Asked only when a read gave
+ * nothing: a damaged or truncated file is passed over without a word under -o json, so an
+ * unreadable journal read as a journal without events (found by review: a dead node's damaged
+ * journal got "no crash loop").
+ */
+function readableFiles(bin: string, where: string[]): number | null {
+  if (dirsOf(where) === null) return null;
+  const r = childProcess().spawnSync(bin, [...where, '--header', '--no-pager'], { encoding: 'utf8', timeout: 3000, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 16 * 1024 * 1024 });
+  if (r.error || r.status !== 0 && !/No journal files were found/.test(r.stderr + r.stdout)) return null;
+  return (r.stdout.match(/^File path: /gm) ?? []).length;
 }
 
 function noJournalFiles(where: string[], label: string): EnvError {

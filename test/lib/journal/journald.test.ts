@@ -88,6 +88,19 @@ t.test('a journal directory without journal files is nothing read, through the r
   t.match(rep.crashLoop, { checked: false, detail: /journal not read: journalctl found no journal files/ });
 });
 
+t.test('a journal directory whose files are all damaged is nothing read (found by review)', { skip }, async (t) => {
+  const dir = t.testdir({});
+  const good = buildJournal(path.join(dir, 'good'), 'structured-1.22');
+  fs.mkdirSync(path.join(dir, 'cut/0123456789abcdef'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'cut/0123456789abcdef/system.journal'), fs.readFileSync(good).subarray(0, 100_000));
+  fs.mkdirSync(path.join(dir, 'junk'));
+  fs.writeFileSync(path.join(dir, 'junk/system.journal'), 'junk\n');
+  for (const d of ['cut', 'junk']) await t.rejects(readJournal({ dir: path.join(dir, d) }), { code: 'JOURNAL_DAMAGED', exitCode: 3 }, d);
+  // One good file beside a damaged one is a read.
+  fs.copyFileSync(good, path.join(dir, 'junk/good.journal'));
+  t.ok((await readJournal({ dir: path.join(dir, 'junk') })).events.length > 0);
+});
+
 t.test('journal -f follows a journald directory through the real journalctl: new entries appear', { skip }, async (t) => {
   const { spawn } = await import('node:child_process');
   const { cleanEnv, cliPath } = await import('../../helpers.js');
