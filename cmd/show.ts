@@ -32,7 +32,7 @@ export async function handler(args: Args): Promise<void> {
   if (args.raw && args.refs.length > 1) throw new UsageError('--raw prints the bytes of one ref', 'give one ref, or leave out --raw');
   if (args.raw && args.field !== undefined) throw new UsageError('--raw and --field do not go together', 'leave out one of them');
   const s = session(args, streams);
-  const reports: ShowReport[] = args.refs.map((ref) => buildShow(s.snap, s.reader, ref, { key: args.key ?? null, localConfig: s.local.path }));
+  const reports: ShowReport[] = args.refs.map((ref) => buildShow(s.snap, s.reader, ref, { key: args.key ?? null, localConfig: s.local.path, version: s.judgeOptions.version }));
   if (args.field !== undefined) {
     const field = args.field;
     const values: FieldValue[] = reports.map((r) => extractField(r.bytes, r.ref, field));

@@ -77,7 +77,7 @@ export function localSha(s: Session): string | null {
 }
 
 function metaConfig(s: Session, name: MetaName): MetaConfig {
-  const d: MetaDecode = decodeMetaState(s.snap.meta[name]);
+  const d: MetaDecode = decodeMetaState(s.snap.meta[name], s.judgeOptions.version);
   if (d.state === 'source') {
     const safe = d.unsafe.length === 0;
     return { state: 'source', ref: toSourceRef(d.source), sha256: safe ? payloadSha(s, d.source.uid, d.source.resourceVersion, d.source.kubeletConfigKey) : null, error: null };

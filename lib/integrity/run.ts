@@ -33,7 +33,7 @@ function onlySet(s: Session, refs: readonly string[]): Set<string> | undefined {
     }
     let r: Resolved;
     try {
-      r = resolveRef(s.snap, ref, { localConfig: s.local.path });
+      r = resolveRef(s.snap, ref, { localConfig: s.local.path, version: s.judgeOptions.version });
     } catch (err) {
       // A meta file that cannot be followed (unreadable, undecodable, unsafe, naming a checkpoint
       // not on disk) names no checkpoint to verify; the meta files are always checked, so it is

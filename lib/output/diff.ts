@@ -224,7 +224,7 @@ function renderHistory(r: HistoryReport, ctx: TextContext, o: DiffTextOptions): 
     const rv = r.versions[0]!.resourceVersion;
     const why = r.unread.find((u) => u.resourceVersion === rv);
     if (why) return `${head}\n${p.yellow(`note: ${versionTag(r, rv)} could not be read: ${printable(why.error)}`)}`;
-    return `${head}\nonly ${versionTag(r, rv)}: no history to compare (to compare it with assigned: kubelet-ckpt diff ${printable(`${r.uid}/${rv}`)})`;
+    return `${head}\nonly ${versionTag(r, rv)}: no history to compare (to compare it with assigned: ${ctx.self ?? 'kubelet-ckpt'} diff ${printable(`${r.uid}/${rv}`)})`;
   }
   const out = [head];
   for (const s of r.steps) out.push(...(ctx.quiet ? [] : ['']), ...renderStep(r, s, ctx, o));

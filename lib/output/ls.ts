@@ -6,7 +6,7 @@ import { humanBytes, shortTime } from './time.js';
 
 export function renderList(r: ListReport, ctx: TextContext): string {
   const { p } = ctx;
-  const unlisted = (r.unlisted ?? []).map((u) => p.yellow(`not listed: ${u.path}: ${u.why} (${/permission denied/.test(u.why) ? 'run as root (sudo) to list it' : 'kubelet-ckpt verify reports it'})`));
+  const unlisted = (r.unlisted ?? []).map((u) => p.yellow(`not listed: ${u.path}: ${u.why} (${/permission denied/.test(u.why) ? 'run as root (sudo) to list it' : `${ctx.self ?? 'kubelet-ckpt'} verify reports it`})`));
   if (r.checkpoints.length === 0) return ctx.quiet ? '' : [unlisted.length ? 'no checkpoints listed' : 'no checkpoints', ...unlisted].join('\n');
   const rvw = Math.min(12, Math.max(2, ...r.checkpoints.map((c) => c.resourceVersion.length)));
   const filesOf = (c: (typeof r.checkpoints)[number]) => c.files.map((f) => `${f.name} (${humanBytes(f.size)})`).join(', ');

@@ -16,6 +16,8 @@ export interface TextContext {
   quiet: boolean;
   /** stdout is a terminal: long lines are folded to `width`; off a terminal they stay whole. */
   tty?: boolean;
+  /** `kubelet-ckpt` with the options that chose the store, for a command a renderer suggests itself (self.ts). */
+  self?: string;
 }
 
 export type TextRenderer<T> = (result: T, ctx: TextContext) => string;
@@ -87,9 +89,13 @@ export interface PrintOptions {
 }
 
 /** What print does to a result before a renderer sees it (a renderer that sanitizes itself may call it on parts). */
-export function sanitizeForText<T>(result: T): T {
-  return sanitizeDeep(result, { block: BLOCK_KEYS, exact: ['unified', 'bytes'] });
+export function sanitizeForText<T>(result: T, self?: string): T {
+  const map = self && self !== 'kubelet-ckpt' ? (s: string) => withSelf(s, self) : undefined;
+  return sanitizeDeep(result, { block: BLOCK_KEYS, exact: ['unified', 'bytes'], map, keep: CONTENT_KEYS });
 }
+
+/** Keys whose strings are a file's content or a side of a change: no suggestion is rewritten in them. */
+const CONTENT_KEYS = ['text', 'before', 'after', 'diff'];
 
 /**
  * A value sanitizeDeep passes through untouched (it is no plain object): for a renderer that
@@ -105,9 +111,10 @@ export function print<T>(result: T, text: TextRenderer<T>, streams: Streams, opt
   else {
     // Every string a renderer sees is already safe for a terminal (lib/output/sanitize.ts);
     // a unified diff's lines are the diff renderer's to sanitize (exact when piped into a patch).
-    const safe = SANITIZES_ITSELF.has(text) ? result : sanitizeForText(result);
-    const rendered = text(safe, { p: palette(streams.color), width: streams.width, verbose: !!opts.verbose, quiet: !!opts.quiet, tty: streams.isTTY });
-    const out = opts.self && !SANITIZES_ITSELF.has(text) && !CONTENT.has(text) ? withSelf(rendered, opts.self) : rendered;
+    // Suggested commands get the store's options in the data, before a renderer folds lines (self.ts).
+    const self = CONTENT.has(text) ? undefined : opts.self;
+    const safe = SANITIZES_ITSELF.has(text) ? result : sanitizeForText(result, self);
+    const out = text(safe, { p: palette(streams.color), width: streams.width, verbose: !!opts.verbose, quiet: !!opts.quiet, tty: streams.isTTY, ...(self ? { self } : {}) });
     if (out) streams.stdout.write(out.endsWith('\n') ? out : `${out}\n`);
   }
 }

@@ -4,6 +4,7 @@
 import type { BackupSummary } from '../recovery/backup.js';
 import type { MetaChange, PruneChange, RecoveryResult } from '../recovery/result.js';
 import type { TextContext } from './print.js';
+import { shellWord } from '../integrity/next-steps.js';
 import { humanBytes, shortTime } from './time.js';
 
 const isPrune = (c: MetaChange | PruneChange): c is PruneChange => 'kind' in c;
@@ -69,7 +70,8 @@ function backupLines(r: RecoveryResult): string[] {
   // <dynamic-config-dir>/.kubelet-ckpt/backups/<id>
   const parts = r.backup.split('/');
   const id = parts[parts.length - 1];
-  return [`backup  ${r.backup}`, `undo    kubelet-ckpt --dir ${parts.slice(0, -3).join('/') || '/'} undo ${id}`];
+  // Quoted for a shell: pasted as printed it must reach this store (a path may hold a blank).
+  return [`backup  ${r.backup}`, `undo    kubelet-ckpt --dir ${shellWord(parts.slice(0, -3).join('/') || '/')} undo ${id}`];
 }
 
 function kubeletLine(r: RecoveryResult): string[] {

@@ -48,6 +48,10 @@ export interface DeepOptions {
   block?: readonly string[];
   /** Keys left exactly as they are (their renderer sanitizes, e.g. a unified diff piped to a file). */
   exact?: readonly string[];
+  /** Applied to every string holding `kubelet-ckpt ` before it is made printable, except under `keep` keys (output/self.ts). */
+  map?: (s: string) => string;
+  /** Keys whose strings are a file's content, never rewritten by `map`. */
+  keep?: readonly string[];
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -71,8 +75,9 @@ export function sanitizeDeep<T>(value: T, o: DeepOptions = {}, key = ''): T {
 function deep<T>(value: T, o: DeepOptions, key: string, seen: Map<string, string>): T {
   if (typeof value === 'string') {
     if (o.exact?.includes(key)) return value;
-    if (value.length <= SHORT && plainAscii(value)) return value;
-    return (o.block?.includes(key) ? printableBlock(value) : once(value, seen)) as T;
+    const v = o.map && !o.keep?.includes(key) && value.includes('kubelet-ckpt ') ? o.map(value) : value;
+    if (v.length <= SHORT && plainAscii(v)) return v as T;
+    return (o.block?.includes(key) ? printableBlock(v) : once(v, seen)) as T;
   }
   if (Array.isArray(value)) return value.map((v) => deep(v, o, key, seen)) as T;
   if (!isPlainObject(value)) return value;

@@ -110,8 +110,9 @@ export function renderStatus(r: StatusReport, ctx: TextContext): string {
   // Status judges only the payloads the meta files name: "none" must not read as verify's verdict on the others.
   const named = new Set([r.assigned, r.lastKnownGood].flatMap((x) => (x ? [`${x.uid}/${x.resourceVersion}`] : []))).size;
   const others = r.checkpointsUnreadable === null ? r.checkpoints - named : 0;
-  const none = others > 0 ? `${p.green('none')} (\`kubelet-ckpt verify\` also checks the other ${others > 1 ? `${others} checkpoints` : 'checkpoint'})` : p.green('none');
-  const prob = c.error + c.warning === 0 ? none : [c.error ? p.red(`${c.error} error${c.error > 1 ? 's' : ''}`) : '', c.warning ? p.yellow(`${c.warning} warning${c.warning > 1 ? 's' : ''}`) : ''].filter(Boolean).join(', ') + ' (see `kubelet-ckpt verify`)';
+  const verify = `\`${ctx.self ?? 'kubelet-ckpt'} verify\``;
+  const none = others > 0 ? `${p.green('none')} (${verify} also checks the other ${others > 1 ? `${others} checkpoints` : 'checkpoint'})` : p.green('none');
+  const prob = c.error + c.warning === 0 ? none : [c.error ? p.red(`${c.error} error${c.error > 1 ? 's' : ''}`) : '', c.warning ? p.yellow(`${c.warning} warning${c.warning > 1 ? 's' : ''}`) : ''].filter(Boolean).join(', ') + ` (see ${verify})`;
   const scope = p.dim('  (assigned and last-known-good payloads; `verify` checks every checkpoint)');
   lines.push(row('Problems', prob));
   if (ctx.verbose) lines.push(scope);

@@ -333,12 +333,13 @@ export function appendAudit(dynamicConfigDir: string, entry: AuditEntry): void {
  * whose message would say nothing was changed (found by review: reset wrote both meta files
  * and exited 3 saying "nothing was changed", with no backup id to undo with).
  */
-export function auditDone(write: () => void, warnings: string[]): void {
+export function auditDone(write: () => void, warnings: string[], backedUp = true): void {
   try {
     write();
   } catch (err) {
     const why = err instanceof Error ? err.message.replace(/; nothing (was|would be) changed$/, '') : String(err);
-    warnings.push(`the change is made and backed up, but the audit log's closing line could not be written: ${why}`);
+    // prune keeps no backup, and an undo restores one: "backed up" only where there is one (found by review).
+    warnings.push(`the change is made${backedUp ? ' and backed up' : ''}, but the audit log's closing line could not be written: ${why}`);
   }
 }
 

@@ -388,7 +388,7 @@ export async function applyUnclean(ctx: RecoveryContext, plan: UncleanPlan): Pro
       }
       throw e;
     }
-    auditDone(() => audit('done', result.changes), result.warnings);
+    auditDone(() => audit('done', result.changes), result.warnings, false);
   });
   if (report) result.kubelet = report;
   return result;

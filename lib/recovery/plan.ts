@@ -284,7 +284,7 @@ export function resolveTarget(s: Session, ref: string, opts: TargetOptions = {})
   const alias: Record<string, MetaName> = { assigned: 'assigned', 'last-known-good': 'last-known-good', lkg: 'last-known-good' };
   if (alias[ref]) {
     const name = alias[ref]!;
-    const src = fromMeta(decodeMetaState(snap.meta[name]), name, opts.via ?? `--to ${ref}`);
+    const src = fromMeta(decodeMetaState(snap.meta[name], s.judgeOptions.version), name, opts.via ?? `--to ${ref}`);
     if (!src) return { kind: 'local', ref };
     const u = snap.uids.find((x) => x.uid === src.uid);
     return { kind: 'source', ref, source: src, checkpoint: u?.checkpoints.find((c) => c.rv === src.resourceVersion) ?? null };
@@ -469,7 +469,7 @@ export async function planReset(ctx: RecoveryContext, req: ResetRequest): Promis
 function untouchedMetaRefusal(s: Session, which: ResetWhich, o: Overrides, warnings: string[], refusals: CkptError[]): void {
   if (which === 'all') return;
   const other: MetaName = which === 'assigned' ? 'last-known-good' : 'assigned';
-  const d = decodeMetaState(s.snap.meta[other]);
+  const d = decodeMetaState(s.snap.meta[other], s.judgeOptions.version);
   if (d.state !== 'error' && d.state !== 'unreadable') return;
   const msg = `meta/${other} cannot be ${d.state === 'unreadable' ? 'read' : 'decoded'} (${d.error}) and reset ${which} leaves it as it is: the kubelet stops at start-up on it whatever meta/${which} says`;
   if (o.force) warnings.push(`${msg}; writing anyway (--force)`);

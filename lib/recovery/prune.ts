@@ -99,7 +99,8 @@ export function storeDirsRefusal(snap: Snapshot, outcome: string): CkptError | n
     if (e.kind === 'unreadable' && !/^is (a symbolic link|not a directory)/.test(e.error ?? '')) {
       return new EnvError(`${what} cannot be read (${e.error ?? 'unreadable'}): ${outcome}`, hintFor({ code: /permission/i.test(e.error ?? '') ? 'EACCES' : '' }) ?? 'kubelet-ckpt verify shows what cannot be read', 'STORE_UNREADABLE');
     }
-    return new RefusedError(`${what} is ${e.kind === 'symlink' ? `a symbolic link to ${e.linkTarget ?? '?'}` : e.error ?? 'not a directory'}: ${outcome}`, 'make it a real directory again (kubelet-ckpt verify shows the problem), then re-run', 'STORE_NOT_REAL');
+    // The snapshot's reason already reads "is …" (found by review: "is is a symbolic link").
+    return new RefusedError(`${what} is ${e.kind === 'symlink' ? `a symbolic link to ${e.linkTarget ?? '?'}` : (e.error ?? 'not a directory').replace(/^is /, '')}: ${outcome}`, 'make it a real directory again (kubelet-ckpt verify shows the problem), then re-run', 'STORE_NOT_REAL');
   }
   return null;
 }
@@ -232,7 +233,7 @@ export async function applyPrune(ctx: RecoveryContext, plan: PrunePlan): Promise
       const Cls = e instanceof RefusedError ? RefusedError : EnvError;
       throw e.exitCode === 4 || e.exitCode === 3 ? new Cls(`${e.message}${note}`, e.hint, e.code) : e;
     }
-    auditDone(() => audit('done'), result.warnings);
+    auditDone(() => audit('done'), result.warnings, false);
     hook('audit-done', plan.commandLine);
   });
   if (report) result.kubelet = report;

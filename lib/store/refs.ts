@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { EnvError, RefusedError, UsageError } from '../errors.js';
 import { decodeMetaState, type MetaDecode } from './meta.js';
+import type { KubeletVersion } from '../config/version.js';
 import { orderRVs } from './order.js';
 import { closest } from '../suggest.js';
 import { unsafeNameReason } from './safepath.js';
@@ -32,6 +33,8 @@ export interface ResolveOptions {
   /** Host path of the node's --config file, when known. */
   localConfig?: string | null;
   cwd?: string;
+  /** The release whose words a meta file's decode error is given in (default 1.23). */
+  version?: KubeletVersion;
 }
 
 const META_ALIASES: Record<string, MetaName> = { assigned: 'assigned', 'last-known-good': 'last-known-good', lkg: 'last-known-good' };
@@ -173,7 +176,7 @@ function checkpointOf(snap: Snapshot, ref: string, uid: string, rv: string | nul
 }
 
 function throughMeta(snap: Snapshot, ref: string, name: MetaName, opts: ResolveOptions): Resolved {
-  const d = decodeMetaState(snap.meta[name]);
+  const d = decodeMetaState(snap.meta[name], opts.version);
   if (d.state === 'missing' || d.state === 'empty') return { kind: 'local', ref, via: name, path: opts.localConfig ?? null };
   // Not `show meta/…`: it fails the same way (found by review).
   if (d.state === 'unreadable') throw new EnvError(`cannot read meta/${name}: ${d.error}`, /permission denied/.test(d.error) ? 'run kubelet-ckpt as root (sudo)' : '`kubelet-ckpt verify` says what is wrong with it', 'META_UNREADABLE');
