@@ -127,12 +127,25 @@ function dirFlagAsWritten(argv: readonly string[]): string | null {
  */
 const GONE_IN_1_24 = new Set(['dynamic-config-dir', 'experimental-dockershim-root-directory', 'docker-endpoint', 'image-pull-progress-deadline', 'network-plugin', 'network-plugin-mtu', 'cni-conf-dir', 'cni-bin-dir', 'cni-cache-dir']);
 
-/** The first of those on the command line, as written (pflag stops at the first unknown flag and names it as given). */
-function firstGoneFlag(argv: readonly string[]): string | null {
+/**
+ * klog's own flags, which 1.26 removed from every component (CHANGELOG-1.26, k/k PR #112120;
+ * found by review: kubespray's --logtostderr stops a 1.26 kubelet, and upgrade-check said it starts).
+ */
+const GONE_IN_1_26 = new Set(['add-dir-header', 'alsologtostderr', 'log-backtrace-at', 'log-dir', 'log-file', 'log-file-max-size', 'logtostderr', 'one-output', 'skip-headers', 'skip-log-headers', 'stderrthreshold']);
+/** 1.27 removed --container-runtime (CHANGELOG-1.27, k/k PR #114017). */
+const GONE_IN_1_27 = new Set(['container-runtime']);
+
+/** Whether a flag (its normalised name) is gone at 1.`minor`. */
+function goneAt(name: string, minor: number): boolean {
+  return (minor >= 24 && GONE_IN_1_24.has(name)) || (minor >= 26 && GONE_IN_1_26.has(name)) || (minor >= 27 && GONE_IN_1_27.has(name));
+}
+
+/** The first flag on the command line that 1.`minor` no longer has, as written (pflag stops at the first unknown flag and names it as given). */
+function firstGoneFlag(argv: readonly string[], minor: number): string | null {
   for (const a of argv) {
     if (a === '--') break;
-    const m = /^--([^=]+)/.exec(a);
-    if (m && GONE_IN_1_24.has(normalFlagName(m[1]!))) return `--${m[1]}`;
+    const m = /^--?([^=-][^=]*)/.exec(a);
+    if (m && goneAt(normalFlagName(m[1]!), minor)) return `${a.startsWith('--') ? '--' : '-'}${m[1]}`;
   }
   return null;
 }
@@ -143,7 +156,7 @@ export function startupExit(s: Session, to: UpgradeTarget): string | null {
   const hasDir = dirFlag !== null;
   const fromFlag = flagGate(s);
   const fromFile = s.judgeOptions.localGates?.[DKC_GATE];
-  const gone = to.minor >= 24 ? firstGoneFlag(s.kubeletArgv) : null;
+  const gone = to.minor >= 24 ? firstGoneFlag(s.kubeletArgv, to.minor) : null;
   if (gone) return `Error: failed to parse kubelet flag: unknown flag: ${gone}`;
   if ((to.minor === 22 || to.minor === 23) && hasDir && fromFlag !== true) {
     return '"Failed to validate kubelet flags" err="the DynamicKubeletConfig feature gate must be enabled in order to use the --dynamic-config-dir flag"';
@@ -249,7 +262,7 @@ export function upgradeCheck(s0: Session, opts: { to: string; root: string }): U
     const l = localConfig(s, opts.root);
     if (l.error) after = { starts: false, exitMessage: l.error, source: 'none', ref: null, path: l.path, config: null, reason: `the local config fails: ${l.error}` };
     else after = { starts: true, exitMessage: null, source: 'local', ref: null, path: l.path, config: l.config, reason: `a ${toText} kubelet has no config controller: it never opens the store and runs ${l.path ? `the --config file ${l.path}` : 'the defaults'} with its flags` };
-    if (to.minor > 23) notes.push(`flags and fields are judged with the 1.23 rules, the newest kubelet-ckpt models; fields removed after 1.23 are not checked`);
+    if (to.minor > 23) notes.push(`flags and fields are judged with the 1.23 rules, the newest kubelet-ckpt models; of what later releases removed only the dockershim (1.24) and klog (1.26) flags and --container-runtime (1.27) are checked, not fields or gates`);
   } else {
     // Still reads the store: its next start as X.Y judges it (found by review: a 1.21 node going
     // to 1.22 was judged with 1.21's rules); a release kubelet-ckpt does not model, as now.

@@ -41,6 +41,12 @@ t.test('start-up, in the kubelet\'s words, per release', async (t) => {
     [['--network-plugin=cni', DIR, '--feature-gates=DynamicKubeletConfig=true'], null, '1.24', /^Error: failed to parse kubelet flag: unknown flag: --network-plugin$/],
     [['--cni_bin_dir', '/opt/cni/bin'], null, '1.26', /^Error: failed to parse kubelet flag: unknown flag: --cni_bin_dir$/],
     [['--network-plugin=cni', DIR, '--feature-gates=DynamicKubeletConfig=true'], null, '1.23', null],
+    // klog's flags went in 1.26, --container-runtime in 1.27 (found by a migrate review).
+    [['--logtostderr=true', '--v=2'], null, '1.26', /^Error: failed to parse kubelet flag: unknown flag: --logtostderr$/],
+    [['--logtostderr=true', '--v=2'], null, '1.25', null],
+    [['--v=2', '--log_dir', '/var/log', '--network-plugin=cni'], null, '1.26', /^Error: failed to parse kubelet flag: unknown flag: --log_dir$/],
+    [['--container-runtime=remote'], null, '1.26', null],
+    [['--container-runtime=remote'], null, '1.27', /^Error: failed to parse kubelet flag: unknown flag: --container-runtime$/],
   ];
   for (const [argv, local, to, want] of rows) {
     const got = startupExit(node(argv, local), parseTarget(to));
