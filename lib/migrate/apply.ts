@@ -264,7 +264,7 @@ function applyWrites(ctx: RecoveryContext, plan: { dynamicConfigDir: string; sto
   const now = ctx.now ?? (() => new Date());
   // Every file must still be what the plan saw.
   for (const w of writes) {
-    const again = readState(w.file.hostPath, w.file.nodePath);
+    const again = readState(w.file.hostPath, w.file.nodePath, 'node');
     if (!sameState(again, w.file.state)) throw new ChangedError(`${w.file.nodePath} changed since the plan was made; nothing was changed`);
   }
   const backup = saveBackup(plan.dynamicConfigDir, writes, plan.commandLine, plan.store, now());

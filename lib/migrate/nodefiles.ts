@@ -47,7 +47,7 @@ export function hostFileOf(root: string, nodePath: string): string {
 
 export function readNodeFile(root: string, nodePath: string, kind: NodeFile['kind']): NodeFile {
   const hostPath = hostFileOf(root, nodePath);
-  const state = readState(hostPath, nodePath);
+  const state = readState(hostPath, nodePath, 'node');
   if (state.kind === 'file' && state.bytes.length > NODE_FILE_CAP) throw new RefusedError(`${nodePath} is larger than 1 MiB: not a kubelet unit, env or config file`, null, 'NODE_FILE_TOO_LARGE');
   return { nodePath, hostPath, root, kind, state };
 }

@@ -271,7 +271,8 @@ export async function planMigrate(ctx: RecoveryContext, req: MigrateRequest): Pr
   const cl = commandLineFromFiles(root);
   if (!cl) throw new RefusedError('no kubelet unit file and no env file with its flags was found: there is nothing to migrate the command line in', 'on Talos, edit the machine config (machine.kubelet.extraArgs); elsewhere give --root for a mounted node', 'MIGRATE_NO_FLAGS');
   const given = flagValue(cl.argv, 'config');
-  const configPath = given ? path.posix.resolve('/', given) : DEFAULT_CONFIG_PATH;
+  // A relative --config resolves against the unit's WorkingDirectory= (found by review: always /).
+  const configPath = given ? path.posix.resolve(cl.cwd, given) : DEFAULT_CONFIG_PATH;
   const addConfig = given ? null : DEFAULT_CONFIG_PATH;
   const hasDir = flagValue(cl.argv, 'dynamic-config-dir') !== null;
   if (!hasDir && !req.ref) {

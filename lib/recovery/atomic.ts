@@ -84,7 +84,10 @@ function inDir<T>(dir: string | SafeDir, what: string, fn: (d: SafeDir) => T): T
 }
 
 /** The state of `name` in `dir`, without following a symlink; a link or special file is refused. */
-export function readStateIn(dir: SafeDir, name: string, what: string): FileState {
+/** What a file is to the command reading it: a meta file of the store, or a node file migrate edits (unit, env, --config file). */
+export type StateOf = 'meta' | 'node';
+
+export function readStateIn(dir: SafeDir, name: string, what: string, of: StateOf = 'meta'): FileState {
   let st: fs.Stats | null;
   try {
     st = dir.lstatIfAny(name);
@@ -106,15 +109,19 @@ export function readStateIn(dir: SafeDir, name: string, what: string): FileState
     throw new EnvError(`cannot read ${what}: ${fsReason(err)}`, null, 'UNREADABLE');
   }
   // What cannot be read whole cannot be backed up, so it is never replaced.
-  if (r.truncated) throw new RefusedError(`${what} is larger than ${META_CAP / 1024 / 1024} MiB: not a meta file, and too large to back up`, `move it out of the store (mv ${path.join(dir.path, name)} /root/), then re-run`, 'META_NOT_REGULAR');
+  if (r.truncated) {
+    // A node file too (found by review: a big EnvironmentFile was refused as "not a meta file", with "move it out of the store").
+    if (of === 'node') throw new RefusedError(`${what} is larger than ${META_CAP / 1024 / 1024} MiB: too large to edit and back up`, 'edit the kubelet\'s flags in it by hand (remove --dynamic-config-dir and the DynamicKubeletConfig gate), then re-run', 'NODE_FILE_TOO_LARGE');
+    throw new RefusedError(`${what} is larger than ${META_CAP / 1024 / 1024} MiB: not a meta file, and too large to back up`, `move it out of the store (mv ${path.join(dir.path, name)} /root/), then re-run`, 'META_NOT_REGULAR');
+  }
   return { kind: 'file', bytes: r.bytes, mode: st.mode & 0o7777, uid: st.uid, gid: st.gid, mtimeMs: st.mtimeMs };
 }
 
 /** The state of a file given by path (its directory opened without following a link). */
-export function readState(file: string, what: string): FileState {
+export function readState(file: string, what: string, of: StateOf = 'meta'): FileState {
   // No directory, no file (as lstat of the path said before): a file that is yet to be created.
   if (!fs.lstatSync(path.dirname(file), { throwIfNoEntry: false })) return { kind: 'missing' };
-  return inDir(path.dirname(file), path.dirname(what), (d) => readStateIn(d, path.basename(file), what));
+  return inDir(path.dirname(file), path.dirname(what), (d) => readStateIn(d, path.basename(file), what, of));
 }
 
 export function sameState(a: FileState, b: FileState): boolean {

@@ -83,7 +83,8 @@ function commandLineFromUnit(root: string, steps: string[], read: NodeReader = r
     steps.push('systemd: the unit has no ExecStart');
     return null;
   }
-  return { argv: expandExecStart(unit.execStart, env), source: 'systemd unit', pid: null, cwd: '/' };
+  // Relative paths on the command line resolve against the unit's WorkingDirectory= (found by review: always /).
+  return { argv: expandExecStart(unit.execStart, env), source: 'systemd unit', pid: null, cwd: unit.workingDirectory ?? '/' };
 }
 
 /** Without a unit: the well-known env files' values, as flags of a notional kubelet. */
@@ -93,7 +94,7 @@ function commandLineFromEnvFiles(root: string, steps: string[], read: NodeReader
     const text = read(root, f);
     if (text === null) continue;
     steps.push(`env file: read ${f}`);
-    for (const v of parseEnvFile(text).values()) args.push(...v.split(/\s+/).filter(Boolean));
+    for (const v of parseEnvFile(text).values()) args.push(...splitWords(v));
   }
   return args.length ? { argv: ['kubelet', ...args], source: 'env files', pid: null, cwd: '/' } : null;
 }

@@ -76,7 +76,15 @@ export function hostPathUnder(root: string, nodePath: string): string {
 // stores): an absent one is answered without a thrown error, whose stack costs more than the look.
 
 /** The text of a node file, or null when absent or unreadable. */
-export function rootedRead(root: string, nodePath: string, cap = 1024 * 1024): string | null {
+/**
+ * What systemd reads of a unit or environment file at most (READ_FULL_BYTES_MAX: 64 MiB since
+ * v251, 4 MiB before): a larger one it refuses. Read up to that, a big EnvironmentFile is read
+ * as systemd reads it (found by review: one over 1 MiB was taken as absent, and migrate said
+ * "nothing to do" of a node whose kubelet carries --dynamic-config-dir from it).
+ */
+export const SYSTEMD_READ_MAX = 64 * 1024 * 1024 - 1;
+
+export function rootedRead(root: string, nodePath: string, cap = SYSTEMD_READ_MAX): string | null {
   const host = resolveInRoot(root, nodePath);
   if (!host || !fs.existsSync(host)) return null;
   try {

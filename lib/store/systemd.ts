@@ -9,6 +9,8 @@ export interface UnitFiles {
   environment: Map<string, string>;
   environmentFiles: { path: string; optional: boolean }[];
   execStart: string | null;
+  /** WorkingDirectory= (the last; `-` and `~` as systemd.exec(5) reads them): where relative paths of the command line resolve; null: `/`. */
+  workingDirectory: string | null;
 }
 
 const UNIT_DIRS = ['/etc/systemd/system', '/run/systemd/system', '/usr/local/lib/systemd/system', '/lib/systemd/system', '/usr/lib/systemd/system'];
@@ -123,7 +125,11 @@ export function splitWords(s: string): string[] {
 
 function applyServiceLine(u: UnitFiles, key: string, value: string): void {
   if (key === 'ExecStart') u.execStart = value === '' ? null : value;
+  else if (key === 'WorkingDirectory') u.workingDirectory = workingDirectoryOf(value);
   else if (key === 'Environment') {
+    // An empty assignment resets the list (systemd.exec(5); found by review: a drop-in's bare
+    // Environment= left the unit's flags in place).
+    if (value === '') u.environment.clear();
     for (const w of splitWords(value)) {
       const eq = w.indexOf('=');
       if (eq > 0) u.environment.set(w.slice(0, eq), w.slice(eq + 1));
@@ -151,12 +157,24 @@ function applyUnitText(u: UnitFiles, text: string): void {
   }
 }
 
+/**
+ * WorkingDirectory= as systemd.exec(5) reads it: a leading `-` (a missing directory is no
+ * error) is dropped; `~` is the service user's home (the kubelet runs as root: /root); empty
+ * resets to the default, `/`.
+ */
+function workingDirectoryOf(value: string): string | null {
+  const v = value.startsWith('-') ? value.slice(1) : value;
+  if (v === '') return null;
+  if (v === '~') return '/root';
+  return v.startsWith('/') ? v : null;
+}
+
 /** How node files are read: rootedRead, or an overlay of edited contents (migrate's check). */
 export type NodeReader = (root: string, nodePath: string) => string | null;
 
 /** Read kubelet.service and its drop-ins under `root`. Returns null when there is no unit. */
 export function readKubeletUnit(root: string, read: NodeReader = rootedRead): UnitFiles | null {
-  const u: UnitFiles = { files: [], environment: new Map(), environmentFiles: [], execStart: null };
+  const u: UnitFiles = { files: [], environment: new Map(), environmentFiles: [], execStart: null, workingDirectory: null };
   for (const dir of UNIT_DIRS) {
     const text = read(root, `${dir}/${UNIT}`);
     if (text !== null) {
@@ -182,16 +200,71 @@ export function readKubeletUnit(root: string, read: NodeReader = rootedRead): Un
   return u.files.length ? u : null;
 }
 
-/** Parse an EnvironmentFile: KEY=VALUE lines, quotes removed, comments ignored. */
+/** Parse an EnvironmentFile: KEY=VALUE lines, each value as systemd reads it (envValue), comments ignored. */
 export function parseEnvFile(text: string): Map<string, string> {
   const env = new Map<string, string>();
   for (const line of logicalLines(text)) {
     const m = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/s.exec(line);
     if (!m) continue;
-    const words = splitWords(m[2]!);
-    env.set(m[1]!, words.join(' '));
+    env.set(m[1]!, envValue(m[2]!));
   }
   return env;
+}
+
+const SHELL_NEED_ESCAPE = '"\\`$';
+
+/**
+ * An EnvironmentFile value as systemd's parser leaves it (env-file.c): a value that starts with
+ * a quote is unquoted (in double quotes a backslash escapes " \\ ` $ only, and is kept before
+ * anything else); in an unquoted value quotes are characters like any other, a backslash escapes
+ * the next one, and trailing blanks go. `$VAR` then splits the value into words honouring its
+ * quotes (expandExecStart). Found by review: `--eviction-hard="a<1, b<2"` inside an unquoted
+ * value was split in two arguments, and the kubelet judged unable to start.
+ */
+export function envValue(raw: string): string {
+  let out = '';
+  let state: 'pre' | 'value' | 'single' | 'double' = 'pre';
+  let trailing = 0; // blanks at the end of an unquoted stretch, dropped if nothing follows
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i]!;
+    if (state === 'pre') {
+      if (c === ' ' || c === '\t' || c === '\n' || c === '\r') continue;
+      if (c === "'") state = 'single';
+      else if (c === '"') state = 'double';
+      else {
+        state = 'value';
+        i--;
+      }
+      continue;
+    }
+    if (state === 'single') {
+      if (c === "'") state = 'pre';
+      else out += c;
+      continue;
+    }
+    if (state === 'double') {
+      if (c === '"') state = 'pre';
+      else if (c === '\\' && i + 1 < raw.length) {
+        const n = raw[++i]!;
+        if (n === '\n') continue;
+        out += SHELL_NEED_ESCAPE.includes(n) ? n : `\\${n}`;
+      } else out += c;
+      continue;
+    }
+    // Unquoted.
+    if (c === '\\' && i + 1 < raw.length) {
+      const n = raw[++i]!;
+      if (n !== '\n') out += n;
+      trailing = 0;
+    } else if (c === ' ' || c === '\t' || c === '\r' || c === '\n') {
+      out += c;
+      trailing++;
+    } else {
+      out += c;
+      trailing = 0;
+    }
+  }
+  return state === 'value' && trailing ? out.slice(0, out.length - trailing) : out;
 }
 
 /**

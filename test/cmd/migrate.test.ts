@@ -328,6 +328,21 @@ t.test('an env file\'s quoted value across lines (systemd.exec(5)): migrate edit
   t.equal(fs.readFileSync(env, 'utf8'), multi, 'undo gives the file back');
 });
 
+t.test('an EnvironmentFile over 1 MiB is read as systemd reads it; migrate refuses to edit it (found by a migrate review: "nothing to do", exit 0)', async (t) => {
+  const root = copyLayout('aks');
+  const env = path.join(root, 'etc/default/kubelet');
+  fs.appendFileSync(env, '# padding\n'.repeat(130_000));
+  const before = tree(root);
+  t.match(json(runCli(['--root', root, 'status', '--no-journal', '-o', 'json'])), { nextBoot: { source: 'assigned' } }, 'its --dynamic-config-dir is seen');
+  const uc = runCli(['--root', root, 'upgrade-check', '-o', 'json']);
+  t.equal(uc.code, 1, '1.24 exits on the flag');
+  const m = runCli(['--root', root, 'migrate', '--dry-run', '--force']);
+  t.equal(m.code, 4, m.stderr);
+  t.match(m.stderr, /\/etc\/default\/kubelet is larger than 1 MiB: too large to edit and back up/);
+  t.match(m.stderr, /hint: edit the kubelet's flags in it by hand/);
+  t.same(tree(root), before);
+});
+
 t.test('a line break in a relative path stays inside its header comment: the written file decodes to the exported config', async (t) => {
   const root = copyFixture('migrate/kubeadm');
   const cp = path.join(root, `var/lib/kubelet/dynamic-config/store/checkpoints/${UID}/4210/kubelet`);

@@ -215,3 +215,30 @@ t.test('found by a migrate review: an environment file\'s quoted value may span 
 t.test('a quote no later line closes is read line by line, as before (the flag editor says where it opened)', async (t) => {
   t.same([...parseEnvFile('A="--x\nB=2\n')], [['A', '--x'], ['B', '2']]);
 });
+
+t.test('found by a migrate review: EnvironmentFile values as systemd reads them (env-file.c), then split by $VAR', async (t) => {
+  const env = parseEnvFile('A=--eviction-hard="memory.available<300Mi, nodefs.available<5%" --v=2\nB=x\\ y  \nC="q"r\nD=\'s\'"t \\$ \\x"\nE=  lead\n');
+  t.equal(env.get('A'), '--eviction-hard="memory.available<300Mi, nodefs.available<5%" --v=2', 'quotes inside an unquoted value are its characters');
+  t.same(expandExecStart('/k $A', env), ['/k', '--eviction-hard=memory.available<300Mi, nodefs.available<5%', '--v=2'], '$A honours them: one argument');
+  t.equal(env.get('B'), 'x y', 'a backslash escapes; trailing blanks go');
+  t.equal(env.get('C'), 'qr', 'after a closing quote the value goes on');
+  t.equal(env.get('D'), 's' + 't $ \\x', 'in double quotes \\$ is $, \\x stays \\x');
+  t.equal(env.get('E'), 'lead', 'leading blanks go');
+});
+
+t.test('found by a migrate review: WorkingDirectory= places a relative --config; a bare Environment= resets the list', async (t) => {
+  const root = t.testdir();
+  writeTree(root, {
+    'etc/systemd/system/kubelet.service': '[Service]\nWorkingDirectory=/var/lib/kubelet\nEnvironment="FLAGS=--dynamic-config-dir=/var/lib/kubelet/dyn"\nExecStart=/usr/bin/kubelet --config=config.yaml $FLAGS\n',
+    'var/lib/kubelet/dyn/store/meta': null,
+  });
+  const d = discover({ root });
+  t.equal(d.commandLine?.cwd, '/var/lib/kubelet');
+  t.equal(d.configFile, path.join(root, 'var/lib/kubelet/config.yaml'));
+  t.equal(d.dir, path.join(root, 'var/lib/kubelet/dyn'));
+  writeTree(root, { 'etc/systemd/system/kubelet.service.d/50-reset.conf': '[Service]\nEnvironment=\n' });
+  const r = discover({ root });
+  t.same(r.commandLine?.argv, ['/usr/bin/kubelet', '--config=config.yaml'], 'FLAGS is unset: no --dynamic-config-dir');
+  writeTree(root, { 'etc/systemd/system/kubelet.service.d/60-wd.conf': '[Service]\nWorkingDirectory=-~\n' });
+  t.equal(discover({ root }).commandLine?.cwd, '/root', '-~: the service user\'s home, root\'s');
+});
