@@ -851,21 +851,56 @@ function escapeCandidates(text: string): { quote: number[]; slash: number[] } {
 function goEscapes(text: string): { text: string; slash: number } {
   const c = escapeCandidates(text);
   if (!c.quote.length && !c.slash.length) return { text, slash: -1 };
-  const spans = doubleQuotedSpans(removeAt(text, c.quote));
-  // Probe positions: each `\'` backslash removed before a candidate shifts it by one.
+  // The probe drops the backslash of every `\'` but those that could start a plain scalar
+  // (`a: \'x`: without it a single-quoted scalar would start there, and run over the rest:
+  // found by review, a later "\/" went unseen). One of those inside double quotes after all
+  // (a continuation line) stops the probe at it: its backslash goes too, and the probe again.
+  const dropped = new Set(c.quote.filter((at) => !tokenStart(text, at)));
+  let spans: [number, number][] = [];
+  let removed: number[] = [];
+  for (let tries = 0; ; tries++) {
+    removed = c.quote.filter((at) => dropped.has(at));
+    const probe = removeAt(text, removed);
+    const r = doubleQuotedSpans(probe);
+    spans = r.spans;
+    const at = tries < MAX_QUOTE_RETRIES && r.error ? escapeAt(r.error, probe, "'") : -1;
+    // The kept `\'` the probe stopped at (its backslash at probe position at - 1).
+    const kept = at < 0 ? undefined : c.quote.find((orig) => !dropped.has(orig) && orig - below(removed, orig) === at - 1);
+    if (kept === undefined) break;
+    dropped.add(kept);
+  }
+  const toProbe = (orig: number) => orig - below(removed, orig);
   const inQuotes = insideSpans(spans);
-  const quote = c.quote.filter((orig, n) => inQuotes(orig - n));
+  // A dropped backslash's quote moved onto its place; a kept one's backslash is where it was.
+  const quote = c.quote.filter((orig) => inQuotes(toProbe(orig)));
   const inside = insideSpans(spans);
   let slash = -1;
-  for (let i = 0, q = 0, kept = 0; i < c.slash.length; i++) {
-    const orig = c.slash[i]!;
-    while (q < c.quote.length && c.quote[q]! < orig) q++;
-    if (!inside(orig - q)) continue;
-    while (kept < quote.length && quote[kept]! < orig) kept++;
-    slash = orig - kept;
+  for (const orig of c.slash) {
+    if (!inside(toProbe(orig))) continue;
+    slash = orig - below(quote, orig);
     break;
   }
   return { text: removeAt(text, quote), slash };
+}
+
+/** How many of the sorted positions `at` are below `pos` (binary search). */
+function below(at: readonly number[], pos: number): number {
+  let lo = 0;
+  let hi = at.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (at[mid]! < pos) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Whether position `at` could start a token: nothing but blanks before it on its line, or after an indicator (`-`, `?`, `:`, `[`, `{`, `,`). */
+function tokenStart(text: string, at: number): boolean {
+  let i = at - 1;
+  while (i >= 0 && (text[i] === ' ' || text[i] === '\t')) i--;
+  if (i < 0 || text[i] === '\n' || text[i] === '\r') return true;
+  return '-?:[{,'.includes(text[i]!);
 }
 
 /** A test of positions, asked in increasing order, for lying inside one of `spans`. */
@@ -888,7 +923,7 @@ function insideSpans(spans: [number, number][]): (p: number) => boolean {
 }
 
 /** The double-quoted scalars js-yaml reads in `text`, [opening quote, after the closing one); up to its first error, if any. */
-function doubleQuotedSpans(text: string): [number, number][] {
+function doubleQuotedSpans(text: string): { spans: [number, number][]; error: unknown } {
   const spans: [number, number][] = [];
   const opens: number[] = [];
   const listener = (event: 'open' | 'close', state: yaml.State) => {
@@ -905,10 +940,11 @@ function doubleQuotedSpans(text: string): [number, number][] {
   lastScalar = undefined;
   try {
     jsYaml().load(text, { schema: (goYamlSchema ??= buildGoYamlSchema()), json: true, listener, maxDepth: MAX_YAML_DEPTH } as yaml.LoadOptions);
-  } catch {
+  } catch (error) {
     // What was read before the error has its spans; an escape after it is never reached.
+    return { spans, error };
   }
-  return spans;
+  return { spans, error: null };
 }
 
 /** Where a node's own text starts: past blanks, comments and its properties (`!tag`, `&anchor`). */

@@ -240,6 +240,14 @@ t.test("double-quoted escapes are go-yaml v2's: \\' is one, \\/ is none (found b
   const mixed = parseYamlDocument(Buffer.from(`# a \\/ in a comment\na: 'it\\'\nb: x\\'y\nc: |\n  \\' and \\/\nd: ["q\\'", 'r\\']\ne: "s\\'"\n`));
   t.same(mixed.ok && toPlain(mixed.value), { a: 'it\\', b: "x\\'y", c: "\\' and \\/\n", d: ["q'", 'r\\'], e: "s'" });
   t.same(parseYamlDocument(Buffer.from(`a: "it\\'s"\nb: ['\\/', "\\/"]\n`)), { ok: false, error: 'yaml: line 2: found unknown escape character' }, 'in a flow sequence, after a \\\' escape');
+  // A plain scalar that starts with \' is no single-quoted one, and hides nothing after it (found by review).
+  t.same(parseYamlDocument(Buffer.from(`a: 1\nb: \\'x\nc: 2\nd: "\\/etc"\n`)), { ok: false, error: 'yaml: line 4: found unknown escape character' });
+  t.same(parseYamlDocument(Buffer.from(`a: [\\'a, "x\\/", b']\n`)), { ok: false, error: 'yaml: found unknown escape character' });
+  const plain = parseYamlDocument(Buffer.from(`b: \\'x\nc: "y\\'z"\n`));
+  t.same(plain.ok && toPlain(plain.value), { b: "\\'x", c: "y'z" });
+  // A \' that starts a continuation line of a double-quoted scalar is still its escape.
+  const cont = parseYamlDocument(Buffer.from(`a: "one\n  \\'two"\nb: "\\'"\n`));
+  t.same(cont.ok && toPlain(cont.value), { a: "one 'two", b: "'" });
 });
 
 t.test("anchor names are go-yaml v2's: [0-9A-Za-z_-], then a blank or an indicator (found by review)", async (t) => {
