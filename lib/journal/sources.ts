@@ -123,7 +123,8 @@ export function journalFileCount(dirs: readonly string[]): number | null {
   for (const d of dirs) {
     for (const e of list(d) ?? []) {
       if (journal(d, e)) n++;
-      else if (kind(d, e) === 'dir') {
+      // journalctl -D looks into machine-id directories only (32 hex digits, or ID.NAMESPACE; found by review).
+      else if (MACHINE_ID_DIR.test(e.name) && kind(d, e) === 'dir') {
         const sub = path.join(d, e.name);
         n += (list(sub) ?? []).filter((x) => journal(sub, x)).length;
       }
@@ -131,6 +132,8 @@ export function journalFileCount(dirs: readonly string[]): number | null {
   }
   return unknown ? null : n;
 }
+
+const MACHINE_ID_DIR = /^[0-9a-f]{32}(\.[^/]+)?$/;
 
 /** Whether `dirs` hold a journal file ('unknown': one could not be listed). */
 export function journalFilesIn(dirs: readonly string[]): 'some' | 'none' | 'unknown' {

@@ -208,7 +208,7 @@ function discoverNode(opts: DiscoverOptions): Discovery {
     if (fromUnit && !commandLine) commandLine = fromUnit;
     if (fromUnit && d) {
       commandLine = fromUnit;
-      dir = hostPath(root, nodeAbs('/', d));
+      dir = hostPath(root, nodeAbs(fromUnit.cwd, d)); // a relative one against WorkingDirectory= (found by review)
       via = `--dynamic-config-dir in the kubelet's ${fromUnit.source}`;
     } else if (fromUnit) {
       steps.push(`${fromUnit.source}: no --dynamic-config-dir flag`);

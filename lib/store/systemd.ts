@@ -21,36 +21,17 @@ const UNIT = 'kubelet.service';
 export const isComment = (line: string): boolean => /^\s*[#;]/.test(line);
 
 /**
- * Logical lines: comments dropped, backslash continuations joined. In a unit file a comment
- * line inside a continuation is skipped and the continuation goes on (systemd.syntax(7)):
- * `unit`. An EnvironmentFile has its own parser, where such a line is part of the value.
+ * A unit file's logical lines: comments dropped, backslash continuations joined with a blank;
+ * a comment line inside a continuation is skipped and the continuation goes on
+ * (systemd.syntax(7)). An EnvironmentFile has its own parser (parseEnvFile).
  */
-function logicalLines(text: string, unit = false): string[] {
+function logicalLines(text: string): string[] {
   const out: string[] = [];
   let cur = '';
   let continued = false;
-  const lines = text.split(/\r?\n/);
-  /** Index of the line that closes the quote the current one leaves open (-1: none). */
-  let closesAt = -1;
-  for (let i = 0; i < lines.length; i++) {
-    const raw = lines[i]!;
-    if ((!continued || unit) && isComment(raw)) continue;
+  for (const raw of text.split(/\r?\n/)) {
+    if (isComment(raw)) continue;
     const line = continued ? raw : raw.trimStart();
-    // An environment file's quoted value may span lines, newlines kept (systemd.exec(5); found
-    // by review: the flags on a KUBELET_EXTRA_ARGS="…" value's later lines were never seen).
-    // A quote that no later line closes is read line by line (the flag editor then says so).
-    if (!unit && i < closesAt) {
-      cur += `${line}\n`;
-      continue;
-    }
-    if (!unit && closesAt < i && openQuote(cur + line)) {
-      closesAt = closingLine(lines, i, cur + line);
-      if (closesAt > i) {
-        cur += `${line}\n`;
-        continued = true;
-        continue;
-      }
-    }
     if (line.endsWith('\\')) {
       cur += line.slice(0, -1) + ' ';
       continued = true;
@@ -78,16 +59,6 @@ export function openQuote(text: string): boolean {
     else if (text[i] === q) return false;
   }
   return true;
-}
-
-/** The first line after `i` at which `text` (through line i) and the lines after it close its quote; -1 when none does. */
-function closingLine(lines: readonly string[], i: number, text: string): number {
-  let acc = text;
-  for (let j = i + 1; j < lines.length; j++) {
-    acc += `\n${lines[j]}`;
-    if (!openQuote(acc)) return j;
-  }
-  return -1;
 }
 
 /** Split on whitespace honouring "double" and 'single' quotes and backslash escapes. */
@@ -145,7 +116,7 @@ function applyServiceLine(u: UnitFiles, key: string, value: string): void {
 
 function applyUnitText(u: UnitFiles, text: string): void {
   let section = '';
-  for (const line of logicalLines(text, true)) {
+  for (const line of logicalLines(text)) {
     const sec = /^\[(.+)\]$/.exec(line);
     if (sec) {
       section = sec[1]!;
@@ -200,71 +171,110 @@ export function readKubeletUnit(root: string, read: NodeReader = rootedRead): Un
   return u.files.length ? u : null;
 }
 
-/** Parse an EnvironmentFile: KEY=VALUE lines, each value as systemd reads it (envValue), comments ignored. */
-export function parseEnvFile(text: string): Map<string, string> {
-  const env = new Map<string, string>();
-  for (const line of logicalLines(text)) {
-    const m = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/s.exec(line);
-    if (!m) continue;
-    env.set(m[1]!, envValue(m[2]!));
-  }
-  return env;
-}
-
+const WHITESPACE = ' \t\n\r';
+const NEWLINE = '\n\r';
 const SHELL_NEED_ESCAPE = '"\\`$';
+/** env_name_is_valid: what systemd accepts as a variable's name. */
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
- * An EnvironmentFile value as systemd's parser leaves it (env-file.c): a value that starts with
- * a quote is unquoted (in double quotes a backslash escapes " \\ ` $ only, and is kept before
- * anything else); in an unquoted value quotes are characters like any other, a backslash escapes
- * the next one, and trailing blanks go. `$VAR` then splits the value into words honouring its
- * quotes (expandExecStart). Found by review: `--eviction-hard="a<1, b<2"` inside an unquoted
- * value was split in two arguments, and the kubelet judged unable to start.
+ * Parse an EnvironmentFile in one pass, as systemd's env-file.c does (found by reviews, each a
+ * way the line-based reading differed): `#` and `;` start a comment line (a backslash at its end
+ * continues it); blanks around the name go; a value that starts with a quote is unquoted (in
+ * double quotes a backslash escapes " \\ ` $ and a newline only, and stays before anything
+ * else; the value may span lines, and a quote never closed runs to the end of the file); in an
+ * unquoted value quotes are characters like any other, a backslash escapes the next one (a
+ * newline too: the lines join with nothing between them), and trailing blanks go; a line
+ * with no `=`, or a name that is not one (`export KEY`), is ignored. `$VAR` then splits a
+ * value into words honouring its quotes (expandExecStart).
  */
-export function envValue(raw: string): string {
-  let out = '';
-  let state: 'pre' | 'value' | 'single' | 'double' = 'pre';
-  let trailing = 0; // blanks at the end of an unquoted stretch, dropped if nothing follows
-  for (let i = 0; i < raw.length; i++) {
-    const c = raw[i]!;
-    if (state === 'pre') {
-      if (c === ' ' || c === '\t' || c === '\n' || c === '\r') continue;
-      if (c === "'") state = 'single';
-      else if (c === '"') state = 'double';
-      else {
+export function parseEnvFile(text: string): Map<string, string> {
+  const env = new Map<string, string>();
+  type State = 'preKey' | 'key' | 'preValue' | 'value' | 'valueEscape' | 'single' | 'double' | 'doubleEscape' | 'comment' | 'commentEscape';
+  let state: State = 'preKey';
+  let key = '';
+  let value = '';
+  let trailing = -1; // where trailing blanks of an unquoted value start (-1: none)
+  const push = () => {
+    const name = key.replace(/[ \t\n\r]+$/, '');
+    if (ENV_NAME.test(name)) env.set(name, trailing >= 0 ? value.slice(0, trailing) : value);
+    key = '';
+    value = '';
+    trailing = -1;
+  };
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    switch (state) {
+      case 'preKey':
+        if (c === '#' || c === ';') state = 'comment';
+        else if (!WHITESPACE.includes(c)) {
+          state = 'key';
+          key = c;
+        }
+        break;
+      case 'key':
+        if (NEWLINE.includes(c)) {
+          state = 'preKey';
+          key = '';
+        } else if (c === '=') {
+          state = 'preValue';
+          trailing = -1;
+        } else key += c;
+        break;
+      case 'preValue':
+        if (NEWLINE.includes(c)) {
+          state = 'preKey';
+          push();
+        } else if (c === "'") state = 'single';
+        else if (c === '"') state = 'double';
+        else if (c === '\\') state = 'valueEscape';
+        else if (!WHITESPACE.includes(c)) {
+          state = 'value';
+          value += c;
+        }
+        break;
+      case 'value':
+        if (NEWLINE.includes(c)) {
+          state = 'preKey';
+          push();
+        } else if (c === '\\') {
+          state = 'valueEscape';
+          trailing = -1;
+        } else {
+          if (!WHITESPACE.includes(c)) trailing = -1;
+          else if (trailing < 0) trailing = value.length;
+          value += c;
+        }
+        break;
+      case 'valueEscape':
         state = 'value';
-        i--;
-      }
-      continue;
-    }
-    if (state === 'single') {
-      if (c === "'") state = 'pre';
-      else out += c;
-      continue;
-    }
-    if (state === 'double') {
-      if (c === '"') state = 'pre';
-      else if (c === '\\' && i + 1 < raw.length) {
-        const n = raw[++i]!;
-        if (n === '\n') continue;
-        out += SHELL_NEED_ESCAPE.includes(n) ? n : `\\${n}`;
-      } else out += c;
-      continue;
-    }
-    // Unquoted.
-    if (c === '\\' && i + 1 < raw.length) {
-      const n = raw[++i]!;
-      if (n !== '\n') out += n;
-      trailing = 0;
-    } else if (c === ' ' || c === '\t' || c === '\r' || c === '\n') {
-      out += c;
-      trailing++;
-    } else {
-      out += c;
-      trailing = 0;
+        if (!NEWLINE.includes(c)) value += c;
+        break;
+      case 'single':
+        if (c === "'") state = 'preValue';
+        else value += c;
+        break;
+      case 'double':
+        if (c === '"') state = 'preValue';
+        else if (c === '\\') state = 'doubleEscape';
+        else value += c;
+        break;
+      case 'doubleEscape':
+        state = 'double';
+        if (SHELL_NEED_ESCAPE.includes(c)) value += c;
+        else if (c !== '\n') value += `\\${c}`;
+        break;
+      case 'comment':
+        if (c === '\\') state = 'commentEscape';
+        else if (NEWLINE.includes(c)) state = 'preKey';
+        break;
+      case 'commentEscape':
+        state = 'comment';
+        break;
     }
   }
-  return state === 'value' && trailing ? out.slice(0, out.length - trailing) : out;
+  if (state === 'preValue' || state === 'value' || state === 'valueEscape' || state === 'single' || state === 'double' || state === 'doubleEscape') push();
+  return env;
 }
 
 /**

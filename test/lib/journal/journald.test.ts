@@ -73,7 +73,7 @@ t.test('an unreadable journal directory is an environment error', { skip }, asyn
 });
 
 t.test('a journal directory without journal files is nothing read, through the real journalctl (found by review)', { skip: !JOURNALCTL && 'journalctl is not installed' }, async (t) => {
-  const dir = t.testdir({ jd: {}, root: { var: { log: { journal: { '0123456789abcdef': {} } } } }, store: {} });
+  const dir = t.testdir({ jd: {}, root: { var: { log: { journal: { '0123456789abcdef0123456789abcdef': {} } } } }, store: {} });
   await t.rejects(readJournal({ dir: path.join(dir, 'jd') }), { code: 'JOURNAL_EMPTY', exitCode: 3, message: `journalctl found no journal files in ${path.join(dir, 'jd')}: nothing was read` });
   const cli = path.resolve(import.meta.dirname, '../../../dist/kubelet-ckpt.cjs');
   const run = (...args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8' });
@@ -91,11 +91,15 @@ t.test('a journal directory without journal files is nothing read, through the r
 t.test('a journal directory whose files are all damaged is nothing read (found by review)', { skip }, async (t) => {
   const dir = t.testdir({});
   const good = buildJournal(path.join(dir, 'good'), 'structured-1.22');
-  fs.mkdirSync(path.join(dir, 'cut/0123456789abcdef'), { recursive: true });
-  fs.writeFileSync(path.join(dir, 'cut/0123456789abcdef/system.journal'), fs.readFileSync(good).subarray(0, 100_000));
+  fs.mkdirSync(path.join(dir, 'cut/0123456789abcdef0123456789abcdef'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'cut/0123456789abcdef0123456789abcdef/system.journal'), fs.readFileSync(good).subarray(0, 100_000));
   fs.mkdirSync(path.join(dir, 'junk'));
   fs.writeFileSync(path.join(dir, 'junk/system.journal'), 'junk\n');
   for (const d of ['cut', 'junk']) await t.rejects(readJournal({ dir: path.join(dir, d) }), { code: 'JOURNAL_DAMAGED', exitCode: 3 }, d);
+  // A directory not named as a machine id is not looked into, by journalctl or by us: nothing there.
+  fs.mkdirSync(path.join(dir, 'coll/worker-1'), { recursive: true });
+  fs.copyFileSync(good, path.join(dir, 'coll/worker-1/system.journal'));
+  await t.rejects(readJournal({ dir: path.join(dir, 'coll') }), { code: 'JOURNAL_EMPTY', exitCode: 3 });
   // One good file beside a damaged one is a read.
   fs.copyFileSync(good, path.join(dir, 'junk/good.journal'));
   t.ok((await readJournal({ dir: path.join(dir, 'junk') })).events.length > 0);

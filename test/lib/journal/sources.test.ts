@@ -56,16 +56,16 @@ t.test('journalctl failures', async (t) => {
   await t.rejects(readJournal({ source: 'auto', journalctl: badTime.bin, since: 'yesterdayish' }), { code: 'USAGE', exitCode: 2 });
   // A journal with no kubelet entries: nothing printed; --header lists the files it can read.
   const empty = fakeJournalctl(dir, 'case "$*" in *--header*) echo "File path: /x/system.journal";; esac\nexit 0');
-  fs.mkdirSync(path.join(dir, 'jd/0123456789abcdef'), { recursive: true });
-  fs.writeFileSync(path.join(dir, 'jd/0123456789abcdef/system.journal'), '');
+  fs.mkdirSync(path.join(dir, 'jd/0123456789abcdef0123456789abcdef'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'jd/0123456789abcdef0123456789abcdef/system.journal'), '');
   t.same((await readJournal({ dir: path.join(dir, 'jd'), journalctl: empty.bin })).events, [], 'a journal without kubelet entries');
   fs.mkdirSync(path.join(dir, 'jd2'));
   await t.rejects(readJournal({ dir: path.join(dir, 'jd2'), journalctl: empty.bin }), { code: 'JOURNAL_EMPTY' }, 'no journal file, and journalctl -o json says nothing');
   // Links to a journal file, or to a machine-id directory, are followed as journalctl follows them (found by review).
   fs.mkdirSync(path.join(dir, 'jd3'));
-  fs.symlinkSync(path.join(dir, 'jd/0123456789abcdef/system.journal'), path.join(dir, 'jd3/system.journal'));
+  fs.symlinkSync(path.join(dir, 'jd/0123456789abcdef0123456789abcdef/system.journal'), path.join(dir, 'jd3/system.journal'));
   fs.mkdirSync(path.join(dir, 'jd4'));
-  fs.symlinkSync(path.join(dir, 'jd/0123456789abcdef'), path.join(dir, 'jd4/0123456789abcdef'));
+  fs.symlinkSync(path.join(dir, 'jd/0123456789abcdef0123456789abcdef'), path.join(dir, 'jd4/0123456789abcdef0123456789abcdef'));
   for (const d of ['jd3', 'jd4']) t.same((await readJournal({ dir: path.join(dir, d), journalctl: empty.bin })).events, [], `${d}: read`);
   // Files journalctl cannot read (damaged, truncated): it passes them over in silence under -o json (found by review).
   const damaged = fakeJournalctl(dir, "echo 'Journal file /x/system.journal is truncated, ignoring file.' >&2\ncase \"$*\" in *--header*) echo 'No journal files were found.' >&2;; esac\nexit 0");

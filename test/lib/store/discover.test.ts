@@ -17,7 +17,8 @@ const KUBEADM_DROPIN = '[Service]\nEnvironment="KUBELET_KUBECONFIG_ARGS=--bootst
 
 t.test('word splitting and env files', async (t) => {
   t.same(splitWords(`a "b c" 'd e' f\\ g`), ['a', 'b c', 'd e', 'f g']);
-  t.same([...parseEnvFile('# comment\nKUBELET_KUBEADM_ARGS="--a=b --c=d"\nX=1\nexport Y=\'two words\'\n')], [['KUBELET_KUBEADM_ARGS', '--a=b --c=d'], ['X', '1'], ['Y', 'two words']]);
+  // `export Y=…` is no assignment to systemd ("invalid variable name", ignored; found by review).
+  t.same([...parseEnvFile('# comment\nKUBELET_KUBEADM_ARGS="--a=b --c=d"\nX=1\nexport Y=\'two words\'\nZ=\'two words\'\n')], [['KUBELET_KUBEADM_ARGS', '--a=b --c=d'], ['X', '1'], ['Z', 'two words']]);
   t.same([...parseEnvFile('KUBELET_KUBEADM_ARGS=--a=b --c=d\n')], [['KUBELET_KUBEADM_ARGS', '--a=b --c=d']], 'kubeadm 1.11-1.13 wrote it unquoted');
   const env = new Map([['A', '--x=1 --y=2'], ['B', 'v']]);
   t.same(expandExecStart('-/usr/bin/kubelet $A --z=${B}w $UNSET', env), ['/usr/bin/kubelet', '--x=1', '--y=2', '--z=vw']);
@@ -212,8 +213,20 @@ t.test('found by a migrate review: an environment file\'s quoted value may span 
   t.same([...parseEnvFile('A=plain "not a quote start\nB=2\n')].map(([k]) => k), ['A', 'B'], 'only a value that starts with a quote goes on');
 });
 
-t.test('a quote no later line closes is read line by line, as before (the flag editor says where it opened)', async (t) => {
-  t.same([...parseEnvFile('A="--x\nB=2\n')], [['A', '--x'], ['B', '2']]);
+t.test('a quote no later line closes runs to the end of the file, as systemd reads it (the flag editor says where it opened)', async (t) => {
+  t.same([...parseEnvFile('A="--x\nB=2\n')], [['A', '--x\nB=2\n']]);
+});
+
+t.test('found by review: a backslash continuation joins with nothing between, as env-file.c joins it; CRLF; comment lines', async (t) => {
+  const env = parseEnvFile('A=--feature-gates=X=true,\\\nDynamicKubeletConfig=true --v=2\nB=one\\\n  two\nC=crlf\r\nD=4\r\n; semi\n  # indented\nE=5\n');
+  t.equal(env.get('A'), '--feature-gates=X=true,DynamicKubeletConfig=true --v=2');
+  t.equal(env.get('B'), 'one  two', 'the next line\'s blanks are kept');
+  t.equal(env.get('C'), 'crlf');
+  t.equal(env.get('D'), '4');
+  t.equal(env.get('E'), '5');
+  t.same([...env.keys()], ['A', 'B', 'C', 'D', 'E']);
+  // Linear: a value that opens a quote on every line never closes it once.
+  t.same([...parseEnvFile(`A="${'x\n'.repeat(400_000)}`).keys()], ['A'], 'one pass over 800 KB of a quote never closed');
 });
 
 t.test('found by a migrate review: EnvironmentFile values as systemd reads them (env-file.c), then split by $VAR', async (t) => {
