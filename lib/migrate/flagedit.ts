@@ -113,19 +113,22 @@ function regions(text: string, kind: FlagFileKind): Region[] {
  * (then the assignment is one line, and its open quote is reported).
  */
 function quotedSpan(text: string, from: number, assignment: string): { end: number; lines: number } {
-  let acc = assignment.replace(/\r?\n$/, '');
+  const acc = assignment.replace(/\r?\n$/, '');
   if (!openQuote(acc)) return { end: from, lines: 0 };
-  let pos = from;
-  let lines = 0;
-  while (pos < text.length) {
-    const nl = text.indexOf('\n', pos);
-    const stop = nl < 0 ? text.length : nl;
-    acc += `\n${text.slice(pos, stop).replace(/\r$/, '')}`;
-    pos = nl < 0 ? text.length : nl + 1;
-    lines++;
-    if (!openQuote(acc)) return { end: pos, lines };
+  // One forward scan for the closing quote (found by review: re-reading the value at each line
+  // was quadratic on a quote left open): in double quotes a backslash escapes the next character.
+  const q = /=\s*(["'])/.exec(acc)![1]!;
+  let i = from;
+  for (; i < text.length; i++) {
+    if (q === '"' && text[i] === '\\') i++;
+    else if (text[i] === q) break;
   }
-  return { end: from, lines: 0 };
+  if (i >= text.length) return { end: from, lines: 0 };
+  const nl = text.indexOf('\n', i);
+  const end = nl < 0 ? text.length : nl + 1;
+  let lines = 0;
+  for (let k = text.indexOf('\n', from); k >= 0 && k < end; k = text.indexOf('\n', k + 1)) lines++;
+  return { end, lines: lines + (nl < 0 ? 1 : 0) };
 }
 
 /** Atoms of one region, and whether a quote is left open at its end. */

@@ -92,6 +92,13 @@ t.test('an env file\'s quoted value that spans lines is edited in place (systemd
   t.same(editFlagText(`[Service]\nEnvironment="A=--x\n${DIR}"\n`, 'unit').edits, []);
 });
 
+t.test('a quote left open is found in one scan, however long the file (found by review: quadratic)', async (t) => {
+  const text = `A="--x ${DIR}\n${'B=1\n'.repeat(200_000)}`;
+  const e = editFlagText(text, 'env');
+  t.same(e.problems, [{ line: 1, action: 'a quote opened on this line is never closed: cannot tell where the flags end' }]);
+  t.equal(e.text, text);
+});
+
 t.test('migratedArgv: the words the edited files must give', async (t) => {
   t.same(migratedArgv(['kubelet', '--a', DIR, '--feature-gates=X=true,DynamicKubeletConfig=true', '--b'], null), ['kubelet', '--a', '--feature-gates=X=true', '--b']);
   t.same(migratedArgv(['kubelet', '--dynamic-config-dir', '/d', '--feature-gates', 'DynamicKubeletConfig=true'], '/c.yaml'), ['kubelet', '--config=/c.yaml']);
