@@ -52,11 +52,11 @@ async function undoClean(args: Args): Promise<boolean> {
   const streams = processStreams(args);
   const s = session(args, streams);
   const rec = await import('../lib/recovery/index.js');
-  const b = rec.loadBackup(s.snap.dynamicConfigDir, args.id ?? null);
+  const b = rec.loadBackup(s.snap.dynamicConfigDir, args.id ?? null, s.snap.storeDir);
   const moved = rec.movedOf(b.manifest);
   if (!moved) return false;
   const ctx = await recoveryContext(args, s, commandLineOf(['undo', b.manifest.id], args));
-  const plan = rec.planUnclean(ctx, { id: b.manifest.id, path: b.path }, moved, { force: args.force, restartKubelet: args['restart-kubelet'] });
+  const plan = rec.planUnclean(ctx, { id: b.manifest.id, path: b.path, store: b.manifest.store }, moved, { force: args.force, restartKubelet: args['restart-kubelet'] });
   if (mode === 'dry-run') {
     await printResult(rec.previewUnclean(plan), args, streams);
     setExit(dryRunExit(plan.refusals));

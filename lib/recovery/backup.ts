@@ -375,6 +375,19 @@ export interface BackupSummary {
   /** Store-relative paths of the files the backup holds (or records as absent). */
   files: string[];
   path: string;
+  /** The store the backup was made for, as the command named it. */
+  store: string | null;
+}
+
+/**
+ * Whether a backup made for `recorded` belongs to the store `store`: the backups directory is
+ * the dynamic-config directory's, shared by what lies in it, so the store's own name in it
+ * decides (`store` in a kubelet's layout; two flat stores side by side share one backups
+ * directory: found by a TUI review, a plain undo picked the other's newest backup). The name,
+ * not the whole path, so that a disk mounted at another --root later still finds its backups.
+ */
+export function sameStore(recorded: string | null, store: string): boolean {
+  return recorded === null || path.basename(recorded) === path.basename(store);
 }
 
 export interface LoadedBackup {
@@ -410,7 +423,7 @@ function scanBackups(dynamicConfigDir: string): { ids: string[]; backups: Backup
       // clean's backups hold the leftovers it moved aside (`moved`), not meta files.
       const moved = (m as { moved?: unknown }).moved;
       const aside = Array.isArray(moved) ? moved.map((x) => (x as { from?: unknown }).from).filter((x): x is string => typeof x === 'string') : [];
-      out.push({ id, time: m.time, command: m.command, files: [...m.files.map((f) => (f as { path?: string }).path ?? `meta/${f.name}`), ...aside], path: path.join(dir, id) });
+      out.push({ id, time: m.time, command: m.command, files: [...m.files.map((f) => (f as { path?: string }).path ?? `meta/${f.name}`), ...aside], path: path.join(dir, id), store: typeof m.store === 'string' ? m.store : null });
     }
     return { ids, backups: out };
   });
@@ -443,15 +456,18 @@ function wellFormed(m: unknown): m is Manifest {
 }
 
 /** Load one backup (the latest when `id` is null), checking every file against its manifest. */
-export function loadBackup(dynamicConfigDir: string, id: string | null): LoadedBackup {
+export function loadBackup(dynamicConfigDir: string, id: string | null, store: string | null = null): LoadedBackup {
   if (id !== null && !BACKUP_ID.test(id)) {
     throw new UsageError(`bad backup id "${id}": expected the form 20261122T080000.123Z`, 'list them with `kubelet-ckpt undo --list`', 'UNKNOWN_BACKUP');
   }
-  const { ids, backups: all } = scanBackups(dynamicConfigDir);
+  const scanned = scanBackups(dynamicConfigDir);
+  const ids = scanned.ids;
+  // Without an id, the newest of this store's backups (by id, a named one is the caller's to check).
+  const all = id === null && store !== null ? scanned.backups.filter((b) => sameStore(b.store, store)) : scanned.backups;
   // The newest backup directory, damaged, is refused rather than passed over for an older one (found by review).
   if (id === null) {
     const newest = ids.at(-1);
-    if (newest !== undefined && newest !== all.at(-1)?.id) throw new RefusedError(`backup ${newest}, the newest, is damaged: its manifest cannot be read`, `name the backup to restore (kubelet-ckpt undo --list), or move ${newest} aside`, 'BACKUP_DAMAGED');
+    if (newest !== undefined && !scanned.backups.some((b) => b.id === newest)) throw new RefusedError(`backup ${newest}, the newest, is damaged: its manifest cannot be read`, `name the backup to restore (kubelet-ckpt undo --list), or move ${newest} aside`, 'BACKUP_DAMAGED');
   }
   const pick = id === null ? all[all.length - 1] : all.find((b) => b.id === id);
   if (!pick) {

@@ -13,7 +13,7 @@ import type { Entry } from '../store/snapshot.js';
 import { metaSources } from '../store/refs.js';
 import { metaReferences, storeDirsRefusal } from './prune.js';
 import { ChangedError, changedOr, hintFor, isOurTemp, tempName } from './atomic.js';
-import { appendAudit, auditDone, backupId, backupsDirOf, currentActor, discardBackup, ensureBackupsDir, openBackups, stateDirOf, type Manifest } from './backup.js';
+import { appendAudit, auditDone, sameStore, backupId, backupsDirOf, currentActor, discardBackup, ensureBackupsDir, openBackups, stateDirOf, type Manifest } from './backup.js';
 import { guarded } from './guard.js';
 import { openSub } from './lock.js';
 import { removalInterlocks, type Overrides, type RecoveryContext } from './plan.js';
@@ -299,10 +299,17 @@ export interface UncleanPlan extends Omit<CleanPlan, 'kind' | 'items'> {
 }
 
 /** Move a clean's leftovers back; refuses (exit 4) when something now stands in their place. */
-export function planUnclean(ctx: RecoveryContext, backup: { id: string; path: string }, moved: MovedEntry[], req: Overrides): UncleanPlan {
+export function planUnclean(ctx: RecoveryContext, backup: { id: string; path: string; store?: unknown }, moved: MovedEntry[], req: Overrides): UncleanPlan {
   const snap = ctx.session.snap;
   const moves: MovedEntry[] = [];
   const refusals: CkptError[] = [];
+  const warnings: string[] = [];
+  // Another store's clean backup, named by its id: its leftovers are not this store's.
+  if (!sameStore(typeof backup.store === 'string' ? backup.store : null, snap.storeDir)) {
+    const msg = `backup ${backup.id} was made for ${String(backup.store)}, not for this store (${snap.storeDir})`;
+    if (req.force) warnings.push(`${msg}; putting its leftovers back anyway (--force)`);
+    else refusals.push(new RefusedError(msg, 'pick a backup of this store (kubelet-ckpt undo --list), or pass --force if it is this store under another name', 'BACKUP_OTHER_STORE'));
+  }
   const inBackup = (m: MovedEntry) => {
     try {
       return using(leftoversDir(snap.dynamicConfigDir, backup.id), (d) => d.lstatIfAny(m.to.split('/').pop()!) !== null);
@@ -310,7 +317,6 @@ export function planUnclean(ctx: RecoveryContext, backup: { id: string; path: st
       return false;
     }
   };
-  const warnings: string[] = [];
   for (const m of moved) {
     if (!inBackup(m)) continue; // already back
     const place = placeOf(snap.storeDir, m.from);

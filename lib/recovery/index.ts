@@ -9,4 +9,4 @@ export { listBackups, backupId, type BackupSummary } from './backup.js';
 export { faultHook, parseFault, STEPS, type Step, type StepHook } from './steps.js';
 export { withStoreLock, heldLock, lockHolder, holderRefusal, LOCK_WAIT_MS, type HeldLock } from './lock.js';
 export { planClean, applyClean, previewClean, planUnclean, applyUnclean, previewUnclean, movedOf, type CleanPlan, type UncleanPlan } from './clean.js';
-export { loadBackup } from './backup.js';
+export { loadBackup, sameStore } from './backup.js';

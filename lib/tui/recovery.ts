@@ -151,10 +151,10 @@ export async function plan(env: RecoveryEnv, r: Request): Promise<Planned> {
   }
   if (r.kind === 'undo') {
     // A backup made by clean holds leftovers, not meta files: put them back.
-    const b = rec.loadBackup(env.session.snap.dynamicConfigDir, null);
+    const b = rec.loadBackup(env.session.snap.dynamicConfigDir, null, env.session.snap.storeDir);
     const moved = rec.movedOf(b.manifest);
     if (moved) {
-      const up = rec.planUnclean(ctx, { id: b.manifest.id, path: b.path }, moved, o);
+      const up = rec.planUnclean(ctx, { id: b.manifest.id, path: b.path, store: b.manifest.store }, moved, o);
       const restart = restartOf(env, r, up.refusals);
       return { title, confirm: !up.moves.length || up.refusals.length ? null : CONFIRM.undo, lines: listLines(up, shown(rec.previewUnclean(up), title), !!restart), apply: () => rec.applyUnclean(ctx, up), ...(restart && up.moves.length ? { restart } : {}) };
     }

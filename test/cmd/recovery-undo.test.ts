@@ -71,3 +71,28 @@ t.test('found by review: a damaged newest backup stops a plain undo (not passed 
   for (const args of [['undo', '--dry-run'], ['undo', '--yes']]) t.match(cli(dcd, args), { code: 4, stderr: new RegExp(`backup ${ids.at(-1)!.replace(/\./g, '\\.')}, the newest, is damaged`) }, args.join(' '));
   t.notMatch(cli(dcd, ['undo', ids[0]!, '--dry-run']).stderr, /is damaged/, 'the older one by its id is not');
 });
+
+t.test('two stores side by side share one backups directory: undo takes this store\'s backups only (found by a TUI review)', async (t) => {
+  const dir = t.testdir({});
+  const a = makeStore(path.join(dir, 'a'));
+  const b = makeStore(path.join(dir, 'b'));
+  // Flat: each given as the store itself, so both back up into dir/.kubelet-ckpt.
+  const A = path.join(a, 'store');
+  const B = path.join(b, 'store');
+  fs.renameSync(A, path.join(dir, 'sa'));
+  fs.renameSync(B, path.join(dir, 'sb'));
+  const sa = path.join(dir, 'sa');
+  const sb = path.join(dir, 'sb');
+  const before = fs.readFileSync(path.join(sa, 'meta/assigned'));
+  t.equal(runCli(['--dir', sa, 'reset', 'assigned', '--yes']).code, 0);
+  t.equal(runCli(['--dir', sb, 'reset', 'all', '--yes']).code, 0);
+  const ids = fs.readdirSync(path.join(dir, '.kubelet-ckpt/backups')).filter((n) => /^\d{8}T/.test(n)).sort();
+  t.equal(ids.length, 2, 'one backups directory for both');
+  const u = runCli(['--dir', sa, 'undo', '--yes']);
+  t.equal(u.code, 0, u.stderr);
+  t.match(u.stdout, new RegExp(ids[0]!.replace(/\./g, '\\.')), "sa's own backup, not sb's newer one");
+  t.same(fs.readFileSync(path.join(sa, 'meta/assigned')), before);
+  const other = runCli(['--dir', sa, 'undo', ids[1]!, '--dry-run']);
+  t.equal(other.code, 4, 'sb\'s backup named on sa: refused');
+  t.match(other.stdout + other.stderr, /was made for .*sb, not for this store/);
+});
