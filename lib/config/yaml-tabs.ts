@@ -19,8 +19,8 @@ export interface TabError {
   problem: string;
 }
 
-/** The text with go-yaml's `line N: ` prefix (none on the first line, as go-yaml prints it). */
-export function tabErrorText(e: TabError): string {
+/** A scanner error's text with go-yaml's `line N: ` prefix (none on the first line, as go-yaml prints it); tabs', anchors', escapes'. */
+export function scannerErrorText(e: TabError): string {
   return `yaml: ${e.line > 0 ? `line ${e.line + 1}: ` : ''}${e.problem}`;
 }
 

@@ -16,7 +16,7 @@ import type * as yaml from 'js-yaml';
 import { jsYaml } from './js-yaml.js';
 import { isUtf8 } from 'node:buffer';
 import { fastBlockYaml, isPrintableAscii } from './yaml-fast.js';
-import { libyamlTabError, tabErrorText } from './yaml-tabs.js';
+import { libyamlTabError, scannerErrorText } from './yaml-tabs.js';
 import type { JNode } from './jnode.js';
 import { childPath, type DuplicateKey } from './json.js';
 import { goQuote } from './gostrconv.js';
@@ -428,8 +428,7 @@ function checkAnchorName(anchor: string, text: string, from: number): void {
   const valid = ANCHOR_NAME.exec(anchor)![0];
   if (valid.length === anchor.length || (valid.length > 0 && AFTER_ANCHOR.test(anchor.slice(valid.length)))) return;
   const at = text.indexOf(`&${anchor}`, from);
-  const line = at < 0 ? 0 : countLines(text, at);
-  throw new YamlError(`yaml: ${line > 0 ? `line ${line + 1}: ` : ''}did not find expected alphabetic or numeric character`);
+  throw new YamlError(scannerErrorText({ line: at < 0 ? 0 : countLines(text, at), problem: 'did not find expected alphabetic or numeric character' }));
 }
 
 /** Line feeds before `end` (the 0-based line of that position). */
@@ -744,7 +743,7 @@ function directiveError(text: string): string | null {
       if (v && (v[1] !== '1' || v[2] !== '1')) return `yaml: ${n > 0 ? `line ${n}: ` : ''}found incompatible YAML document`;
     } else if (name !== 'TAG') {
       // A scanner error: the 1-based line.
-      return `yaml: ${n > 0 ? `line ${n + 1}: ` : ''}found unknown directive name`;
+      return scannerErrorText({ line: n, problem: 'found unknown directive name' });
     }
   }
   return null;
@@ -771,8 +770,7 @@ export function parseYamlDocument(bytes: Uint8Array): YamlParse {
     trailingMarks = breaks.trailing;
     const load = (t: string) => {
       tracker = pairTracker();
-      lastScalar = undefined;
-      return jsYaml().load(t, { schema: (goYamlSchema ??= buildGoYamlSchema()), json: true, listener: tracker.listener, maxDepth: MAX_YAML_DEPTH } as yaml.LoadOptions);
+      return goLoad(t, tracker.listener);
     };
     // go-yaml's double-quoted escapes (below): `\'` backslashes go, a `\/` is its error.
     const esc = goEscapes(first);
@@ -804,7 +802,7 @@ export function parseYamlDocument(bytes: Uint8Array): YamlParse {
   }
   // Tabs js-yaml accepts where libyaml's scanner stops (a line starting with one, one after `-`).
   const tab = libyamlTabError(first);
-  if (tab !== null) return { ok: false, error: tabErrorText(tab) };
+  if (tab !== null) return { ok: false, error: scannerErrorText(tab) };
   return convertDocument(doc, tracker.pairs, breaks.restore);
 }
 
@@ -817,6 +815,12 @@ export function parseYamlDocument(bytes: Uint8Array): YamlParse {
 // quote stays where it was) reports the scalars it reads, and the double-quoted ones are
 // found where they start. Two loads in all, whatever the number of escapes (a first version
 // loaded the document again after each, which a hostile payload made 25 s long).
+
+/** js-yaml's load with go-yaml's schema, as every load here makes it (a listener to see the nodes). */
+function goLoad(text: string, listener: (event: 'open' | 'close', state: yaml.State) => void): unknown {
+  lastScalar = undefined;
+  return jsYaml().load(text, { schema: (goYamlSchema ??= buildGoYamlSchema()), json: true, listener, maxDepth: MAX_YAML_DEPTH } as yaml.LoadOptions);
+}
 
 /** Loads after the spans, for a `\'` they missed; past them the escape is js-yaml's error. */
 const MAX_QUOTE_RETRIES = 8;
@@ -937,9 +941,8 @@ function doubleQuotedSpans(text: string): { spans: [number, number][]; error: un
     const q = scalarStart(text, from, s.position);
     if (q >= 0 && text[q] === '"' && text[s.position - 1] === '"' && s.position - q >= 2) spans.push([q, s.position]);
   };
-  lastScalar = undefined;
   try {
-    jsYaml().load(text, { schema: (goYamlSchema ??= buildGoYamlSchema()), json: true, listener, maxDepth: MAX_YAML_DEPTH } as yaml.LoadOptions);
+    goLoad(text, listener);
   } catch (error) {
     // What was read before the error has its spans; an escape after it is never reached.
     return { spans, error };
@@ -979,8 +982,7 @@ function removeAt(text: string, at: readonly number[]): string {
 
 /** go-yaml's scanner error for the `\/` at `at`: the 1-based line, none on the first. */
 function slashError(text: string, at: number): YamlError {
-  const line = countLines(text, at);
-  return new YamlError(`yaml: ${line > 0 ? `line ${line + 1}: ` : ''}found unknown escape character`);
+  return new YamlError(scannerErrorText({ line: countLines(text, at), problem: 'found unknown escape character' }));
 }
 
 function convertDocument(doc: unknown, pairs: Map<object, Pair[]>, restore: Restore | null = null): YamlParse {

@@ -455,14 +455,15 @@ async function* runJournalctl(where: string[], spec: SourceSpec, onChild: (c: Ch
     const stderr = errText();
     if (error?.name === 'AbortError' || spec.signal?.aborted) return;
     if (error) throw journalctlMissing(bin, error, spec);
-    // journalctl exits 0 when it finds no journal file at all: nothing was read, which must not
-    // read as a journal without events (found by review: "no events, no crash loop", and report's
-    // crashLoop checked, on an empty journal directory).
-    // (With -o json it says nothing at all, so the directories are looked at.)
-    if (code === 0 && produced === 0 && label !== null && (/No journal files were found/.test(stderr) || noFilesWhere(where))) throw noJournalFiles(where, label);
-    if (code === 0 && produced === 0 && label !== null && readableFiles(bin, where) === 0) {
-      const first = stderr.split('\n').find((l) => /ignoring file/i.test(l))?.trim();
-      throw new EnvError(`journalctl could read none of the journal files ${where[0] === '-D' ? `in ${label}` : where.length ? `at ${label}` : 'on this machine'}${first ? ` (${first})` : ''}: they are damaged, nothing was read`, 'copy what can be saved with journalctl --file F -o json, or read a text log with --file', 'JOURNAL_DAMAGED');
+    // journalctl exits 0 when it finds no journal file at all, or none it can read: nothing was
+    // read, which must not read as a journal without events (found by review: "no events, no
+    // crash loop", and report's crashLoop checked). Under -o json it says nothing of either.
+    if (code === 0 && produced === 0 && label !== null) {
+      if (/No journal files were found/.test(stderr) || noFilesWhere(where)) throw noJournalFiles(where, label);
+      if (readableFiles(bin, where) === 0) {
+        const first = stderr.split('\n').find((l) => /ignoring file/i.test(l))?.trim();
+        throw new EnvError(`journalctl could read none of the journal files ${placeWords(where, label, 'on this machine')}${first ? ` (${first})` : ''}: they are damaged, nothing was read`, 'copy what can be saved with journalctl --file F -o json, or read a text log with --file', 'JOURNAL_DAMAGED');
+      }
     }
     if (code === 0 || code === null) {
       // null: killed by us (a bounded read that ran out of time)
@@ -561,9 +562,13 @@ function readableFiles(bin: string, where: string[]): number | null {
   return (r.stdout.match(/^File path: /gm) ?? []).length;
 }
 
+/** Where journalctl read, in words: in a directory, at a file, or `live` (the machine's own journal). */
+function placeWords(where: string[], label: string, live: string): string {
+  return where[0] === '-D' ? `in ${label}` : where.length ? `at ${label}` : live;
+}
+
 function noJournalFiles(where: string[], label: string): EnvError {
-  const what = where[0] === '-D' ? `in ${label}` : where.length ? `at ${label}` : `on this machine (${LIVE_JOURNAL_DIRS.join(', ')})`;
-  return new EnvError(`journalctl found no journal files ${what}: nothing was read`, 'give the directory that holds the node\'s *.journal files with --journal-dir (or --root for its disk), or a saved log with --file', 'JOURNAL_EMPTY');
+  return new EnvError(`journalctl found no journal files ${placeWords(where, label, `on this machine (${LIVE_JOURNAL_DIRS.join(', ')})`)}: nothing was read`, 'give the directory that holds the node\'s *.journal files with --journal-dir (or --root for its disk), or a saved log with --file', 'JOURNAL_EMPTY');
 }
 
 function journalctlFailed(stderr: string, code: number): EnvError | UsageError {

@@ -113,11 +113,10 @@ function regions(text: string, kind: FlagFileKind): Region[] {
  * (then the assignment is one line, and its open quote is reported).
  */
 function quotedSpan(text: string, from: number, assignment: string): { end: number; lines: number } {
-  const acc = assignment.replace(/\r?\n$/, '');
-  if (!openQuote(acc)) return { end: from, lines: 0 };
+  const q = openQuote(assignment.replace(/\r?\n$/, ''));
+  if (!q) return { end: from, lines: 0 };
   // One forward scan for the closing quote (found by review: re-reading the value at each line
   // was quadratic on a quote left open): in double quotes a backslash escapes the next character.
-  const q = /=\s*(["'])/.exec(acc)![1]!;
   let i = from;
   for (; i < text.length; i++) {
     if (q === '"' && text[i] === '\\') i++;

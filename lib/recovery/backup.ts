@@ -390,6 +390,14 @@ export function sameStore(recorded: string | null, store: string): boolean {
   return recorded === null || path.basename(recorded) === path.basename(store);
 }
 
+/** A backup named by its id that another store made: refused, or with --force a warning (`anyway` says what is done then). */
+export function otherStoreCheck(b: { id: string; store?: unknown }, store: string, force: boolean, anyway: string, warnings: string[], refusals: CkptError[]): void {
+  if (sameStore(typeof b.store === 'string' ? b.store : null, store)) return;
+  const msg = `backup ${b.id} was made for ${String(b.store)}, not for this store (${store})`;
+  if (force) warnings.push(`${msg}; ${anyway} anyway (--force)`);
+  else refusals.push(new RefusedError(msg, 'pick a backup of this store (kubelet-ckpt undo --list), or pass --force if it is this store under another name', 'BACKUP_OTHER_STORE'));
+}
+
 export interface LoadedBackup {
   manifest: Manifest;
   path: string;

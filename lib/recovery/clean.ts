@@ -13,7 +13,7 @@ import type { Entry } from '../store/snapshot.js';
 import { metaSources } from '../store/refs.js';
 import { metaReferences, storeDirsRefusal } from './prune.js';
 import { ChangedError, changedOr, hintFor, isOurTemp, tempName } from './atomic.js';
-import { appendAudit, auditDone, sameStore, backupId, backupsDirOf, currentActor, discardBackup, ensureBackupsDir, openBackups, stateDirOf, type Manifest } from './backup.js';
+import { appendAudit, auditDone, otherStoreCheck, backupId, backupsDirOf, currentActor, discardBackup, ensureBackupsDir, openBackups, stateDirOf, type Manifest } from './backup.js';
 import { guarded } from './guard.js';
 import { openSub } from './lock.js';
 import { removalInterlocks, type Overrides, type RecoveryContext } from './plan.js';
@@ -305,18 +305,15 @@ export function planUnclean(ctx: RecoveryContext, backup: { id: string; path: st
   const refusals: CkptError[] = [];
   const warnings: string[] = [];
   // Another store's clean backup, named by its id: its leftovers are not this store's.
-  if (!sameStore(typeof backup.store === 'string' ? backup.store : null, snap.storeDir)) {
-    const msg = `backup ${backup.id} was made for ${String(backup.store)}, not for this store (${snap.storeDir})`;
-    if (req.force) warnings.push(`${msg}; putting its leftovers back anyway (--force)`);
-    else refusals.push(new RefusedError(msg, 'pick a backup of this store (kubelet-ckpt undo --list), or pass --force if it is this store under another name', 'BACKUP_OTHER_STORE'));
+  otherStoreCheck(backup, snap.storeDir, req.force, 'putting its leftovers back', warnings, refusals);
+  // What the backup still holds, from one opening of it (none when it cannot be opened).
+  let held: Set<string>;
+  try {
+    held = using(leftoversDir(snap.dynamicConfigDir, backup.id), (d) => new Set(moved.map((m) => m.to.split('/').pop()!).filter((n) => d.lstatIfAny(n) !== null)));
+  } catch {
+    held = new Set();
   }
-  const inBackup = (m: MovedEntry) => {
-    try {
-      return using(leftoversDir(snap.dynamicConfigDir, backup.id), (d) => d.lstatIfAny(m.to.split('/').pop()!) !== null);
-    } catch {
-      return false;
-    }
-  };
+  const inBackup = (m: MovedEntry) => held.has(m.to.split('/').pop()!);
   for (const m of moved) {
     if (!inBackup(m)) continue; // already back
     const place = placeOf(snap.storeDir, m.from);

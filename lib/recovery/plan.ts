@@ -16,7 +16,7 @@ import { META_NAMES, type ConfigMapSource, type MetaName } from '../store/types.
 import { trialOf } from '../integrity/nextboot.js';
 import { verifyStore } from '../integrity/verify.js';
 import { readState, type FileState } from './atomic.js';
-import { hashOf, loadBackup, sameStore, writeRefusal } from './backup.js';
+import { hashOf, loadBackup, otherStoreCheck, writeRefusal } from './backup.js';
 import { findSystemctl, hostPathOf, kubeletsUsing, reachableServers, runningError, type StoreKubelet } from './kubelet.js';
 import type { Simulate, StepHook } from './steps.js';
 
@@ -527,11 +527,7 @@ export async function planUndo(ctx: RecoveryContext, req: UndoRequest): Promise<
   const plan = planOf(ctx, 'undo', states, after, req);
   plan.restore = { id: b.manifest.id, path: b.path };
   // A backup named by its id that another store in this directory made: its files are not this store's.
-  if (!sameStore(typeof b.manifest.store === 'string' ? b.manifest.store : null, s.snap.storeDir)) {
-    const msg = `backup ${b.manifest.id} was made for ${b.manifest.store}, not for this store (${s.snap.storeDir})`;
-    if (req.force) plan.warnings.push(`${msg}; restoring anyway (--force)`);
-    else plan.refusals.push(new RefusedError(msg, 'pick a backup of this store (kubelet-ckpt undo --list), or pass --force if it is this store under another name', 'BACKUP_OTHER_STORE'));
-  }
+  otherStoreCheck(b.manifest, s.snap.storeDir, req.force, 'restoring', plan.warnings, plan.refusals);
   const gone: string[] = [];
   for (const w of plan.writes) {
     const old = b.states[w.name];

@@ -44,16 +44,24 @@ export type MetaDecode =
   /** We could not (or would not) read it: a symlink out of the store, permissions, a FIFO. */
   | { state: 'unreadable'; error: string; code: Extract<ContentRead, { ok: false }>['code'] };
 
-/** Decodes already made, per snapshot meta state (immutable) and release: one status asks a dozen times. */
-const decoded = new WeakMap<MetaState, Map<string, MetaDecode>>();
+/** Decodes already made, per snapshot meta state (immutable): one status asks a dozen times. */
+const decoded = new WeakMap<MetaState, MetaDecode>();
+/** An error in an older release's words, where they differ (json-iterator's, 1.20–1.22). */
+const reworded = new WeakMap<MetaState, Map<string, MetaDecode>>();
 
-/** Decode a meta file's state from the snapshot, with the error words of `version` (default 1.23). */
+/**
+ * Decode a meta file's state from the snapshot, with the error words of `version` (default
+ * 1.23). Decoded once: only a decode error of an older release is decoded again, for its words.
+ */
 export function decodeMetaState(m: MetaState, version: KubeletVersion = '1.23'): MetaDecode {
-  let byVersion = decoded.get(m);
-  if (byVersion === undefined) decoded.set(m, (byVersion = new Map()));
-  let d = byVersion.get(version);
-  if (d === undefined) byVersion.set(version, (d = decodeMetaStateOnce(m, version)));
-  return d;
+  let d = decoded.get(m);
+  if (d === undefined) decoded.set(m, (d = decodeMetaStateOnce(m, '1.23')));
+  if (d.state !== 'error' || atLeast(version, '1.23')) return d;
+  let byVersion = reworded.get(m);
+  if (byVersion === undefined) reworded.set(m, (byVersion = new Map()));
+  let r = byVersion.get(version);
+  if (r === undefined) byVersion.set(version, (r = decodeMetaStateOnce(m, version)));
+  return r;
 }
 
 function decodeMetaStateOnce(m: MetaState, version: KubeletVersion): MetaDecode {

@@ -46,19 +46,19 @@ function logicalLines(text: string): string[] {
 }
 
 /**
- * Whether an environment file's `KEY="…` or `KEY='…` assignment is still inside its quotes at
+ * The quote an environment file's `KEY="…` or `KEY='…` assignment is still inside at
  * the end of `text` (in double quotes a backslash escapes the next character; in single
- * quotes nothing does). Quotes count only where the value starts with one, as systemd reads them.
+ * quotes nothing does), or null. Quotes count only where the value starts with one, as systemd reads them.
  */
-export function openQuote(text: string): boolean {
+export function openQuote(text: string): '"' | "'" | null {
   const m = /^(?:export\s+)?[A-Za-z_][A-Za-z0-9_]*\s*=\s*(["'])/.exec(text);
-  if (!m) return false;
-  const q = m[1]!;
+  if (!m) return null;
+  const q = m[1] as '"' | "'";
   for (let i = m[0].length; i < text.length; i++) {
     if (q === '"' && text[i] === '\\') i++;
-    else if (text[i] === q) return false;
+    else if (text[i] === q) return null;
   }
-  return true;
+  return q;
 }
 
 /** Split on whitespace honouring "double" and 'single' quotes and backslash escapes. */

@@ -3,7 +3,7 @@
 // python3 with PyYAML's C loader is on the machine, random documents are compared too.
 import t from 'tap';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { libyamlTabError, tabErrorText } from '../../../lib/config/yaml-tabs.js';
+import { libyamlTabError, scannerErrorText as tabErrorText } from '../../../lib/config/yaml-tabs.js';
 import { parseYamlDocument } from '../../../lib/config/yaml.js';
 
 const H = 'apiVersion: v1\nkind: K\n';
