@@ -6,7 +6,7 @@
 // kubelet: …"). Checks that need the host (files, CPUs, NUMA nodes, cgroups, swap) are left out.
 
 import { goQuote } from './gostrconv.js';
-import { canonicalQuantity, isWholeInt64, parseQuantity, QuantityError, type ParsedQuantity } from './quantity.js';
+import { canonicalQuantity, isWholeInt64, parseQuantity, QuantityError, sameQuantity, sumQuantities, type ParsedQuantity } from './quantity.js';
 import { DurationError, parseGoDuration, tryParseGoDuration } from './duration.js';
 import type { KubeletVersion } from './version.js';
 
@@ -103,6 +103,44 @@ function run(c: Obj, enabled: (gate: string) => boolean, version: KubeletVersion
   const mem = str(c.memoryManagerPolicy);
   if (mem && mem !== 'None' && mem !== 'Static' && enabled('MemoryManager')) {
     return { error: `${RUN}unknown policy: ${goQuote(mem)}`, because: 'its memoryManagerPolicy is neither None nor Static (the memory manager)' };
+  }
+  const unequal = mem === 'Static' && enabled('MemoryManager') ? staticMemoryError(c) : null;
+  if (unequal) return { error: `${RUN}${unequal}`, because: 'its memoryManagerPolicy is Static and its reservedMemory does not add up to the memory that kubeReserved, systemReserved and evictionHard reserve (the memory manager)' };
+  return null;
+}
+
+/**
+ * The static memory manager's check of reservedMemory (memorymanager.NewManager,
+ * validateReservedMemory): for memory and each hugepages size, what reservedMemory reserves over
+ * all NUMA nodes must equal what Node Allocatable reserves: kubeReserved + systemReserved +
+ * the hard eviction threshold for memory; hugepages are never reserved there (parseResourceList
+ * takes cpu, memory, ephemeral-storage and pid only), so any hugepages entry differs. Left to
+ * the host: NUMA nodes that do not exist (checked first), and an eviction threshold given as a
+ * percentage of the node's memory when reservedMemory reserves some (a plain
+ * `memoryManagerPolicy: Static` with the default 100Mi threshold fails at every start). Go
+ * visits the types in map order: when several differ, the kubelet may name any; memory here.
+ */
+function staticMemoryError(c: Obj): string | null {
+  const limits = (Array.isArray(c.reservedMemory) ? c.reservedMemory : []).map((r) => obj(obj(r)?.limits) ?? {});
+  const reserved = (type: string) =>
+    limits
+      .filter((l) => l[type] !== undefined && l[type] !== null)
+      .map((l) => String(l[type]))
+      // Each NUMA node's quantity is added to the total so far: the last one's format prints it.
+      .reverse();
+  const allocatable = [obj(c.systemReserved)?.memory, obj(c.kubeReserved)?.memory].filter((v) => v !== undefined && v !== null).map(String);
+  const hard = obj(c.evictionHard)?.['memory.available'];
+  const share = typeof hard === 'string' && hard.endsWith('%') && hard !== '0%' && hard !== '100%' ? hard : null;
+  if (hard !== undefined && hard !== null && share === null && !String(hard).endsWith('%')) allocatable.push(String(hard));
+  const types = [...new Set(['memory', ...limits.flatMap((l) => Object.keys(l)).filter((k) => k.startsWith('hugepages-')).sort()])];
+  for (const type of types) {
+    const mine = sumQuantities(reserved(type));
+    let node = type === 'memory' ? sumQuantities(allocatable) : sumQuantities([]);
+    if (type === 'memory' && share !== null) {
+      if (mine.n !== 0n) continue; // equal or not depends on the node's memory
+      node = { ...node, text: `<${hard as string} of the node's memory${node.n === 0n ? '' : ` + ${node.text}`}>` };
+    } else if (sameQuantity(mine, node)) continue;
+    return `the total amount ${goQuote(mine.text)} of type ${goQuote(type)} is not equal to the value ${goQuote(node.text)} determined by Node Allocatable feature`;
   }
   return null;
 }

@@ -138,9 +138,49 @@ export function canonicalQuantity(str: string): string {
   const q = parseQuantity(str);
   if (q.zero) return '0';
   if (keepsItsText(str)) return str;
-  const { bin, exponent, ...v } = exactValue(str);
-  let { n, e } = v;
-  if (bin > 0) {
+  const { bin, exponent, n, e } = exactValue(str);
+  return formatExact(n, e, bin > 0 ? 'BinarySI' : exponent ? 'DecimalExponent' : 'DecimalSI');
+}
+
+/** A quantity's format (resource.Format), as its suffix sets it when parsed. */
+type QuantityFormat = 'BinarySI' | 'DecimalSI' | 'DecimalExponent';
+
+/** A sum of quantities: its exact value (n × 10^e) and its text as Go prints it. */
+export interface QuantitySum {
+  n: bigint;
+  e: number;
+  text: string;
+}
+
+/**
+ * Quantity.Add over quantities that parse, from a zero DecimalSI quantity (NewQuantity(0,
+ * DecimalSI)), as the kubelet sums reservations: a sum that is still zero takes the format of
+ * what is added to it, so the first non-zero addend's format prints the total. The sum is
+ * printed as String() prints a quantity Add made (never the text as written).
+ */
+export function sumQuantities(texts: readonly string[]): QuantitySum {
+  let n = 0n;
+  let e = 0;
+  let format: QuantityFormat = 'DecimalSI';
+  for (const t of texts) {
+    const v = exactValue(t);
+    if (n === 0n) format = v.bin > 0 ? 'BinarySI' : v.exponent ? 'DecimalExponent' : 'DecimalSI';
+    const lo = Math.min(e, v.e);
+    n = n * 10n ** BigInt(e - lo) + v.n * 10n ** BigInt(v.e - lo);
+    e = lo;
+  }
+  return { n, e, text: n === 0n ? '0' : formatExact(n, e, format) };
+}
+
+/** Whether two exact values are equal (Quantity.Equal). */
+export function sameQuantity(a: { n: bigint; e: number }, b: { n: bigint; e: number }): boolean {
+  const lo = Math.min(a.e, b.e);
+  return a.n * 10n ** BigInt(a.e - lo) === b.n * 10n ** BigInt(b.e - lo);
+}
+
+/** CanonicalizeBytes of a non-zero exact value n × 10^e in `format`. */
+function formatExact(n: bigint, e: number, format: QuantityFormat): string {
+  if (format === 'BinarySI') {
     // Whole bytes (no fraction left after the power of ten) and at least 1024: base 1024.
     let whole: bigint | null = n;
     if (e < 0) whole = n % 10n ** BigInt(-e) === 0n ? n / 10n ** BigInt(-e) : null;
@@ -161,6 +201,6 @@ export function canonicalQuantity(str: string): string {
   const r = ((e % 3) + 3) % 3;
   if (r === 1) (n *= 10n), (e -= 1);
   else if (r === 2) (n *= 100n), (e -= 2);
-  const sfx = exponent ? (e === 0 ? '' : `e${e}`) : (Object.entries(DECIMAL_SUFFIX).find(([, v]) => v === e)?.[0] ?? `e${e}`);
+  const sfx = format === 'DecimalExponent' ? (e === 0 ? '' : `e${e}`) : (Object.entries(DECIMAL_SUFFIX).find(([, v]) => v === e)?.[0] ?? `e${e}`);
   return `${n}${sfx}`;
 }

@@ -9,7 +9,7 @@ const err = (c: Record<string, unknown>, enabled = on) => afterBootstrap(c, enab
 
 t.test('a config with none of these fields, or good values, passes', async (t) => {
   t.equal(err({}), null);
-  t.equal(err({ tlsMinVersion: 'VersionTLS12', tlsCipherSuites: ['TLS_AES_128_GCM_SHA256', 'TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305'], authorization: { mode: 'Webhook' }, kubeReserved: { cpu: '100m', memory: '1Gi', 'ephemeral-storage': '1Gi', pid: '100' }, evictionHard: { 'memory.available': '100Mi', 'nodefs.available': '10%' }, qosReserved: { memory: '50%%' }, cpuManagerPolicy: 'static', memoryManagerPolicy: 'Static', syncFrequency: '1m0s', iptablesMasqueradeBit: 14, iptablesDropBit: 15, evictionSoft: { 'memory.available': '1Gi' }, evictionSoftGracePeriod: { 'memory.available': '1m' }, configMapAndSecretChangeDetectionStrategy: 'Cache' }), null);
+  t.equal(err({ tlsMinVersion: 'VersionTLS12', tlsCipherSuites: ['TLS_AES_128_GCM_SHA256', 'TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305'], authorization: { mode: 'Webhook' }, kubeReserved: { cpu: '100m', memory: '1Gi', 'ephemeral-storage': '1Gi', pid: '100' }, evictionHard: { 'memory.available': '100Mi', 'nodefs.available': '10%' }, qosReserved: { memory: '50%%' }, cpuManagerPolicy: 'static', memoryManagerPolicy: 'Static', reservedMemory: [{ numaNode: 0, limits: { memory: '1124Mi' } }], syncFrequency: '1m0s', iptablesMasqueradeBit: 14, iptablesDropBit: 15, evictionSoft: { 'memory.available': '1Gi' }, evictionSoftGracePeriod: { 'memory.available': '1m' }, configMapAndSecretChangeDetectionStrategy: 'Cache' }), null);
 });
 
 t.test('each check, worded as the kubelet words it, in its order', async (t) => {
@@ -88,4 +88,26 @@ t.test('found by a fidelity review: an eviction threshold of zero is printed as 
 t.test('found by a review of this session\'s diff: a negative eviction threshold is printed canonical too', async (t) => {
   t.equal(err({ evictionHard: { 'memory.available': '-1024Ki' } }), 'failed to run Kubelet: eviction threshold memory.available must be positive: -1Mi');
   t.equal(err({ evictionHard: { 'memory.available': '-1000m' } }), 'failed to run Kubelet: eviction threshold memory.available must be positive: -1');
+});
+
+t.test('found this session: the static memory manager needs reservedMemory to add up to what Node Allocatable reserves (memorymanager.NewManager)', async (t) => {
+  const unequal = (mine: string, type: string, node: string) => `failed to run Kubelet: the total amount "${mine}" of type "${type}" is not equal to the value "${node}" determined by Node Allocatable feature`;
+  const hard = { 'memory.available': '100Mi', 'nodefs.available': '10%' };
+  // The kubelet's words from a node that set only the policy: kubeReserved 16Gi + the default 100Mi.
+  t.equal(err({ memoryManagerPolicy: 'Static', kubeReserved: { cpu: '4', memory: '16Gi' }, evictionHard: hard }), unequal('0', 'memory', '16484Mi'));
+  t.equal(err({ memoryManagerPolicy: 'Static', kubeReserved: { memory: '16Gi' }, evictionHard: hard, reservedMemory: [{ numaNode: 0, limits: { memory: '16548Mi' } }] }), unequal('16548Mi', 'memory', '16484Mi'));
+  t.equal(err({ memoryManagerPolicy: 'Static', kubeReserved: { memory: '16Gi' }, evictionHard: hard, reservedMemory: [{ numaNode: 0, limits: { memory: '16484Mi' } }] }), null, 'equal: it starts');
+  t.equal(err({ memoryManagerPolicy: 'Static', kubeReserved: { memory: '16Gi' }, evictionHard: hard, reservedMemory: [{ numaNode: 0, limits: { memory: '8242Mi' } }, { numaNode: 1, limits: { memory: '8242Mi' } }] }), null, 'summed over NUMA nodes');
+  t.equal(err({ memoryManagerPolicy: 'Static', evictionHard: hard }), unequal('0', 'memory', '100Mi'), 'the default eviction threshold alone');
+  t.equal(err({ memoryManagerPolicy: 'Static', evictionHard: { 'nodefs.available': '10%' } }), null, 'nothing reserved for memory: nothing to add up to');
+  t.equal(err({ memoryManagerPolicy: 'Static', evictionHard: { 'nodefs.available': '10%' }, reservedMemory: [{ numaNode: 0, limits: { memory: '1G' } }] }), unequal('1G', 'memory', '0'));
+  // The first non-zero addend's format prints Node Allocatable's sum (systemReserved, then kubeReserved, then eviction).
+  t.equal(err({ memoryManagerPolicy: 'Static', systemReserved: { memory: '1G' }, evictionHard: hard }), unequal('0', 'memory', '1104857600'));
+  // reservedMemory's total: each NUMA node's quantity plus the total so far, so the last one's format.
+  t.equal(err({ memoryManagerPolicy: 'Static', evictionHard: hard, reservedMemory: [{ numaNode: 0, limits: { memory: '1G' } }, { numaNode: 1, limits: { memory: '1Mi' } }] }), unequal('1001048576', 'memory', '100Mi'));
+  t.equal(err({ memoryManagerPolicy: 'Static', evictionHard: hard, reservedMemory: [{ numaNode: 0, limits: { memory: '100Mi', 'hugepages-2Mi': '2Mi' } }] }), unequal('2Mi', 'hugepages-2Mi', '0'), 'hugepages are never in Node Allocatable\'s reservation');
+  t.equal(err({ memoryManagerPolicy: 'Static', evictionHard: { 'memory.available': '5%' } }), unequal('0', 'memory', "<5% of the node's memory>"), 'a percentage reserves some of any node\'s memory');
+  t.equal(err({ memoryManagerPolicy: 'Static', evictionHard: { 'memory.available': '5%' }, reservedMemory: [{ numaNode: 0, limits: { memory: '1Gi' } }] }), null, 'whether that equals 5% of the node\'s memory is the host\'s to say');
+  t.equal(err({ memoryManagerPolicy: 'Static', evictionHard: hard }, off), null, 'only with the MemoryManager gate');
+  t.equal(err({ memoryManagerPolicy: 'None', evictionHard: hard }), null, 'only for the static policy');
 });
