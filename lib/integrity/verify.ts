@@ -293,7 +293,7 @@ function payloadFindings(cp: Checkpoint, ref: string, ctx: PayloadContext, lkgKe
     if (!r.truncated) read.set(file.name, r.bytes);
     if (!isUtf8(r.bytes)) out.push(f('warning', 'PAYLOAD_NOT_UTF8', `${file.rel} is not valid UTF-8, so it cannot have come from a ConfigMap's data (the hash check is skipped)`, file.rel, ref));
   }
-  const name = meta?.source.name ?? ctx.opts.knownNames?.get(cp.uid);
+  const name = ctx.sources.configMapOf(cp)?.name ?? ctx.opts.knownNames?.get(cp.uid);
   if (name) out.push(...hashFindings(cp, name, ref, ctx));
   const key = payloadKey(cp, meta?.source ?? null);
   if (!key) return { findings: out, judgement: null, lkgJudgement: null };

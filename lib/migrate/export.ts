@@ -150,7 +150,7 @@ function sourceOf(s: Session, r: Resolved, root: string, why: string, ref: strin
     return { source: { ref, kind: r.kind, uid: null, resourceVersion: null, namespace: null, name: null, kubeletConfigKey: null, path: nodeFile, why }, bytes: b.bytes, nodeFile };
   }
   const cp = r.checkpoint;
-  const cm: ConfigMapSource | null = r.source ?? metaSources(s.snap).of(cp)?.source ?? null;
+  const cm: ConfigMapSource | null = r.source ?? metaSources(s.snap).configMapOf(cp);
   const nodeFile = nodePathOf(root, path.join(s.snap.storeDir, b.path));
   return {
     source: { ref, kind: 'checkpoint', uid: cp.uid, resourceVersion: cp.rv, namespace: cm?.namespace ?? null, name: cm?.name ?? null, kubeletConfigKey: b.key, path: nodeFile, why },

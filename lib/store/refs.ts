@@ -64,7 +64,10 @@ export interface MetaSource {
 /**
  * The meta files' sources, found for a checkpoint or a UID. Assigned and last-known-good often
  * name two resourceVersions of one ConfigMap, and each may name its own kubeletConfigKey: a
- * checkpoint's payload is the file its own meta file names, so `of` matches UID and RV first.
+ * checkpoint's payload is the file its own meta file names, so `of` matches UID and RV. A
+ * checkpoint no meta file names is read by `kubelet` or its only file (DESIGN's Refs), never
+ * by a key another resourceVersion's meta file names (found by review: a broken `kubelet` file
+ * in such a checkpoint went unjudged and verify said ok); `get` still finds its ConfigMap.
  */
 export class MetaSources {
   private readonly byUid = new Map<string, MetaSource[]>();
@@ -78,20 +81,24 @@ export class MetaSources {
     }
   }
 
-  /** The meta file that names this very checkpoint, else one that names its UID (assigned's first). */
+  /** The meta file that names this very checkpoint (UID and resourceVersion; assigned's first). */
   of(cp: { uid: string; rv: string }): MetaSource | undefined {
-    const list = this.byUid.get(cp.uid);
-    return list?.find((e) => e.source.resourceVersion === cp.rv) ?? list?.[0];
+    return this.byUid.get(cp.uid)?.find((e) => e.source.resourceVersion === cp.rv);
   }
 
   /** A meta file names this checkpoint (UID and resourceVersion). */
   names(cp: { uid: string; rv: string }): boolean {
-    return this.byUid.get(cp.uid)?.some((e) => e.source.resourceVersion === cp.rv) ?? false;
+    return this.of(cp) !== undefined;
   }
 
-  /** A meta file that names this UID (assigned's first). */
+  /** A meta file that names this UID (assigned's first): the ConfigMap its checkpoints came from. */
   get(uid: string): MetaSource | undefined {
     return this.byUid.get(uid)?.[0];
+  }
+
+  /** The ConfigMap a checkpoint came from: its own meta file's, else one naming its UID. */
+  configMapOf(cp: { uid: string; rv: string }): ConfigMapSource | null {
+    return (this.of(cp) ?? this.get(cp.uid))?.source ?? null;
   }
 }
 
@@ -114,7 +121,7 @@ export function metaSourcesOf(decoded: Readonly<Record<MetaName, MetaDecode>>): 
   return new MetaSources(out);
 }
 
-/** The payload file: --key, else the meta file's key for this UID, else `kubelet`, else the only file. */
+/** The payload file: --key, else the key of the meta file naming this checkpoint, else `kubelet`, else the only file. */
 export function payloadKey(cp: Checkpoint, source: ConfigMapSource | null, key?: string | null): string | null {
   if (key) return key;
   if (source?.kubeletConfigKey) return source.kubeletConfigKey;
@@ -171,8 +178,8 @@ function checkpointOf(snap: Snapshot, ref: string, uid: string, rv: string | nul
       );
     }
   }
-  const source = metaSources(snap).of(cp!)?.source ?? null;
-  return { kind: 'checkpoint', ref, via: null, checkpoint: cp!, key: payloadKey(cp!, source, opts.key), source };
+  const sources = metaSources(snap);
+  return { kind: 'checkpoint', ref, via: null, checkpoint: cp!, key: payloadKey(cp!, sources.of(cp!)?.source ?? null, opts.key), source: sources.configMapOf(cp!) };
 }
 
 function throughMeta(snap: Snapshot, ref: string, name: MetaName, opts: ResolveOptions): Resolved {
@@ -192,7 +199,9 @@ function throughMeta(snap: Snapshot, ref: string, name: MetaName, opts: ResolveO
     if (why) throw unlistableError(why);
     throw new EnvError(`meta/${name} names checkpoint ${s.uid}/${s.resourceVersion}, which is not on disk`, 'run `kubelet-ckpt verify` for details', 'CHECKPOINT_MISSING');
   }
-  return { kind: 'checkpoint', ref, via: name, checkpoint: cp, key: opts.key || s.kubeletConfigKey || null, source: s };
+  // An empty kubeletConfigKey names no file (the kubelet reads the directory and fails; verify
+  // says META_INCOMPLETE): the payload is then found as for any checkpoint (found by review).
+  return { kind: 'checkpoint', ref, via: name, checkpoint: cp, key: payloadKey(cp, s, opts.key), source: s };
 }
 
 /** Resolve a ref as given on the command line. Throws UsageError (exit 2) for bad refs. */
@@ -213,6 +222,12 @@ export function resolveRef(snap: Snapshot, ref: string, opts: ResolveOptions = {
   }
   const parts = ref.split('/');
   if (parts.length > 2) throw new UsageError(`bad ref "${ref}": expected UID/RV`, 'a file path must start with /, ./ or ../', 'UNKNOWN_REF');
+  // `assigned/42`, `local/config.yaml`: a named ref takes no resourceVersion (it said "unknown
+  // ref "assigned"; did you mean assigned?", found by review).
+  if (parts.length === 2 && NAMED_REFS.includes(parts[0]!)) {
+    const alone = new UsageError(`bad ref "${ref}": ${parts[0]} names a config by itself and takes no "/${parts[1]}"`, `name it alone (${parts[0]}), or a checkpoint as UID/RV; a file path must start with /, ./ or ../`, 'UNKNOWN_REF');
+    throw fileHint(alone, ref, opts.cwd ?? process.cwd());
+  }
   for (const p of parts) {
     const why = unsafeNameReason(p);
     if (why) throw new UsageError(`bad ref "${ref}": "${p}" ${why}`, null, 'UNSAFE_REF');

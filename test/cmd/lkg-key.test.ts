@@ -50,3 +50,56 @@ t.test('last-known-good names a key its checkpoint does not have: LKG_UNUSABLE t
   t.ok(codes(v).includes('LKG_UNUSABLE last-known-good'), codes(v).join(', '));
   t.match(runCli(['--dir', dcd, 'verify']).stdout, /reset last-known-good --dry-run/, 'the next step that mends it');
 });
+
+// Found by a contract review: a checkpoint no meta file names was read by the key of the meta
+// file naming another resourceVersion of its UID, so its own broken `kubelet` file was never
+// judged (verify: ok, exit 0) and show/diff/export of it failed. DESIGN's Refs: the meta file's
+// key when a meta file names it, else `kubelet`, else the only file.
+t.test('a checkpoint no meta file names is read by its own kubelet file', async (t) => {
+  const dcd = tempDir('kckpt-lkgkey-');
+  writeTree(dcd, {
+    'store/meta/assigned': metaYaml({ uid: UID, rv: '2', key: 'config' }),
+    'store/meta/last-known-good': '',
+    [`store/checkpoints/${UID}/1/kubelet`]: BAD,
+    [`store/checkpoints/${UID}/2/config`]: GOOD_PAYLOAD,
+  });
+  const v = runCli(['--dir', dcd, 'verify', '-o', 'json']);
+  t.equal(v.code, 1, 'not a false ok');
+  t.same(codes(json<Report>(v)), [`PAYLOAD_DECODE ${UID}/1`]);
+  const ls = json<{ checkpoints: { resourceVersion: string; verify: string }[] }>(runCli(['--dir', dcd, 'ls', '-o', 'json']));
+  t.same(ls.checkpoints.map((c) => [c.resourceVersion, c.verify]), [['1', 'error'], ['2', 'ok']]);
+  const show = runCli(['--dir', dcd, 'show', `${UID}/1`, '--raw']);
+  t.equal(show.code, 0, show.stderr);
+  t.equal(show.stdout, BAD);
+  const ex = runCli(['--dir', dcd, 'export', `${UID}/1`, '-o', 'json']);
+  t.equal(ex.code, 4, 'its own file is what export refuses');
+  t.match(ex.stderr, /load|decode/);
+});
+
+t.test('a meta file with an empty kubeletConfigKey: show finds the payload as for any checkpoint', async (t) => {
+  const dcd = tempDir('kckpt-lkgkey-');
+  writeTree(dcd, {
+    'store/meta/assigned': metaYaml({ uid: UID, rv: '5', key: '""' }),
+    'store/meta/last-known-good': '',
+    [`store/checkpoints/${UID}/5/kubelet`]: GOOD_PAYLOAD,
+  });
+  const show = runCli(['--dir', dcd, 'show', 'assigned', '--raw']);
+  t.equal(show.code, 0, show.stderr);
+  t.equal(show.stdout, GOOD_PAYLOAD);
+  t.ok(codes(json<Report>(runCli(['--dir', dcd, 'verify', '-o', 'json']))).some((c) => c.startsWith('META_INCOMPLETE')), 'verify still says the key is missing');
+});
+
+t.test('a named ref given a resourceVersion says so, and never suggests itself', async (t) => {
+  const dcd = store({ '1/cfg': GOOD_PAYLOAD, '2/kubelet': GOOD_PAYLOAD });
+  for (const ref of ['assigned/2', 'lkg/x', 'local/config.yaml', 'last-known-good/1']) {
+    const r = runCli(['--dir', dcd, 'show', ref, '-o', 'json']);
+    t.equal(r.code, 2, ref);
+    const e = JSON.parse(r.stderr).error as { message: string; hint: string };
+    t.equal(e.message, `bad ref "${ref}": ${ref.split('/')[0]} names a config by itself and takes no "/${ref.split('/')[1]}"`);
+    t.notMatch(e.message, /did you mean/);
+  }
+  writeTree(dcd, { 'local/config.yaml': GOOD_PAYLOAD });
+  const r = runCli(['--dir', dcd, 'diff', 'local/config.yaml', '-o', 'json'], { cwd: dcd });
+  t.equal(r.code, 2);
+  t.match(JSON.parse(r.stderr).error.hint, /^a file path must start with \/, \.\/ or \.\.\/: \.\/local\/config\.yaml(;|$)/);
+});

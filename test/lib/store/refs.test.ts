@@ -33,7 +33,7 @@ t.test('refs resolve in DESIGN order', async (t) => {
   t.match(resolveRef(s, 'meta/assigned'), { kind: 'meta', name: 'assigned' });
   t.match(resolveRef(s, './x.yaml', { cwd: '/tmp' }), { kind: 'file', path: '/tmp/x.yaml' });
   t.match(resolveRef(s, '../x.yaml', { cwd: '/tmp/a' }), { kind: 'file', path: path.resolve('/tmp/x.yaml') });
-  t.match(resolveRef(s, `${A}/9`), { kind: 'checkpoint', key: 'config', checkpoint: { rv: '9' } }, 'key from the meta file of the same UID');
+  t.match(resolveRef(s, `${A}/9`), { kind: 'checkpoint', key: 'kubelet', checkpoint: { rv: '9' }, source: { resourceVersion: '10', kubeletConfigKey: 'config' } }, 'no meta file names it: its kubelet file (DESIGN), not the key of the meta file naming another RV; the ConfigMap is still that one');
   t.match(resolveRef(s, `${A2}`), { kind: 'checkpoint', key: 'kubelet', checkpoint: { uid: A2, rv: '1' } });
   t.match(resolveRef(s, 'aaaa2'), { kind: 'checkpoint', checkpoint: { uid: A2 } }, 'unique prefix');
   t.match(resolveRef(s, `${B}/5`), { kind: 'checkpoint', key: null }, 'two files, no kubelet: --key needed');
