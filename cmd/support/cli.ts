@@ -71,7 +71,30 @@ function singleValues(argv: Record<string, unknown>, y?: { getOptions?: () => { 
   }
 }
 
-export function buildCli(argv: string[]) {
+/** Marks an argument given after `--`; no command-line argument can hold a NUL. */
+const AFTER_DASHES = '\0';
+
+/**
+ * `--` ends the options: what follows is an argument even when it starts with `-` (a UID such
+ * as `-rf`, which completion offers). yargs counts a command's demanded positionals before it
+ * adds those after `--` (found by review: `show -- assigned` said "show needs <refs..>", and
+ * `verify -- x` crashed, exit 5), so `--` goes, and each argument after it that starts with `-`
+ * is passed on marked, as a positional; `unmark` restores it before anything reads it.
+ */
+function endOfOptions(argv: readonly string[]): string[] {
+  const i = argv.indexOf('--');
+  if (i < 0) return [...argv];
+  return [...argv.slice(0, i), ...argv.slice(i + 1).map((a) => (a.startsWith('-') ? `${AFTER_DASHES}${a}` : a))];
+}
+
+/** The arguments endOfOptions marked, as given. */
+function unmark(argv: Record<string, unknown>): void {
+  const plain = (v: unknown) => (typeof v === 'string' && v.startsWith(AFTER_DASHES) ? v.slice(AFTER_DASHES.length) : v);
+  for (const [k, v] of Object.entries(argv)) argv[k] = Array.isArray(v) ? v.map(plain) : plain(v);
+}
+
+export function buildCli(given: string[]) {
+  const argv = endOfOptions(given);
   let cli = withGlobals(yargs(argv))
     .scriptName('kubelet-ckpt')
     .usage('kubelet-ckpt [global options] <command>\n\nInspect, verify and repair the kubelet\'s Dynamic Kubelet Configuration checkpoint store.')
@@ -86,9 +109,9 @@ export function buildCli(argv: string[]) {
     .fail((msg, err) => {
       // yargs' own parse failures (YError) are usage errors; anything a handler threw passes.
       if (err && (err instanceof CkptError || err.name !== 'YError')) throw err;
-      throw usageErrorFor(msg ?? err?.message ?? 'bad usage', argv, COMMANDS as unknown as CommandModule[]);
+      throw usageErrorFor(msg ?? err?.message ?? 'bad usage', given, COMMANDS as unknown as CommandModule[]);
     });
-  cli = cli.middleware(singleValues as never, true);
+  cli = cli.middleware(((a: Record<string, unknown>, y: never) => (unmark(a), singleValues(a, y))) as never, true);
   for (const c of COMMANDS) cli = cli.command(c as never);
   skipHelpCache(cli);
   return completion.install(cli, argv);

@@ -341,3 +341,35 @@ t.test('found by review: ls prints a UID longer than 36 characters whole when pi
   t.match(r.stdout, new RegExp(`${uid}-long\\s+119980`));
   t.match(r.stdout, new RegExp(`${uid}\\s+119980`));
 });
+
+// Found by a hostile-input review: yargs counts a command's demanded positionals before it adds
+// those after `--`, so `show -- assigned` said "show needs <refs..>", `verify -- x` crashed
+// (exit 5), and a UID that starts with `-` (completion offers it) could not be named at all.
+t.test('-- ends the options: what follows is an argument, even one starting with -', async (t) => {
+  const dcd = tempDir('kckpt-dashes-');
+  writeTree(dcd, {
+    'store/meta/assigned': metaYaml({ uid: X, rv: '7' }),
+    'store/meta/last-known-good': '',
+    [`store/checkpoints/${X}/7/kubelet`]: GOOD_PAYLOAD,
+    'store/checkpoints/-rf/--dir/kubelet': GOOD_PAYLOAD,
+  });
+  const show = runCli(['--dir', dcd, 'show', '--raw', '--', 'assigned']);
+  t.equal(show.code, 0, show.stderr);
+  t.equal(show.stdout, GOOD_PAYLOAD);
+  t.equal(runCli(['--dir', dcd, '--', 'show', '--raw', 'assigned']).code, 2, 'after --, --raw is a ref, not an option');
+  const dash = runCli(['--dir', dcd, 'show', '--raw', '--', '-rf/--dir']);
+  t.equal(dash.code, 0, dash.stderr);
+  t.equal(dash.stdout, GOOD_PAYLOAD, 'UID -rf, resourceVersion --dir');
+  const diff = runCli(['--dir', dcd, 'diff', '--', 'assigned', '-rf/--dir']);
+  t.equal(diff.code, 0, diff.stderr);
+  const v = runCli(['--dir', dcd, 'verify', '-o', 'json', '--', 'x']);
+  t.equal(v.code, 2, 'an unknown ref, not an internal error');
+  t.match(JSON.parse(v.stderr).error.message, /^unknown ref "x"/);
+  const none = runCli(['--dir', dcd, 'show', '--']);
+  t.equal(none.code, 2);
+  t.match(none.stderr, /show needs <refs\.\.>/);
+  const extra = runCli(['--dir', dcd, 'status', '--', '--no-journal']);
+  t.equal(extra.code, 2);
+  t.match(extra.stderr, /too many arguments: "--no-journal"/);
+  t.notMatch(extra.stderr, /\0/, 'no mark leaks into a message');
+});
