@@ -7,6 +7,7 @@
 
 import crypto from 'node:crypto';
 import path from 'node:path';
+import type fs from 'node:fs';
 import { CkptError, EnvError, RefusedError, UsageError, fsReason } from '../errors.js';
 import { decodeMetaState } from '../store/meta.js';
 import { orderRVs } from '../store/order.js';
@@ -119,6 +120,24 @@ export async function planPrune(ctx: RecoveryContext, req: PruneRequest): Promis
   if (unclear) throw new RefusedError(`${unclear}; nothing is pruned`, 'repair the meta file first (kubelet-ckpt reset), then prune', 'REFERENCES_UNKNOWN');
   const items: PruneItem[] = [];
   const warnings: string[] = [];
+  let cps: SafeDir | null = null;
+  try {
+    cps = using(SafeDir.open(snap.storeDir), (d) => d.dir('checkpoints'));
+  } catch {
+    /* sizes from the snapshot; the real run says what is wrong */
+  }
+  try {
+    planItems(snap, req, referenced, items, warnings, cps);
+  } finally {
+    cps?.close();
+  }
+  const refusals: CkptError[] = [];
+  removalInterlocks(ctx, req, refusals, warnings, !items.length);
+  return { kind: 'prune', commandLine: ctx.commandLine, store: snap.storeDir, dynamicConfigDir: snap.dynamicConfigDir, states, referenced: [...referenced].sort(), items, warnings, refusals, overrides: req };
+}
+
+/** Each UID's removals, in order: resourceVersions, our leftovers, then the UID directory when nothing stays. */
+function planItems(snap: Snapshot, req: PruneRequest, referenced: ReadonlySet<string>, items: PruneItem[], warnings: string[], cps: SafeDir | null): void {
   for (const u of snap.uids) {
     const why = unsafeNameReason(u.uid);
     if (why || u.listError) {
@@ -141,19 +160,17 @@ export async function planPrune(ctx: RecoveryContext, req: PruneRequest): Promis
         removedAll = false;
         continue;
       }
-      items.push({ path: cp.rel, before: `${cp.uid}/${cp.rv}`, after: null, kind: 'checkpoint', files: cp.files.map((f) => f.name), bytes: cp.files.reduce((n, f) => n + f.size, 0), uid: cp.uid, name: cp.rv });
+      const bytes = bytesIn(cps, cp.uid, cp.rv, cp.files.reduce((n, f) => n + f.size, 0));
+      items.push({ path: cp.rel, before: `${cp.uid}/${cp.rv}`, after: null, kind: 'checkpoint', files: cp.files.map((f) => f.name), bytes, uid: cp.uid, name: cp.rv });
     }
     // A meta file may name even a resourceVersion that looks like our temp name: the kubelet loads it, so it stays (found by review).
     const others = u.others.filter((o) => isOurTemp(o.name) && o.kind === 'dir' && !referenced.has(`${u.uid}/${o.name}`));
     for (const o of u.others) if (isOurTemp(o.name) && referenced.has(`${u.uid}/${o.name}`)) warnings.push(`not pruned: ${o.rel} is a checkpoint a meta file names, although its name looks like a leftover of kubelet-ckpt`);
-    for (const o of others) items.push({ path: o.rel, before: o.name, after: null, kind: 'leftover', files: [], bytes: 0, uid: u.uid, name: o.name });
+    for (const o of others) items.push({ path: o.rel, before: o.name, after: null, kind: 'leftover', files: [], bytes: bytesIn(cps, u.uid, o.name, 0), uid: u.uid, name: o.name });
     if (removedAll && u.others.length === others.length && u.checkpoints.length > 0) {
       items.push({ path: u.entry.rel, before: u.uid, after: null, kind: 'uid-dir', files: [], bytes: 0, uid: u.uid, name: '' });
     }
   }
-  const refusals: CkptError[] = [];
-  removalInterlocks(ctx, req, refusals, warnings, !items.length);
-  return { kind: 'prune', commandLine: ctx.commandLine, store: snap.storeDir, dynamicConfigDir: snap.dynamicConfigDir, states, referenced: [...referenced].sort(), items, warnings, refusals, overrides: req };
 }
 
 function changeOf(i: PruneItem): PruneChange {
@@ -174,16 +191,48 @@ export function previewPrune(plan: PrunePlan): RecoveryResult {
   return r;
 }
 
-/** Empty and remove a moved-aside checkpoint; it holds only regular files (checked again here). */
-function removeAside(uidDir: SafeDir, name: string): void {
+/**
+ * The bytes a file frees when this name goes: its size when it has no other name; a hard link
+ * frees nothing (found by review: prune said "freed 3B" of a file linked from outside the
+ * store, which stayed there whole).
+ */
+const freedBy = (st: fs.Stats): number => (st.isFile() && st.nlink === 1 ? st.size : 0);
+
+/** Empty and remove a moved-aside checkpoint; it holds only regular files (checked again here). The bytes freed. */
+function removeAside(uidDir: SafeDir, name: string): number {
+  let freed = 0;
   using(uidDir.dir(name), (d) => {
     for (const n of d.list()) {
       const st = d.lstat(n);
       if (!st.isFile()) throw new RefusedError(`${path.join(d.path, n)} is ${kindWords(st)}, not a regular file; left in place`, 'inspect it and remove it by hand', 'PRUNE_UNEXPECTED');
       d.unlink(n);
+      freed += freedBy(st);
     }
   });
   uidDir.rmdir(name);
+  return freed;
+}
+
+/**
+ * What removing checkpoints/<uid>/<name> would free, for the plan: its regular files that have
+ * no other name. A leftover of an interrupted prune holds a whole checkpoint (it counted 0,
+ * found by review). `fallback` when it cannot be looked at now (the real run then says).
+ */
+function bytesIn(cps: SafeDir | null, uid: string, name: string, fallback: number): number {
+  if (!cps) return fallback;
+  try {
+    return using(cps.dir(uid), (u) =>
+      using(u.dir(name), (d) => d.list().reduce((n, f) => {
+        try {
+          return n + freedBy(d.lstat(f));
+        } catch {
+          return n;
+        }
+      }, 0)),
+    );
+  } catch {
+    return fallback;
+  }
 }
 
 export async function applyPrune(ctx: RecoveryContext, plan: PrunePlan): Promise<RecoveryResult> {
@@ -214,13 +263,14 @@ export async function applyPrune(ctx: RecoveryContext, plan: PrunePlan): Promise
           if (!sameState(states[n], plan.states[n])) throw new ChangedError(`meta/${n} changed while pruning (the kubelet may have written it); stopped`);
         }
         lock.check();
-        if (!removeItem(plan, item, hook)) {
+        const freed = removeItem(plan, item, hook);
+        if (freed === null) {
           // Found by review: it was reported removed (changes, audit, bytes freed) while it stayed.
           warnings.push(`${item.path} was not removed: something was written into it while pruning (the kubelet may have); it is kept`);
           continue;
         }
-        result.changes.push(changeOf(item));
-        result.freedBytes = (result.freedBytes ?? 0) + item.bytes;
+        result.changes.push({ ...changeOf(item), bytes: freed });
+        result.freedBytes = (result.freedBytes ?? 0) + freed;
       }
     } catch (err) {
       const e = err instanceof CkptError ? err : changedOr(err, new EnvError(`prune failed: ${fsReason(err)}`, hintFor(err), 'PRUNE_FAILED'));
@@ -241,8 +291,8 @@ export async function applyPrune(ctx: RecoveryContext, plan: PrunePlan): Promise
   return result;
 }
 
-/** Remove one planned item; false when a UID directory is no longer empty and stays. */
-function removeItem(plan: PrunePlan, item: PruneItem, hook: StepHook): boolean {
+/** Remove one planned item: the bytes it freed; null when a UID directory is no longer empty and stays. */
+function removeItem(plan: PrunePlan, item: PruneItem, hook: StepHook): number | null {
   // Each component opened without following a link: a UID directory swapped for a symlink
   // stops the prune instead of removing whatever it points at.
   let cps: SafeDir;
@@ -265,11 +315,11 @@ function removeItem(plan: PrunePlan, item: PruneItem, hook: StepHook): boolean {
         c.sync();
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'ENOTEMPTY' && (err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-        return false;
+        return null;
       }
-      return true;
+      return 0;
     }
-    using(uidDir, (u) => {
+    return using(uidDir, (u) => {
       const s = u.lstatIfAny(item.name);
       if (!s?.isDirectory()) throw new ChangedError(`${item.path} is no longer a directory; stopped`);
       let aside = item.name;
@@ -279,11 +329,11 @@ function removeItem(plan: PrunePlan, item: PruneItem, hook: StepHook): boolean {
         u.sync();
         hook('moved-aside', item.path);
       }
-      removeAside(u, aside);
+      const freed = removeAside(u, aside);
       u.sync();
       hook('removed', item.path);
+      return freed;
     });
-    return true;
   });
 }
 

@@ -7,7 +7,7 @@ import { verifyStore } from '../../../lib/integrity/verify.js';
 import { fsPayloadReader } from '../../../lib/store/snapshot.js';
 import { applyPrune, planPrune } from '../../../lib/recovery/prune.js';
 import type { RecoveryContext } from '../../../lib/recovery/plan.js';
-import { GOOD_PAYLOAD } from '../../helpers.js';
+import { GOOD_PAYLOAD, metaYaml, writeTree } from '../../helpers.js';
 import { UID, UID2, makeStore, metaFor, treeHash } from './fixtures/index.js';
 
 const ctxOf = (dcd: string, extra: Partial<RecoveryContext> = {}): RecoveryContext => ({ session: openSession({ dir: dcd, kubeletVersion: '1.23' }), root: '/', commandLine: 'prune', apiTimeoutMs: 0, ...extra });
@@ -54,7 +54,7 @@ t.test('plan: unreferenced checkpoints go, referenced and odd ones stay; a dry r
       ['checkpoint', `checkpoints/${UID}/2`, size],
       ['checkpoint', `checkpoints/${UID}/3`, size],
       ['checkpoint', `checkpoints/${UID}/5`, size],
-      ['leftover', `checkpoints/${UID}/tmp_3.kubelet-ckpt-prune.0badcafe`, 0],
+      ['leftover', `checkpoints/${UID}/tmp_3.kubelet-ckpt-prune.0badcafe`, 4], // its 'ours' file: a leftover holds a whole checkpoint (found by review: it counted 0),
     ],
   );
   t.match(plan.warnings.join('\n'), new RegExp(`not pruned: checkpoints/${UID}/7 is a symbolic link to /etc`));
@@ -79,7 +79,7 @@ t.test('apply: removes exactly the plan, frees the bytes, never touches referenc
   const etc = fs.readdirSync('/etc').length;
   const steps: string[] = [];
   const r = await applyPrune(ctxOf(dcd, { hook: (s) => steps.push(s) }), await planPrune(ctxOf(dcd), { keep: 0, force: true, restartKubelet: false }));
-  t.equal(r.freedBytes, 31 + 4 * size);
+  t.equal(r.freedBytes, 35 + 4 * size);
   t.equal(r.dryRun, false);
   t.equal(r.changes.length, 8);
   const after = treeHash(dcd);
@@ -89,7 +89,7 @@ t.test('apply: removes exactly the plan, frees the bytes, never touches referenc
   t.equal(fs.readdirSync('/etc').length, etc);
   t.same(steps.filter((s) => s === 'moved-aside').length, 6);
   const audit = fs.readFileSync(path.join(dcd, '.kubelet-ckpt/backups/audit.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-  t.same(audit.map((a) => [a.event, a.freedBytes]), [['begin', 0], ['done', 31 + 4 * size]]);
+  t.same(audit.map((a) => [a.event, a.freedBytes]), [['begin', 0], ['done', 35 + 4 * size]]);
 });
 
 t.test('an interrupted prune leaves whole checkpoints and one tmp_ directory that verify reports and the next prune removes', async (t) => {
@@ -208,4 +208,25 @@ t.test('a UID directory written into while pruning stays, and is not reported re
   t.same(fs.readdirSync(path.join(dcd, 'store/checkpoints', UID2)), ['555']);
   t.match(r.warnings.join('\n'), new RegExp(`checkpoints/${UID2} was not removed: something was written into it while pruning`));
   t.equal(r.freedBytes, 1);
+});
+
+t.test('found by review: a file with another name (a hard link) frees nothing, in the plan and in the run', async (t) => {
+  const dcd = t.testdir({});
+  writeTree(dcd, {
+    'store/meta/assigned': metaYaml({ uid: UID, rv: '1' }),
+    'store/meta/last-known-good': '',
+    [`store/checkpoints/${UID}/1/kubelet`]: GOOD_PAYLOAD,
+    [`store/checkpoints/${UID}/2/kubelet`]: GOOD_PAYLOAD,
+    [`store/checkpoints/${UID}/3/kubelet`]: 'abc',
+    'outside/file': 'xyz',
+  });
+  fs.unlinkSync(path.join(dcd, `store/checkpoints/${UID}/3/kubelet`));
+  fs.linkSync(path.join(dcd, 'outside/file'), path.join(dcd, `store/checkpoints/${UID}/3/kubelet`));
+  const plan = await planPrune(ctxOf(dcd), { keep: 0, force: true, restartKubelet: false });
+  t.same(plan.items.map((i) => [i.path, i.bytes]), [[`checkpoints/${UID}/2`, GOOD_PAYLOAD.length], [`checkpoints/${UID}/3`, 0]]);
+  const r = await applyPrune(ctxOf(dcd), plan);
+  t.equal(r.freedBytes, GOOD_PAYLOAD.length);
+  t.same(r.changes.map((c) => (c as { bytes: number }).bytes), [GOOD_PAYLOAD.length, 0]);
+  t.equal(fs.readFileSync(path.join(dcd, 'outside/file'), 'utf8'), 'xyz', 'the other name keeps its bytes');
+  t.equal(fs.statSync(path.join(dcd, 'outside/file')).nlink, 1);
 });
