@@ -210,7 +210,7 @@ function gatePlan(ctx: RecoveryContext, req: MigrateRequest, cl: { argv: string[
   const root = ctx.root;
   const refusals: CkptError[] = [];
   const warnings = [`the kubelet's command line (from the ${cl.source}) has no --dynamic-config-dir, so it does not read the store, but it still sets the ${DKC_GATE} gate, which a 1.24+ kubelet refuses: only the gate is removed`];
-  if (gateInConfig) refusals.push(new RefusedError(`${configPath ?? 'the --config file'} sets featureGates.${DKC_GATE}, which a 1.24+ kubelet refuses, and kubelet-ckpt does not edit that file`, `remove ${DKC_GATE} from its featureGates by hand, then re-run`, 'FLAGS_UNPARSEABLE'));
+  if (gateInConfig) refusals.push(gateInConfigRefusal(configPath));
   const edited = editFiles(root, cl.argv, null, flagFiles(root));
   refusals.push(...edited.problems);
   if (!refusals.length) proveArgv(cl.argv, edited.argv, edited.changes, null, refusals);
@@ -224,6 +224,11 @@ function gatePlan(ctx: RecoveryContext, req: MigrateRequest, cl: { argv: string[
     nextSteps: nextSteps(overrides, null),
     kubeadm: null,
   };
+}
+
+/** The --config file sets the gate a 1.24+ kubelet refuses, in a file kubelet-ckpt does not edit. */
+function gateInConfigRefusal(configPath: string | null): RefusedError {
+  return new RefusedError(`${configPath ?? 'the --config file'} sets featureGates.${DKC_GATE}, which a 1.24+ kubelet refuses, and kubelet-ckpt does not edit that file`, `remove ${DKC_GATE} from its featureGates by hand, then re-run`, 'FLAGS_UNPARSEABLE');
 }
 
 /** The Node's name for the next steps: report's rule (under --root, the disk's /etc/hostname), else a placeholder. */
@@ -295,7 +300,14 @@ export async function planMigrate(ctx: RecoveryContext, req: MigrateRequest): Pr
   const config = readNodeFile(root, configPath, 'config');
   const changes = [...edited.changes];
   const after = Buffer.from(exp.text);
-  if (!(config.state.kind === 'file' && config.state.bytes.equals(after))) {
+  // The kubelet runs its own --config file already (empty meta files): that file stays as it is,
+  // as for a gate-only migration (kubelet-ckpt does not edit the kubelet's YAML in place), and
+  // only the flags change (found by review: CONFIG_DIFFERS refused, and --force rewrote the
+  // operator's file with no change to its meaning, its comments and layout gone).
+  const inPlace = exp.source.kind === 'local' && exp.source.path === configPath && config.state.kind === 'file';
+  if (inPlace) {
+    if (Object.hasOwn(s.judgeOptions.localGates ?? {}, DKC_GATE)) refusals.push(gateInConfigRefusal(configPath));
+  } else if (!(config.state.kind === 'file' && config.state.bytes.equals(after))) {
     const diff = diffFiles(configPath, config.state, after);
     if (config.state.kind === 'file' && !req.force) {
       refusals.push(new RefusedError(`${configPath} exists and differs from the export:\n${diff}`, 'the old local config is replaced as a whole (the checkpoint replaced it too); pass --force to write it', 'CONFIG_DIFFERS'));

@@ -594,3 +594,28 @@ t.test('undo of a migrate backup: names in its manifest are plain, and the backu
   t.match(u.stderr, /can be written by others \(mode 0777\): its manifest names files undo would write/);
   t.same(tree(root), migrated, 'nothing written');
 });
+
+t.test('found by review: the kubelet already runs its own --config file (empty meta files): only the flags change, the file stays as written', async (t) => {
+  const root = copyLayout('kubeadm');
+  const store = path.join(root, 'var/lib/kubelet/dynamic-config/store');
+  for (const m of ['assigned', 'last-known-good']) fs.writeFileSync(path.join(store, 'meta', m), '');
+  const cfg = path.join(root, 'var/lib/kubelet/config.yaml');
+  const original = fs.readFileSync(cfg, 'utf8');
+  const dry = runCli(['--root', root, 'migrate', '--dry-run', '-o', 'json']);
+  t.equal(dry.code, 0, dry.stderr);
+  const dj = JSON.parse(dry.stdout);
+  t.same(dj.changes.map((c: { path: string }) => c.path), ['/var/lib/kubelet/kubeadm-flags.env'], 'no CONFIG_DIFFERS, no rewrite of config.yaml');
+  t.match(dj.source, { kind: 'local', path: '/var/lib/kubelet/config.yaml' });
+  const m = runCli(['--root', root, 'migrate', '--yes']);
+  t.equal(m.code, 0, m.stderr);
+  t.equal(fs.readFileSync(cfg, 'utf8'), original, 'its comments and layout kept');
+  t.notMatch(fs.readFileSync(path.join(root, 'var/lib/kubelet/kubeadm-flags.env'), 'utf8'), /dynamic-config-dir|DynamicKubeletConfig/);
+  const s = json<{ nextBoot: { source: string; willStart: boolean } }>(runCli(['--root', root, 'status', '--no-journal', '-o', 'json']));
+  t.match(s.nextBoot, { source: 'local', willStart: true });
+  // With the gate in that file: refused, as for a gate-only migration (kubelet-ckpt does not edit it).
+  t.equal(runCli(['--root', root, 'undo', '--yes']).code, 0);
+  fs.writeFileSync(cfg, `${original}featureGates:\n  DynamicKubeletConfig: true\n`);
+  const r = runCli(['--root', root, 'migrate', '--dry-run']);
+  t.equal(r.code, 4, r.stdout);
+  t.match(r.stdout + r.stderr, /config\.yaml sets featureGates\.DynamicKubeletConfig, which a 1\.24\+ kubelet refuses/);
+});
