@@ -71,8 +71,8 @@ function singleValues(argv: Record<string, unknown>, y?: { getOptions?: () => { 
   }
 }
 
-/** Marks an argument given after `--`; no command-line argument can hold a NUL. */
-const AFTER_DASHES = '\0';
+/** Marks an argument given after `--` (no command-line argument can hold a NUL; report merge marks stdin its own way). */
+const AFTER_DASHES = '\0--\0';
 
 /**
  * `--` ends the options: what follows is an argument even when it starts with `-` (a UID such
