@@ -18,7 +18,7 @@ import { openDirBelow, unsafeNameReason, using, type SafeDir } from '../store/sa
 import { nodePathOf } from '../store/rooted.js';
 import { diffFiles } from './diffs.js';
 import type { FlagEdit } from './flagedit.js';
-import { readNodeFile, type NodeFile } from './nodefiles.js';
+import { nodeWriteBlocks, readNodeFile, type NodeFile } from './nodefiles.js';
 import type { FileChange, MigratePlan } from './plan.js';
 import type { KubeadmCheck } from './kubeadm.js';
 
@@ -410,6 +410,7 @@ export function planMigrateUndo(ctx: RecoveryContext, backup: MigrateBackup, o: 
     if (o.force) warnings.push(`${msg}; restoring anyway (--force)`);
     else refusals.push(new RefusedError(msg, 'look at those files; pass --force to restore the backup anyway', 'CHANGED_SINCE_BACKUP'));
   }
+  nodeWriteBlocks(writes.map((w) => ({ ...w, owner: w.restore && w.restore.mode !== null ? { uid: w.restore.uid ?? 0, gid: w.restore.gid ?? 0 } : null })), refusals);
   return { id: m.id, commandLine: ctx.commandLine, store: snap.storeDir, dynamicConfigDir: snap.dynamicConfigDir, writes, warnings, refusals, overrides: o };
 }
 

@@ -5,8 +5,8 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { RefusedError } from '../errors.js';
-import { readState, type FileState } from '../recovery/atomic.js';
+import { RefusedError, type CkptError } from '../errors.js';
+import { ownerBlock, readState, writeBlock, type FileState } from '../recovery/atomic.js';
 import { WELL_KNOWN_ENV_FILES } from '../store/discover.js';
 import { resolveInRoot } from '../store/rooted.js';
 import { readKubeletUnit } from '../store/systemd.js';
@@ -80,4 +80,19 @@ function exists(root: string, nodePath: string): boolean {
 /** The text of a file state ('' when missing). */
 export function textOf(s: FileState): string {
   return s.kind === 'file' ? s.bytes.toString('utf8') : '';
+}
+
+/**
+ * What writing these node files would meet, checked by the plan so that a dry run exits as the
+ * real run would and no file is written before a later one fails (found by review: on a
+ * read-only /etc/systemd, `migrate --dry-run` said 0, and `migrate --yes` wrote config.yaml,
+ * then stopped with the unit unchanged): each directory writable (or the nearest that exists,
+ * for one to be made), and an owner only root may give.
+ */
+export function nodeWriteBlocks(writes: readonly { file: NodeFile; after: Buffer | null; owner?: { uid: number; gid: number } | null }[], refusals: CkptError[]): void {
+  for (const w of writes) {
+    const what = w.file.nodePath;
+    const block = writeBlock(path.dirname(w.file.hostPath), `the directory of ${what}`, 'nothing was written') ?? (w.after === null ? null : ownerBlock(w.owner ?? (w.file.state.kind === 'file' ? w.file.state : null), what));
+    if (block) return void refusals.push(block);
+  }
 }

@@ -10,7 +10,7 @@ import { CkptError, RefusedError, UsageError } from '../errors.js';
 import { diffFiles } from './diffs.js';
 import { buildExport, DKC_GATE, type ExportResult } from './export.js';
 import { editFlagText, type FlagEdit, type FlagFileKind } from './flagedit.js';
-import { flagFiles, readNodeFile, textOf, type NodeFile } from './nodefiles.js';
+import { flagFiles, nodeWriteBlocks, readNodeFile, textOf, type NodeFile } from './nodefiles.js';
 import { kubeadmCheck, type KubeadmCheck } from './kubeadm.js';
 import { commandLineFromFiles } from '../store/discover.js';
 import { flagValue } from '../store/proc.js';
@@ -215,6 +215,7 @@ function gatePlan(ctx: RecoveryContext, req: MigrateRequest, cl: { argv: string[
   refusals.push(...edited.problems);
   if (!refusals.length) proveArgv(cl.argv, edited.argv, edited.changes, null, refusals);
   interlocks(ctx, req, refusals, warnings);
+  nodeWriteBlocks(edited.changes, refusals);
   const overrides = { force: req.force, restartKubelet: req.restartKubelet };
   const s = ctx.session;
   return {
@@ -315,6 +316,7 @@ export async function planMigrate(ctx: RecoveryContext, req: MigrateRequest): Pr
     changes.unshift({ file: config, after, edits: [], diff });
   }
   interlocks(ctx, req, refusals, warnings);
+  nodeWriteBlocks(changes, refusals);
   const isKubeadm = flagged.some((f) => /kubeadm/.test(path.basename(f.nodePath)));
   const kubeadm = isKubeadm || req.kubeadmConfig ? kubeadmCheck(exp, req.kubeadmConfig ?? null, configPath, s.judgeOptions.version) : null;
   if (kubeadm) warnings.push(kubeadm.warning);

@@ -3,10 +3,9 @@
 // directory writable, writes the backup and an audit line, then replaces the files in
 // the plan's order (last-known-good before assigned) with atomicReplace.
 
-import fs from 'node:fs';
 import { SafeDir, using } from '../store/safepath.js';
 import { CkptError, EnvError, RefusedError, fsReason } from '../errors.js';
-import { atomicRemove, atomicReplace, hintFor, openWriteDir, requireRealDir, sameState, ChangedError } from './atomic.js';
+import { atomicRemove, atomicReplace, hintFor, openWriteDir, requireWritable, sameState, ChangedError } from './atomic.js';
 import { appendAudit, auditDone, cleanBackupLeftovers, currentActor, discardBackup, ensureBackupsDir, hashOf, writeBackup, type AuditEntry } from './backup.js';
 import { findSystemctl, type Systemctl } from './kubelet.js';
 import { guarded } from './guard.js';
@@ -24,14 +23,6 @@ export function assertAllowed(plan: { refusals: CkptError[] }): void {
 }
 
 /** Fail before changing anything when the meta directory cannot be written (read-only, permissions). */
-export function requireWritable(dir: string, what: string): void {
-  requireRealDir(dir, what);
-  try {
-    fs.accessSync(dir, fs.constants.W_OK);
-  } catch (err) {
-    throw new EnvError(`${what} cannot be written: ${fsReason(err)}; nothing was changed`, hintFor(err), 'STORE_UNWRITABLE');
-  }
-}
 
 /** With --restart-kubelet: find systemctl first (exit 3 when absent), before anything is done. */
 export function systemctlFor(ctx: RecoveryContext, restart: boolean): Systemctl | null {

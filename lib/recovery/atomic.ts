@@ -134,6 +134,45 @@ export function requireRealDir(dir: string, what: string): void {
   openWriteDir(dir, what).close();
 }
 
+/** A real directory this process may write in (not a read-only mount, permission to create). */
+export function requireWritable(dir: string, what: string, outcome = 'nothing was changed'): void {
+  requireRealDir(dir, what);
+  try {
+    fs.accessSync(dir, fs.constants.W_OK);
+  } catch (err) {
+    throw new EnvError(`${what} cannot be written: ${fsReason(err)}; ${outcome}`, hintFor(err), 'STORE_UNWRITABLE');
+  }
+}
+
+/**
+ * What a write in `dir` would meet now, for a plan (a dry run exits as the real run would;
+ * found by review: `reset --dry-run` said 0 on a read-only meta directory where the real run
+ * exits 3). A directory yet to be made is judged by the nearest one that exists.
+ */
+export function writeBlock(dir: string, what: string, outcome: string): EnvError | null {
+  let d = dir;
+  while (!fs.existsSync(d) && path.dirname(d) !== d) d = path.dirname(d);
+  try {
+    requireWritable(d, d === dir ? what : `${d} (where ${what} would be made)`, outcome);
+    return null;
+  } catch (err) {
+    if (err instanceof EnvError) return err;
+    // A link or non-directory there is refused when the write opens it: not this check's to say.
+    return null;
+  }
+}
+
+/**
+ * A file keeps its owner when replaced (fchown of the new one), which only root may give to
+ * someone else's file: checked before anything is written, by the plan and by the write.
+ */
+export function ownerBlock(owner: { uid: number; gid: number } | null, what: string): EnvError | null {
+  const euid = process.geteuid?.();
+  if (!owner || euid === undefined || euid === 0) return null;
+  if (owner.uid === euid && (owner.gid === process.getegid?.() || (process.getgroups?.() ?? []).includes(owner.gid))) return null;
+  return new EnvError(`cannot write ${what}: it belongs to uid ${owner.uid} gid ${owner.gid}, and only root can give the new file that owner; ${what} is untouched`, 'run kubelet-ckpt as root (sudo)', 'WRITE_FAILED');
+}
+
 function writeAll(fd: number, bytes: Buffer, simulate: Simulate): void {
   if (simulate.enospc && bytes.length > 0) {
     const e = new Error('ENOSPC: no space left on device, write (simulated)') as NodeJS.ErrnoException;
@@ -177,6 +216,8 @@ function replaceIn(d: SafeDir, name: string, bytes: Buffer, opts: ReplaceOptions
   const now = readStateIn(d, name, opts.what);
   if (!sameState(now, expect)) throw new ChangedError(`${opts.what} changed since the plan was made; not written`);
   const owner = opts.owner ?? (now.kind === 'file' ? now : opts.create ?? { mode: 0o644, uid: process.geteuid?.() ?? 0, gid: process.getegid?.() ?? 0 });
+  const denied = ownerBlock(owner, opts.what);
+  if (denied) throw denied;
   const tmp = tempName(name);
   let fd: number;
   try {

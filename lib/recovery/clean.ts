@@ -16,7 +16,7 @@ import { ChangedError, changedOr, hintFor, isOurTemp, tempName } from './atomic.
 import { appendAudit, auditDone, otherStoreCheck, backupId, backupsDirOf, currentActor, discardBackup, ensureBackupsDir, openBackups, stateDirOf, type Manifest } from './backup.js';
 import { guarded } from './guard.js';
 import { openSub } from './lock.js';
-import { removalInterlocks, type Overrides, type RecoveryContext } from './plan.js';
+import { removalInterlocks, removalWriteBlocks, type Overrides, type RecoveryContext } from './plan.js';
 import { refusalText, removalStart, type PruneChange, type RecoveryResult } from './result.js';
 import type { StepHook } from './steps.js';
 
@@ -135,6 +135,7 @@ export function planClean(ctx: RecoveryContext, req: Overrides): CleanPlan {
   if (apart) refusals.push(new EnvError(`${apart}: clean moves leftovers into its backup by renaming them, which cannot cross file systems; nothing was moved`, 'remove the leftovers by hand (kubelet-ckpt verify lists them), or put the backups on the store\'s file system', 'CROSS_FILESYSTEM'));
   // A running kubelet may be in the middle of the very write whose temp file this is.
   removalInterlocks(ctx, req, refusals, warnings, !items.length);
+  removalWriteBlocks(snap.storeDir, items.map((i) => i.path), 'nothing was moved', refusals);
   return { kind: 'clean', commandLine: ctx.commandLine, store: snap.storeDir, dynamicConfigDir: snap.dynamicConfigDir, items, warnings, refusals, overrides: req };
 }
 

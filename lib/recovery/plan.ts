@@ -15,7 +15,7 @@ import { unsafeNameReason } from '../store/safepath.js';
 import { META_NAMES, type ConfigMapSource, type MetaName } from '../store/types.js';
 import { trialOf } from '../integrity/nextboot.js';
 import { verifyStore } from '../integrity/verify.js';
-import { readState, type FileState } from './atomic.js';
+import { ownerBlock, readState, writeBlock, type FileState } from './atomic.js';
 import { hashOf, loadBackup, otherStoreCheck, writeRefusal } from './backup.js';
 import { findSystemctl, hostPathOf, kubeletsUsing, reachableServers, runningError, type StoreKubelet } from './kubelet.js';
 import type { Simulate, StepHook } from './steps.js';
@@ -175,6 +175,24 @@ function nothingToWrite(ctx: RecoveryContext, plan: MetaPlan): MetaPlan {
 }
 
 /**
+ * What the writes would meet once every refusal is passed, in the real run's order: the meta
+ * directory must be writable, and a file given another user's owner needs root (found by
+ * review: `reset --dry-run` said 0 where `reset --yes` exited 3, on a read-only mount and as a
+ * user who may write the directory but not give root's files their owner).
+ */
+function withWriteBlocks(plan: MetaPlan): MetaPlan {
+  const meta = metaDirOf(plan.store);
+  const dir = writeBlock(meta, 'the meta directory', 'nothing was changed');
+  if (dir) plan.refusals.push(dir);
+  for (const w of plan.writes) {
+    if (w.after === null) continue;
+    const owner = ownerBlock(w.owner ?? (w.before.kind === 'file' ? w.before : w.create ?? null), w.rel);
+    if (owner) plan.refusals.push(owner);
+  }
+  return plan;
+}
+
+/**
  * --restart-kubelet's own needs, checked while planning so that a --dry-run exits as the real
  * run would: no --root (exit 2), and a systemctl on PATH (exit 3).
  */
@@ -204,6 +222,19 @@ export function removalInterlocks(ctx: RecoveryContext, o: Overrides, refusals: 
   // With nothing to remove no backup or audit line is written: the state files do not matter then.
   const locked = writeRefusal(snap.dynamicConfigDir, !nothingToRemove);
   if (locked) refusals.push(locked);
+}
+
+/**
+ * prune's and clean's removals need to write in the directory each entry is in (rename, unlink,
+ * rmdir): a read-only mount or no permission there is the real run's exit 3, which the plan
+ * says first (found by review: `prune` said 0 where `prune --yes` failed). `rels` are relative
+ * to the store.
+ */
+export function removalWriteBlocks(storeDir: string, rels: readonly string[], outcome: string, refusals: CkptError[]): void {
+  for (const parent of new Set(rels.map((r) => path.posix.dirname(r)))) {
+    const block = writeBlock(path.join(storeDir, parent), `${parent}/`, outcome);
+    if (block) return void refusals.push(block);
+  }
 }
 
 /** The kubeconfig: --kubeconfig, else the running kubelet's, else the one in its unit. */
@@ -458,7 +489,7 @@ export async function planReset(ctx: RecoveryContext, req: ResetRequest): Promis
       plan.warnings.push(`meta/assigned (${describeContent(assigned)}) is past its 10-minute trial: a running kubelet promotes it back to last-known-good within seconds; use reset all to change both`);
     }
   }
-  return plan;
+  return withWriteBlocks(plan);
 }
 
 /**
@@ -496,7 +527,7 @@ export async function planRollback(ctx: RecoveryContext, o: Overrides): Promise<
   plan.refusals.push(...env.refusals);
   targetRefusal(s, target, o, plan.warnings, plan.refusals);
   plan.warnings.push(...env.warnings);
-  return plan;
+  return withWriteBlocks(plan);
 }
 
 // ---- undo -----------------------------------------------------------------------------------
@@ -555,7 +586,7 @@ export async function planUndo(ctx: RecoveryContext, req: UndoRequest): Promise<
   const env = await environment(ctx, req, { api: true });
   plan.refusals.push(...env.refusals);
   plan.warnings.push(...env.warnings);
-  return plan;
+  return withWriteBlocks(plan);
 }
 
 /** The digest a change reports for one side. */

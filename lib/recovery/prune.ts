@@ -17,7 +17,7 @@ import { META_NAMES, type MetaName } from '../store/types.js';
 import { ChangedError, changedOr, hintFor, isOurTemp, sameState, type FileState } from './atomic.js';
 import { appendAudit, auditDone, currentActor, ensureBackupsDir } from './backup.js';
 import { guarded } from './guard.js';
-import { contentOf, readMetaStates, removalInterlocks, type Overrides, type RecoveryContext } from './plan.js';
+import { contentOf, readMetaStates, removalInterlocks, removalWriteBlocks, type Overrides, type RecoveryContext } from './plan.js';
 import { refusalText, removalStart, type PruneChange, type RecoveryResult } from './result.js';
 import type { StepHook } from './steps.js';
 
@@ -133,6 +133,7 @@ export async function planPrune(ctx: RecoveryContext, req: PruneRequest): Promis
   }
   const refusals: CkptError[] = [];
   removalInterlocks(ctx, req, refusals, warnings, !items.length);
+  removalWriteBlocks(snap.storeDir, items.map((i) => i.path), 'nothing is pruned', refusals);
   return { kind: 'prune', commandLine: ctx.commandLine, store: snap.storeDir, dynamicConfigDir: snap.dynamicConfigDir, states, referenced: [...referenced].sort(), items, warnings, refusals, overrides: req };
 }
 
