@@ -232,7 +232,9 @@ function replaceIn(d: SafeDir, name: string, bytes: Buffer, opts: ReplaceOptions
       writeAll(fd, bytes, opts.simulate ?? {});
       const st = fs.fstatSync(fd);
       if (st.uid !== owner.uid || st.gid !== owner.gid) fs.fchownSync(fd, owner.uid, owner.gid);
-      fs.fchmodSync(fd, owner.mode);
+      // Permission bits only: no setuid, setgid or sticky bit on a file we write, whatever a
+      // backup's manifest says (found by review: a forged manifest made undo write -rwsrwxrwx).
+      fs.fchmodSync(fd, owner.mode & 0o777);
       if (typeof opts.mtimeMs === 'number') fs.futimesSync(fd, Date.now() / 1000, opts.mtimeMs / 1000);
       fs.fsyncSync(fd);
     } finally {

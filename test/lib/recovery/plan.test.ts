@@ -160,6 +160,18 @@ t.test('undo: restores exactly, refuses when the meta files changed since, unles
   t.equal(fs.readFileSync(path.join(dcd, 'store/meta/last-known-good'), 'utf8'), metaFor('119980'));
 });
 
+t.test('found by review: a backup manifest asking for setuid, setgid or sticky bits gets the permission bits only', async (t) => {
+  const dcd = makeStore(t.testdir({}));
+  const ctx = ctxOf(dcd);
+  const r = await applyMetaPlan(ctx, await planReset(ctx, { which: 'all', ...NO }));
+  const manifest = path.join(r.backup!, 'manifest.json');
+  const m = JSON.parse(fs.readFileSync(manifest, 'utf8'));
+  for (const f of m.files) f.mode = 0o107640;
+  fs.writeFileSync(manifest, JSON.stringify(m));
+  await applyMetaPlan(ctxOf(dcd), await planUndo(ctxOf(dcd), { id: null, ...NO }));
+  for (const n of ['assigned', 'last-known-good']) t.equal(fs.statSync(path.join(dcd, 'store/meta', n)).mode & 0o7777, 0o640, n);
+});
+
 t.test('undo of a file that did not exist removes it again', async (t) => {
   const dcd = makeStore(t.testdir({}), { lkg: null });
   const ctx = ctxOf(dcd);
