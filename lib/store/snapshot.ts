@@ -176,7 +176,13 @@ function list(dir: SafeDir, rel: string, role: NameRole = 'name'): Listing {
   }
   names.sort();
   const raws = undecodableByName(dir, names);
-  return { entries: names.map((n) => (raws?.has(n) ? undecodableEntry(dir, joinRel(rel, n), n, raws, role) : statIn(dir, joinRel(rel, n), n))), error: null };
+  return {
+    entries: names.map((n) => {
+      const bytes = raws?.take(n);
+      return bytes ? undecodableEntry(dir, joinRel(rel, n), n, bytes, role) : statIn(dir, joinRel(rel, n), n);
+    }),
+    error: null,
+  };
 }
 
 /**
@@ -198,7 +204,8 @@ function listReading(dir: SafeDir, rel: string, want: string): { listing: Listin
   const raws = undecodableByName(dir, ents);
   const entries = ents.map((d) => {
     const r = joinRel(rel, d.name);
-    if (raws?.has(d.name)) return undecodableEntry(dir, r, d.name, raws, 'ConfigMap key');
+    const bytes = raws?.take(d.name);
+    if (bytes) return undecodableEntry(dir, r, d.name, bytes, 'ConfigMap key');
     const opened = d.name === want && d.isFile() ? openedEntry(dir, r, d.name) : null;
     if (!opened) return statIn(dir, r, d.name);
     read = opened.read;
@@ -538,8 +545,7 @@ function undecodableWhy(raw: Buffer, what: NameRole): string {
  * and why it is not read in `error`. When two undecodable names read alike, which is which
  * cannot be told: unreadable.
  */
-function undecodableEntry(x: SafeDir, rel: string, name: string, raws: Map<string, Buffer[]>, what: NameRole): Entry {
-  const bytes = raws.get(name) ?? [];
+function undecodableEntry(x: SafeDir, rel: string, name: string, bytes: readonly Buffer[], what: NameRole): Entry {
   const why = bytes.length === 1 ? undecodableWhy(bytes[0]!, what) : `its name is not valid UTF-8 and ${bytes.length || 'no'} entries read as it: kubelet-ckpt cannot tell them apart`;
   if (bytes.length !== 1) return { ...MISSING(rel, name), kind: 'unreadable', error: why };
   try {
@@ -549,16 +555,49 @@ function undecodableEntry(x: SafeDir, rel: string, name: string, raws: Map<strin
   }
 }
 
-/** readdir's names with U+FFFD → the bytes of the undecodable names that read as each; null when there are none. */
-function undecodableByName(x: SafeDir, names: readonly string[] | readonly fs.Dirent[]): Map<string, Buffer[]> | null {
+/**
+ * The names of a listing that stand for undecodable bytes, asked once per occurrence in the
+ * listing: a valid name holding U+FFFD reads exactly as an undecodable one (`k\xff` and
+ * `k\uFFFD` both list as "k\uFFFD"), and is an ordinary entry reached by its name (found by
+ * review: it was taken for the undecodable one, its finding doubled, and it vanished from ls).
+ */
+class Undecodable {
+  constructor(
+    private readonly raws: ReadonlyMap<string, Buffer[]>,
+    /** Per name, how many of its occurrences are valid names (they are taken first). */
+    private readonly valid: Map<string, number>,
+  ) {}
+
+  /** For one occurrence of `name`: null when it is a valid name, else the bytes of the undecodable names that read as it. */
+  take(name: string): Buffer[] | null {
+    const raws = this.raws.get(name);
+    if (!raws) return null;
+    const v = this.valid.get(name) ?? 0;
+    if (v > 0) {
+      this.valid.set(name, v - 1);
+      return null;
+    }
+    return raws;
+  }
+}
+
+/** readdir's names with U+FFFD, and the undecodable names that read as each; null when there are none. */
+function undecodableByName(x: SafeDir, names: readonly string[] | readonly fs.Dirent[]): Undecodable | null {
+  const nameOf = (e: string | fs.Dirent) => (typeof e === 'string' ? e : e.name);
   // Only a name with U+FFFD can stand for undecodable bytes: the common store pays one scan.
-  if (!names.some((e: string | fs.Dirent) => (typeof e === 'string' ? e : e.name).includes('\uFFFD'))) return null;
+  if (!names.some((e: string | fs.Dirent) => nameOf(e).includes('\uFFFD'))) return null;
   const m = new Map<string, Buffer[]>();
   for (const b of x.undecodableNames()) {
     const k = b.toString('utf8');
     m.set(k, [...(m.get(k) ?? []), b]);
   }
-  return m.size ? m : null;
+  if (!m.size) return null;
+  const seen = new Map<string, number>();
+  for (const e of names) {
+    const n = nameOf(e);
+    if (m.has(n)) seen.set(n, (seen.get(n) ?? 0) + 1);
+  }
+  return new Undecodable(m, new Map([...seen].map(([n, count]) => [n, Math.max(0, count - m.get(n)!.length)])));
 }
 
 /**
@@ -608,9 +647,10 @@ function readUid(dirs: CheckpointDirs, cps: SafeDir, uid: string, metaNamed: Met
       const r = joinRel(rel, dirent.name);
       // tmp_*: a leftover of an interrupted write, unless a meta file names it (then the kubelet loads it).
       const named = !dirent.name.startsWith('tmp_') || metaNamed.names({ uid, rv: dirent.name });
-      if (raws?.has(dirent.name)) {
+      const bytes = raws?.take(dirent.name);
+      if (bytes) {
         // A directory is a checkpoint that says why nothing inside is read; anything else an odd entry.
-        const e = undecodableEntry(x, r, dirent.name, raws, 'resourceVersion');
+        const e = undecodableEntry(x, r, dirent.name, bytes, 'resourceVersion');
         if (e.kind === 'dir') checkpoints.push({ uid, rv: dirent.name, rel: r, entry: { ...e, error: null }, files: [], others: [], listError: e.error });
         else others.push(e);
         continue;
@@ -638,9 +678,10 @@ function listCheckpointsDir(cps: SafeDir): { dirs: string[]; others: Entry[] } {
   const others: Entry[] = [];
   const raws = undecodableByName(cps, ents);
   for (const d of ents) {
-    if (raws?.has(d.name)) {
+    const bytes = raws?.take(d.name);
+    if (bytes) {
       // Not a UID (its name is not even text): an entry of checkpoints/ with its real kind and why.
-      others.push(undecodableEntry(cps, joinRel('checkpoints', d.name), d.name, raws, 'UID'));
+      others.push(undecodableEntry(cps, joinRel('checkpoints', d.name), d.name, bytes, 'UID'));
     } else if (d.isDirectory()) dirs.push(d.name);
     else {
       const e = statIn(cps, joinRel('checkpoints', d.name), d.name);

@@ -373,3 +373,19 @@ t.test('-- ends the options: what follows is an argument, even one starting with
   t.match(extra.stderr, /too many arguments: "--no-journal"/);
   t.notMatch(extra.stderr, /\0/, 'no mark leaks into a message');
 });
+
+t.test('found by review: a valid name holding U+FFFD beside an undecodable one that reads the same: each is itself', async (t) => {
+  const dir = copyFixture('stores/healthy', t.testdir({}));
+  const cp = path.join(dir, 'store/checkpoints', X);
+  const rv = fs.readdirSync(cp)[0]!;
+  fs.writeFileSync(Buffer.concat([Buffer.from(path.join(cp, rv) + '/k'), Buffer.from([0xff])]), 'a\n');
+  fs.writeFileSync(path.join(cp, rv, 'k\uFFFD'), 'b\n');
+  const rel = `checkpoints/${X}/${rv}/k\uFFFD`;
+  const v = json<{ findings: { code: string; message: string; path: string }[] }>(runCli(['--dir', dir, 'verify', '-o', 'json']));
+  const mine = v.findings.filter((f) => f.path === rel);
+  t.equal(mine.length, 2, 'two findings, one each');
+  t.equal(mine.filter((f) => /not valid UTF-8 \(bytes 6bff\)/.test(f.message)).length, 1, 'the undecodable one, by its own bytes, once');
+  t.equal(mine.filter((f) => /characters a ConfigMap key may not contain/.test(f.message)).length, 1, 'the valid one, as a name the kubelet could not have written');
+  const j = json<{ checkpoints: { resourceVersion: string; files: { name: string; size: number }[] }[] }>(runCli(['--dir', dir, 'ls', '-o', 'json']));
+  t.same(j.checkpoints.find((c) => c.resourceVersion === rv)?.files.map((f) => [f.name, f.size]).filter(([n]) => n !== 'kubelet'), [['k\uFFFD', 2]], 'the valid one is listed, with its size');
+});
