@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import * as yaml from 'js-yaml';
-import { cliPath, copyFixture, json, runCli, tempDir, writeTree } from '../helpers.js';
+import { cliPath, copyFixture, json, repoRoot, runCli, tempDir, writeTree } from '../helpers.js';
 
 const hasKubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status === 0;
 
@@ -98,10 +98,44 @@ t.test('the Job container command, run here: one NodeReport on stdout', async (t
   const root = copyFixture('demo');
   writeTree(root, { 'etc/hostname': 'demo-node\n' });
   const doc = docsOf(runCli(['fleet', 'manifest', 'job', '--node', process.execPath, '--bundle', cliPath, '--host-root', root]).stdout)[0] as { spec: { template: { spec: { containers: { command: string[] }[] } } } };
-  const argv = doc.spec.template.spec.containers[0]!.command.map((a) => a.replace('$(NODE_NAME)', 'node-from-downward-api'));
-  const r = spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8', env: { PATH: process.env.PATH } });
+  const argv = doc.spec.template.spec.containers[0]!.command;
+  const r = spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8', env: { PATH: process.env.PATH, NODE_NAME: 'node-from-downward-api', TMPDIR: tempDir('kckpt-podtmp-') } });
   t.equal(r.status, 0, r.stderr);
   t.match(json({ code: 0, stdout: r.stdout, stderr: '' }), { kind: 'NodeReport', node: { name: 'node-from-downward-api' }, store: { state: 'ok' } });
+});
+
+// Found by a fleet review: node's images have no journalctl, so every report from a Job or
+// DaemonSet said "journalctl not found" and merge could never see a crash loop. The scripts
+// then run the node's own journalctl inside its root. Here the "node" is a fixture root with a
+// real journal (systemd-journal-remote) and this machine's /usr bind-mounted in, in a mount
+// namespace of its own; the pod's PATH has no journalctl.
+const REMOTE = ['/lib/systemd/systemd-journal-remote', '/usr/lib/systemd/systemd-journal-remote'].find((p) => fs.existsSync(p));
+const isRoot = process.getuid?.() === 0;
+t.test('the Job script without journalctl in the image: the node\'s own, through chroot, reads what the host\'s reads', { skip: !isRoot ? 'chroot and mounts need root' : !REMOTE ? 'systemd-journal-remote is not installed' : false }, async (t) => {
+  const host = copyFixture('demo');
+  writeTree(host, { 'etc/hostname': 'demo-node\n' });
+  const jdir = path.join(host, 'var/log/journal/a1b2c3d4e5f60718293a4b5c6d7e8f90');
+  fs.mkdirSync(jdir, { recursive: true });
+  const made = spawnSync(REMOTE!, ['-o', path.join(jdir, 'system.journal'), '-'], { input: fs.readFileSync(path.join(repoRoot, 'fixtures/journals/structured-1.22.export')) });
+  t.equal(made.status, 0, String(made.stderr));
+  // The node's programs: this machine's /usr (merged /usr: bin, lib, lib64, sbin are links into it).
+  fs.mkdirSync(path.join(host, 'usr'));
+  for (const l of ['bin', 'lib', 'lib64', 'sbin']) fs.symlinkSync(`usr/${l}`, path.join(host, l));
+  // The image: sh and the tools the script uses, and node; no journalctl.
+  const tools = tempDir('kckpt-image-');
+  for (const b of ['sh', 'mkdir', 'cat', 'chmod', 'chroot']) fs.symlinkSync(spawnSync('sh', ['-c', `command -v ${b}`], { encoding: 'utf8' }).stdout.trim(), path.join(tools, b));
+  const doc = docsOf(runCli(['fleet', 'manifest', 'job', '--node', process.execPath, '--bundle', cliPath, '--host-root', host]).stdout)[0] as { spec: { template: { spec: { containers: { command: string[] }[] } } } };
+  const [, , script, ...rest] = doc.spec.template.spec.containers[0]!.command;
+  const pod = spawnSync('unshare', ['-m', 'sh', '-c', 'mount --bind /usr "$HOST/usr" && exec env -i PATH="$TOOLS" TMPDIR="$PODTMP" NODE_NAME=node-1 sh -c "$SCRIPT" "$@"', 'sh', ...rest], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, HOST: host, TOOLS: tools, PODTMP: tempDir('kckpt-podtmp-'), SCRIPT: script },
+  });
+  t.equal(pod.status, 0, pod.stderr);
+  const viaPod = JSON.parse(pod.stdout) as { crashLoop: { checked: boolean; detail: string | null } };
+  t.equal(viaPod.crashLoop.checked, true, `the journal was read: ${viaPod.crashLoop.detail}`);
+  // The same node read with this machine's journalctl: the same crash-loop findings.
+  const direct = json<{ crashLoop: unknown }>(runCli(['--root', host, '-q', 'report', '--node-name', 'node-1', '--host', 'node-1']));
+  t.same(viaPod.crashLoop, direct.crashLoop);
 });
 
 t.test('the DaemonSet container script, run here: report file, done file, log, then it waits', async (t) => {
@@ -137,7 +171,7 @@ t.test('fleet manifest sonobuoy: a DaemonSet plugin whose container and podSpec 
   t.equal(out.code, 0, out.stderr);
   const plugin = docsOf(out.stdout)[0] as { 'sonobuoy-config': Record<string, string>; spec: { volumeMounts: { mountPath: string }[] }; podSpec: Record<string, unknown> };
   t.same(plugin['sonobuoy-config'], { driver: 'DaemonSet', 'plugin-name': 'kubelet-ckpt', 'result-format': 'raw', description: 'kubelet-ckpt NodeReport of every node' });
-  t.same(plugin.spec.volumeMounts.map((m) => m.mountPath), ['/host'], 'no results mount of its own: Sonobuoy adds it');
+  t.same(plugin.spec.volumeMounts.map((m) => m.mountPath), ['/host', '/tmp'], 'no results mount of its own: Sonobuoy adds it');
   const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'kubelet-ckpt-plugin', namespace: 'sonobuoy' }, spec: { ...plugin.podSpec, containers: [plugin.spec] } };
   const wire = await tripwire();
   t.teardown(wire.close);

@@ -12,13 +12,55 @@ export const APP_LABEL = 'kubelet-ckpt-report';
 const labels = { 'app.kubernetes.io/name': APP_LABEL, 'app.kubernetes.io/part-of': 'kubelet-ckpt' };
 
 /**
- * `node BUNDLE --root /host -q report --node-name $(NODE_NAME) --host $(NODE_NAME)` (the kubelet
- * expands $(NODE_NAME)). --host: a pod's host name is the pod's, new at every run, and report
- * merge kept two runs on one node as two nodes (found by review).
+ * The node's own journalctl, run inside its root, for an image that has none (node's images
+ * do not): report's crash-loop check reads the journal, and without it every fleet report said
+ * "journalctl not found" (found by a fleet review). Paths under the host root are given as the
+ * node sees them. chroot needs CAP_SYS_CHROOT, which container runtimes grant by default;
+ * Sonobuoy's own systemd-logs plugin reads the journal the same way.
  */
-function reportArgv(o: ManifestOptions): string[] {
-  return [o.node ?? 'node', o.bundle, '--root', o.hostRoot, '-q', 'report', '--node-name', '$(NODE_NAME)', '--host', '$(NODE_NAME)'];
-}
+const JOURNALCTL_WRAPPER = [
+  '#!/bin/sh',
+  'r="$KUBELET_CKPT_HOST_ROOT"',
+  'n=$#',
+  'while [ "$n" -gt 0 ]; do',
+  '  a="$1"; shift; n=$((n - 1))',
+  '  case "$a" in "$r"/*) a="${a#"$r"}" ;; esac',
+  '  set -- "$@" "$a"',
+  'done',
+  '# chroot from the image, journalctl from the node\'s own PATH.',
+  'c=$(command -v chroot)',
+  'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin exec "$c" "$r" journalctl "$@"',
+].join('\n');
+
+/**
+ * What every container script starts with ($2 is the host's root): a journalctl when the image
+ * has none, in a directory of the writable /tmp (the root file system is read-only).
+ */
+const PREAMBLE = [
+  'set -e',
+  'if ! command -v journalctl >/dev/null 2>&1; then',
+  '  b="${TMPDIR:-/tmp}/kubelet-ckpt-bin"',
+  '  mkdir -p "$b"',
+  `  cat > "$b/journalctl" <<'EOF'`,
+  JOURNALCTL_WRAPPER,
+  'EOF',
+  '  chmod 755 "$b/journalctl"',
+  '  export PATH="$b:$PATH" KUBELET_CKPT_HOST_ROOT="$2"',
+  'fi',
+];
+
+/**
+ * The Job's script: `node BUNDLE --root /host -q report --node-name $NODE_NAME --host $NODE_NAME`.
+ * --host: a pod's host name is the pod's, new at every run, and report merge kept two runs on
+ * one node as two nodes (found by review).
+ */
+const JOB_SCRIPT = [...PREAMBLE, 'exec "$0" "$1" --root "$2" -q report --node-name "$NODE_NAME" --host "$NODE_NAME"'].join('\n');
+
+/** `sh -c SCRIPT node BUNDLE HOSTROOT`. */
+const scriptCommand = (o: ManifestOptions, script: string): string[] => ['sh', '-c', script, o.node ?? 'node', o.bundle, o.hostRoot];
+
+/** /tmp, writable under a read-only root file system (the journalctl wrapper, results). */
+const TMP_VOLUME = { name: 'tmp', emptyDir: { sizeLimit: '64Mi' } };
 
 function container(o: ManifestOptions, command: string[], extraMounts: object[] = []) {
   return {
@@ -29,7 +71,7 @@ function container(o: ManifestOptions, command: string[], extraMounts: object[] 
     // Root reads the store (0700 directories) from a read-only mount and writes nothing there.
     securityContext: { runAsUser: 0, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false },
     resources: { requests: { cpu: '50m', memory: '64Mi' }, limits: { memory: '512Mi' } },
-    volumeMounts: [{ name: 'host', mountPath: o.hostRoot, readOnly: true }, ...extraMounts],
+    volumeMounts: [{ name: 'host', mountPath: o.hostRoot, readOnly: true }, { name: 'tmp', mountPath: '/tmp' }, ...extraMounts],
   };
 }
 
@@ -39,7 +81,7 @@ function podSpec(o: ManifestOptions, c: object, extra: Record<string, unknown>, 
     // Every node, control plane and tainted ones included (as Sonobuoy's default podSpec).
     tolerations: [{ operator: 'Exists' }],
     containers: [c],
-    volumes: [{ name: 'host', hostPath: { path: '/', type: 'Directory' } }, ...extraVolumes],
+    volumes: [{ name: 'host', hostPath: { path: '/', type: 'Directory' } }, TMP_VOLUME, ...extraVolumes],
   };
 }
 
@@ -72,7 +114,7 @@ export function jobManifest(o: ManifestOptions, targets: readonly string[]): str
     spec: {
       backoffLimit: 0,
       ttlSecondsAfterFinished: 86400,
-      template: { metadata: { labels }, spec: podSpec(o, container(o, reportArgv(o)), { ...(n ? { nodeName: n } : {}), restartPolicy: 'Never' }) },
+      template: { metadata: { labels }, spec: podSpec(o, container(o, scriptCommand(o, JOB_SCRIPT)), { ...(n ? { nodeName: n } : {}), restartPolicy: 'Never' }) },
     },
   }));
   return guide + dump(docs);
@@ -103,7 +145,7 @@ export function jobName(node: string): string {
  * would be restarted and report again.
  */
 const DS_SCRIPT = [
-  'set -e',
+  ...PREAMBLE,
   'd="${SONOBUOY_RESULTS_DIR:-/tmp/sonobuoy/results}"',
   'mkdir -p "$d"',
   'f="$d/report-$NODE_NAME.json"',
@@ -128,7 +170,7 @@ export function daemonSetManifest(o: ManifestOptions): string {
     'the archive: kubelet-ckpt report merge $(sonobuoy retrieve)',
     `Clean up: kubectl -n ${o.namespace} delete ds kubelet-ckpt-report`,
   ]);
-  const c = container(o, ['sh', '-c', DS_SCRIPT, o.node ?? 'node', o.bundle, o.hostRoot], [{ name: 'results', mountPath: '/tmp/sonobuoy/results' }]);
+  const c = container(o, scriptCommand(o, DS_SCRIPT), [{ name: 'results', mountPath: '/tmp/sonobuoy/results' }]);
   const ds = {
     apiVersion: 'apps/v1',
     kind: 'DaemonSet',
@@ -154,7 +196,7 @@ export function sonobuoyPlugin(o: ManifestOptions): string {
     '  sonobuoy run --plugin kubelet-ckpt-plugin.yaml --wait',
     '  kubelet-ckpt report merge "$(sonobuoy retrieve)"',
   ]);
-  const c = container(o, ['sh', '-c', DS_SCRIPT, o.node ?? 'node', o.bundle, o.hostRoot]);
+  const c = container(o, scriptCommand(o, DS_SCRIPT));
   const plugin = {
     'sonobuoy-config': { driver: 'DaemonSet', 'plugin-name': 'kubelet-ckpt', 'result-format': 'raw', description: 'kubelet-ckpt NodeReport of every node' },
     spec: c,
