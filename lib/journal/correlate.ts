@@ -123,7 +123,7 @@ export class Correlator {
   add(ev: JournalEvent, at: Stamp | null): string | null {
     if (isSystemdKind(ev.kind)) {
       this.sawSystemd = true;
-      this.countSystemdRestart(ev.kind);
+      this.countSystemdRestart(ev);
       this.cur = this.systemdEvent(ev, at);
     } else {
       this.pending = false;
@@ -239,14 +239,22 @@ export class Correlator {
   }
 
   /**
-   * restart-scheduled events (one per restart: older systemd logs both "scheduling restart"
-   * and "Scheduled restart job" for it); without systemd lines, changes of kubelet pid.
+   * restart-scheduled events, one per restart: older systemd logs "…, scheduling restart."
+   * and then "Scheduled restart job, …" for the same restart, so a job line right after a
+   * "scheduling restart" one is its pair; every other job line is a restart of its own (found
+   * by review: three "Scheduled restart job" lines with no "Started" between them, a failing
+   * ExecStartPre, counted as one). Without systemd lines, changes of kubelet pid count.
    */
-  private countSystemdRestart(kind: EventKind): void {
-    if (kind === 'restart-scheduled') {
-      if (!this.pending) this.systemdRestarts++;
-      this.pending = true;
-    } else if (kind === 'kubelet-started' || kind === 'kubelet-exited') {
+  private countSystemdRestart(ev: JournalEvent): void {
+    if (ev.kind === 'restart-scheduled') {
+      const job = /Scheduled restart job/.test(ev.message);
+      if (job && this.pending) {
+        this.pending = false;
+        return;
+      }
+      this.systemdRestarts++;
+      this.pending = !job;
+    } else if (ev.kind === 'kubelet-started' || ev.kind === 'kubelet-exited') {
       this.pending = false;
     }
   }

@@ -31,6 +31,15 @@ t.test('restarts: restart-scheduled events, one per restart', async (t) => {
   t.equal(correlate(events).restarts, 2);
 });
 
+t.test('found by review: "Scheduled restart job" lines with no "Started" between them are restarts each', async (t) => {
+  const job = (n: number) => ev('restart-scheduled', null, { message: `kubelet.service: Scheduled restart job, restart counter is at ${n}.` }, 10);
+  // A failing ExecStartPre: systemd restarts the unit and never logs Started (its Stopped and Failed lines are no events).
+  t.equal(correlate([job(1), job(2), job(3)]).restarts, 3);
+  // The older pair for one restart still counts once, also twice in a row.
+  const pair = () => [ev('restart-scheduled', null, { message: 'kubelet.service: Service hold-off time over, scheduling restart.' }, 10), ev('restart-scheduled', null, { message: 'kubelet.service: Scheduled restart job, restart counter is at 1.' }, 0)];
+  t.equal(correlate([...pair(), ...pair()]).restarts, 2);
+});
+
 t.test('restarts without systemd lines: changes of kubelet pid', async (t) => {
   const events = [ev('controller-start', 100), ev('controller-start', 200), ev('checkpoint-exists', 200), ev('controller-start', 300)];
   t.equal(correlate(events).restarts, 2);
