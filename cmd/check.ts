@@ -40,5 +40,5 @@ async function journalEvidence(root: string, s: import('../lib/session.js').Sess
   const { storeViewOf } = await import('../lib/journal/store-view.js');
   // NPD runs this on a live node (its pod mounts the node at /host, --root): a crash loop counts
   // while it lasts, as without --root (found by review: an ended loop held the condition).
-  return lastEvidence({ root, store: storeViewOf(s.snap), now: Date.now() });
+  return lastEvidence({ root, store: storeViewOf(s.snap) });
 }

@@ -101,5 +101,5 @@ async function journalEvidence(root: string, s: Session | null) {
   const { storeViewOf } = await import('../lib/journal/store-view.js');
   // As check --npd: the fleet's Job and DaemonSet run this on live nodes mounted at /host (--root),
   // where a crash loop counts while it lasts (found by review: one ended years ago put the node in trouble).
-  return lastEvidence({ root, store: s ? storeViewOf(s.snap) : null, now: Date.now() });
+  return lastEvidence({ root, store: s ? storeViewOf(s.snap) : null });
 }

@@ -26,8 +26,7 @@ export interface EvidenceOptions {
   journalDirs?: readonly string[];
   /**
    * The time a crash loop must be recent to: by default now for the live journal, and under
-   * --root (a dead node's disk) the journal's own end; given under --root for a live node
-   * mounted at /host (check --npd in its pod).
+   * --root the journal files' last write (journalLastWrite).
    */
   now?: number;
 }
@@ -73,6 +72,7 @@ export async function lastEvidence(opts: EvidenceOptions = {}): Promise<Evidence
   const root = opts.root && path.resolve(opts.root) !== '/' ? path.resolve(opts.root) : null;
   const dirs = root ? [resolveInRoot(root, '/var/log/journal')] : (opts.journalDirs ?? LIVE_JOURNAL_DIRS);
   if (!dirs.some((d) => d !== null && readableDir(d))) return none('no journal readable');
+  const at = opts.now ?? (root ? journalLastWrite(dirs[0]!) : Date.now());
   let result: JournalResult;
   const timeoutMs = opts.timeoutMs ?? 800;
   try {
@@ -84,15 +84,47 @@ export async function lastEvidence(opts: EvidenceOptions = {}): Promise<Evidence
       store: opts.store ?? null,
       journalctl: bin,
     });
-    if (read.stats.truncated) return cutShort(evidenceOf(read.result, now(opts, root)), timeoutMs);
+    if (read.stats.truncated) return cutShort(evidenceOf(read.result, at), timeoutMs);
     result = read.result;
   } catch (err) {
     return none(`journal not read: ${(err as Error).message}`);
   }
-  return evidenceOf(result, now(opts, root));
+  return evidenceOf(result, at);
 }
 
-const now = (opts: EvidenceOptions, root: string | null): number | null => opts.now ?? (root ? null : Date.now());
+/**
+ * When the journal under --root was last written: the newest mtime of its journal files (no
+ * later than now). journald writes them as long as the node runs, so on a live node mounted at
+ * /host (a fleet pod, kubectl debug) this is about now, and a crash loop that ended long ago
+ * is no current problem; on a dead node's disk it is when the node stopped, so the loop that
+ * stopped it counts. status, report and check --npd judge one --root alike (found by review:
+ * on a dead node's disk status said "crash loop" where report and check said none). Null (the
+ * journal's own end) when no file can be looked at.
+ */
+function journalLastWrite(dir: string): number | null {
+  let newest = -Infinity;
+  const look = (d: string, depth: number): void => {
+    let names: fs.Dirent[];
+    try {
+      names = fs.readdirSync(d, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of names) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory() && depth === 0) look(p, 1);
+      else if (e.isFile() && /\.journal~?$/.test(e.name)) {
+        try {
+          newest = Math.max(newest, fs.statSync(p).mtimeMs);
+        } catch {
+          /* gone meanwhile */
+        }
+      }
+    }
+  };
+  look(dir, 0);
+  return Number.isFinite(newest) ? Math.min(newest, Date.now()) : null;
+}
 
 /**
  * A read cut short holds the oldest of the newest entries, or nothing: what it found is told

@@ -190,16 +190,30 @@ t.test('a kubelet that exits at every start: a problem, and the line says the ku
   t.equal(r.stdout, 'kubelet exits at every start: unknown policy: "Static"\n');
 });
 
-t.test('found by a fleet review: check --npd under --root (a live node at /host) holds no condition for a crash loop that ended long ago', async (t) => {
+t.test('found by a fleet review: check --npd under --root (a live node at /host) holds no condition for a crash loop that ended long ago; on a dead node\'s disk it does, as report and status', async (t) => {
   const dir = t.testdir({ bin: {} });
   const root = path.join(dir, 'host');
-  fs.mkdirSync(path.join(root, 'var/log/journal'), { recursive: true });
+  const journal = path.join(root, 'var/log/journal/0123456789abcdef0123456789abcdef/system.journal');
+  fs.mkdirSync(path.dirname(journal), { recursive: true });
+  // A live node's journald writes its files all the time: their mtime is now.
+  fs.writeFileSync(journal, '');
   fs.cpSync(path.resolve('fixtures/stores/healthy'), path.join(root, 'var/lib/kubelet/dynamic-config'), { recursive: true });
-  // The journal ends in a crash loop on 2021-01-01: years before now.
+  // The journal's kubelet lines end in a crash loop on 2021-01-01: years before now.
   fs.writeFileSync(path.join(dir, 'bin/journalctl'), `#!/bin/sh\ncat '${path.resolve('fixtures/journals/legacy-1.13.json')}'\n`, { mode: 0o755 });
-  const run = (...args: string[]) => runCli(['--root', root, 'check', '--npd', ...args], { env: { PATH: `${path.join(dir, 'bin')}:${process.env.PATH}` } });
-  const r = run();
+  const run = (cmd: string[]) => runCli(['--root', root, ...cmd], { env: { PATH: `${path.join(dir, 'bin')}:${process.env.PATH}` } });
+  const r = run(['check', '--npd']);
   t.equal(r.code, 0, r.stdout);
   t.match(r.stdout, /^ok: /);
-  t.equal(run('--problem', 'crash-loop').code, 0, 'the temporary rule raises no event either');
+  t.equal(run(['check', '--npd', '--problem', 'crash-loop']).code, 0, 'the temporary rule raises no event either');
+  t.match(JSON.parse(run(['report', '--node-name', 'n1']).stdout).crashLoop, { checked: true, crashLoop: false });
+  t.notMatch(run(['status']).stdout, /crash loop/i, 'status judges the same --root alike');
+  // A dead node's disk: the journal was last written when the node stopped, in the loop.
+  const lastLine = JSON.parse(fs.readFileSync(path.resolve('fixtures/journals/legacy-1.13.json'), 'utf8').trim().split('\n').at(-1)!) as { __REALTIME_TIMESTAMP: string };
+  const stopped = new Date(Number(BigInt(lastLine.__REALTIME_TIMESTAMP) / 1000n) + 60_000);
+  fs.utimesSync(journal, stopped, stopped);
+  const dead = run(['check', '--npd']);
+  t.equal(dead.code, 1, dead.stdout);
+  t.match(dead.stdout, /^kubelet crash loop/);
+  t.match(JSON.parse(run(['report', '--node-name', 'n1']).stdout).crashLoop, { checked: true, crashLoop: true });
+  t.match(run(['status']).stdout, /crash loop/i, 'status agrees (found by review: it alone said so)');
 });
