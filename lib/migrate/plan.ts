@@ -209,7 +209,7 @@ function notUsingDkc(where: string, configPath: string | null): NothingToMigrate
 function gatePlan(ctx: RecoveryContext, req: MigrateRequest, cl: { argv: string[]; source: string }, configPath: string | null, gateInConfig: boolean): MigratePlan {
   const root = ctx.root;
   const refusals: CkptError[] = [];
-  const warnings = [`the kubelet's command line (from the ${cl.source}) has no --dynamic-config-dir, so it does not read the store, but it still sets the ${DKC_GATE} gate, which a 1.24+ kubelet refuses: only the gate is removed`];
+  const warnings = [`the kubelet's command line (from the ${cl.source}) has no --dynamic-config-dir, so it does not read the store, but it still sets the ${DKC_GATE} gate, which a 1.26+ kubelet refuses whatever its value (1.24 and 1.25 refuse it set to true): only the gate is removed`];
   if (gateInConfig) refusals.push(gateInConfigRefusal(configPath));
   const edited = editFiles(root, cl.argv, null, flagFiles(root));
   refusals.push(...edited.problems);
@@ -229,7 +229,7 @@ function gatePlan(ctx: RecoveryContext, req: MigrateRequest, cl: { argv: string[
 
 /** The --config file sets the gate a 1.24+ kubelet refuses, in a file kubelet-ckpt does not edit. */
 function gateInConfigRefusal(configPath: string | null): RefusedError {
-  return new RefusedError(`${configPath ?? 'the --config file'} sets featureGates.${DKC_GATE}, which a 1.24+ kubelet refuses, and kubelet-ckpt does not edit that file`, `remove ${DKC_GATE} from its featureGates by hand, then re-run`, 'FLAGS_UNPARSEABLE');
+  return new RefusedError(`${configPath ?? 'the --config file'} sets featureGates.${DKC_GATE}, which a 1.26+ kubelet refuses whatever its value (1.24 and 1.25 refuse it set to true), and kubelet-ckpt does not edit that file`, `remove ${DKC_GATE} from its featureGates by hand, then re-run`, 'FLAGS_UNPARSEABLE');
 }
 
 /** The Node's name for the next steps: report's rule (under --root, the disk's /etc/hostname), else a placeholder. */

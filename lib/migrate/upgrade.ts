@@ -10,6 +10,7 @@ import { UsageError } from '../errors.js';
 import { loadCheckpointConfig } from '../config/load.js';
 import { deepClone, type ConfigObject } from '../config/objpath.js';
 import { parseKubeletFlags } from '../config/flags.js';
+import { removedBefore } from '../config/gates-removed.data.js';
 import { atLeast, SUPPORTED_VERSIONS, type KubeletVersion } from '../config/version.js';
 import { KUBELET_COMPARE } from '../diff/decode.js';
 import { compareValues, type Change } from '../diff/semantic.js';
@@ -150,6 +151,17 @@ function firstGoneFlag(argv: readonly string[], minor: number): string | null {
   return null;
 }
 
+/**
+ * The gates set on the command line and in the local --config file (the kubelet sets both
+ * through one SetFromMap), but DynamicKubeletConfig, which startupExit judges on its own.
+ */
+function gatesSet(s: Session): string[] {
+  const fg = parseKubeletFlags(s.kubeletArgv, s.judgeOptions.version).overrides.find((o) => o.path === 'featureGates');
+  const names = new Set([...Object.keys((fg?.value as Record<string, boolean> | undefined) ?? {}), ...Object.keys(s.judgeOptions.localGates ?? {})]);
+  names.delete(DKC_GATE);
+  return [...names].sort();
+}
+
 /** The kubelet's own words when X.Y would not start with this command line and local file. */
 export function startupExit(s: Session, to: UpgradeTarget): string | null {
   const dirFlag = dirFlagAsWritten(s.kubeletArgv);
@@ -165,10 +177,16 @@ export function startupExit(s: Session, to: UpgradeTarget): string | null {
     return 'Error: cannot set feature gate DynamicKubeletConfig to true, feature is locked to false';
   }
   if (to.minor >= 26 && (fromFlag !== undefined || fromFile !== undefined)) {
-    return 'Error: failed to set feature gates from initial flags-based config: unrecognized feature gate: DynamicKubeletConfig';
+    return unrecognizedGate(DKC_GATE);
   }
-  return null;
+  // Any other gate a later release removed stops it the same way (found by review: kubespray's
+  // CSIMigration, which migrate carries into the --config file, stops a 1.27 kubelet; Go's map
+  // order picks which of several the kubelet names).
+  const removed = to.minor >= 24 ? gatesSet(s).find((g) => removedBefore(g, to.minor)) : undefined;
+  return removed ? unrecognizedGate(removed) : null;
 }
+
+const unrecognizedGate = (gate: string) => `Error: failed to set feature gates from initial flags-based config: unrecognized feature gate: ${gate}`;
 
 function localConfig(s: Session, root: string): { config: ConfigObject | null; path: string | null; error: string | null } {
   const p = s.local.path;
@@ -262,7 +280,7 @@ export function upgradeCheck(s0: Session, opts: { to: string; root: string }): U
     const l = localConfig(s, opts.root);
     if (l.error) after = { starts: false, exitMessage: l.error, source: 'none', ref: null, path: l.path, config: null, reason: `the local config fails: ${l.error}` };
     else after = { starts: true, exitMessage: null, source: 'local', ref: null, path: l.path, config: l.config, reason: `a ${toText} kubelet has no config controller: it never opens the store and runs ${l.path ? `the --config file ${l.path}` : 'the defaults'} with its flags` };
-    if (to.minor > 23) notes.push(`flags and fields are judged with the 1.23 rules, the newest kubelet-ckpt models; of what later releases removed only the dockershim (1.24) and klog (1.26) flags and --container-runtime (1.27) are checked, not fields or gates`);
+    if (to.minor > 23) notes.push(`flags and fields are judged with the 1.23 rules, the newest kubelet-ckpt models; of what later releases removed, the dockershim (1.24) and klog (1.26) flags, --container-runtime (1.27) and the feature gates later releases removed are checked, not fields, nor gates that became locked`);
   } else {
     // Still reads the store: its next start as X.Y judges it (found by review: a 1.21 node going
     // to 1.22 was judged with 1.21's rules); a release kubelet-ckpt does not model, as now.

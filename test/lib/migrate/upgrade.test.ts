@@ -47,6 +47,13 @@ t.test('start-up, in the kubelet\'s words, per release', async (t) => {
     [['--v=2', '--log_dir', '/var/log', '--network-plugin=cni'], null, '1.26', /^Error: failed to parse kubelet flag: unknown flag: --log_dir$/],
     [['--container-runtime=remote'], null, '1.26', null],
     [['--container-runtime=remote'], null, '1.27', /^Error: failed to parse kubelet flag: unknown flag: --container-runtime$/],
+    // A gate a later release removed, in the --config file or the flags (found by a migrate
+    // review: kubespray's CSIMigration, carried into the config file, stops a 1.27 kubelet).
+    [[], `${HEAD}featureGates:\n  CSIMigration: true\n`, '1.26', null],
+    [[], `${HEAD}featureGates:\n  CSIMigration: true\n`, '1.27', /^Error: failed to set feature gates from initial flags-based config: unrecognized feature gate: CSIMigration$/],
+    [['--feature-gates=RotateKubeletServerCertificate=true,TTLAfterFinished=true'], null, '1.25', /unrecognized feature gate: TTLAfterFinished$/],
+    [['--feature-gates=TTLAfterFinished=true'], null, '1.24', null],
+    [['--feature-gates=RotateKubeletServerCertificate=true'], `${HEAD}featureGates:\n  GracefulNodeShutdown: true\n`, '1.30', null],
   ];
   for (const [argv, local, to, want] of rows) {
     const got = startupExit(node(argv, local), parseTarget(to));
