@@ -89,7 +89,21 @@ export async function readJournalDetailed(opts: ReadJournalOptions, onProgress?:
   // Files are filtered here; journalctl filters its own (and validates the syntax).
   const since = isText && opts.since ? parseTimeBound(opts.since, now, '--since') : null;
   const until = isText && opts.until ? parseTimeBound(opts.until, now, '--until') : null;
-  const maxEvents = opts.maxEvents ?? DEFAULT_MAX_EVENTS;
+  // Year-less lines take their year from the file's last line: a window judged while reading
+  // would use the year the lines so far suggest, so a file that can be read twice is read once
+  // for that year first, and then as with --year (found by review: across a year step in the
+  // file, --since kept events before it and --until dropped events inside it).
+  if ((since !== null || until !== null) && opts.year === undefined && spec.kind === 'file' && opts.file !== '-' && !spec.follow && !opts.tailBytes) {
+    const year = (await scanWith(opts, spec, now, null, null, 1)).pipeline.firstYear();
+    if (year !== null) return readJournalDetailed({ ...opts, year }, onProgress);
+  }
+  const { pipeline, bytes, skipped, src, aborted } = await scanWith(opts, spec, now, since, until, opts.maxEvents ?? DEFAULT_MAX_EVENTS, onProgress);
+  const result = pipeline.finish(skipped);
+  return { result, stats: { bytes, omitted: result.truncated, source: src.label, truncated: aborted, warnings: src.warnings } };
+}
+
+/** Open the source and feed every line through a pipeline with this window. */
+async function scanWith(opts: ReadJournalOptions, spec: SourceSpec, now: Date, since: number | null, until: number | null, maxEvents: number, onProgress?: (p: Progress) => void) {
   const abort = new AbortController();
   spec.signal = abort.signal;
   const timer = opts.timeoutMs ? setTimeout(() => abort.abort(), opts.timeoutMs) : null;
@@ -115,8 +129,7 @@ export async function readJournalDetailed(opts: ReadJournalOptions, onProgress?:
     if (timer) clearTimeout(timer);
     src.close();
   }
-  const result = pipeline.finish(skipped);
-  return { result, stats: { bytes, omitted: result.truncated, source: src.label, truncated: abort.signal.aborted, warnings: src.warnings } };
+  return { pipeline, bytes, skipped, src, aborted: abort.signal.aborted };
 }
 
 export function sourceSpec(opts: ReadJournalOptions): SourceSpec {

@@ -128,6 +128,11 @@ export class Pipeline {
     this.live(ev);
   }
 
+  /** Once every line is in: the year of the first year-less line (what --year would give), or null when there was none. */
+  firstYear(): number | null {
+    return this.years.version > 0 ? this.years.yearFor(0, this.yearOpts()) : null;
+  }
+
   /** The result: listed events with their final times, and the summaries over every event. */
   finish(skipped: number): JournalResult {
     const events: JournalEvent[] = [];

@@ -84,6 +84,24 @@ t.test('year inference across New Year: --year, the mtime, or now', async (t) =>
   t.equal(byYear.events.at(-1)?.time?.slice(0, 4), '2031');
 });
 
+t.test('found by review: --since/--until judge year-less lines by the year the whole file gives them', async (t) => {
+  const U = '705ab4f5-6393-11e8-b7cc-42010a800002';
+  const P = '/api/v1/namespaces/kube-system/configmaps/cm1';
+  const line = (mon: string, day: string, pid: number, rv: string) =>
+    `${mon} ${day} 10:00:01 n1 kubelet[${pid}]: I0${mon === 'Feb' ? 2 : 1}${day} 10:00:01.000000     ${pid} fsstore.go:116] kubelet config controller: loading Kubelet configuration checkpoint for source ${P}, UID: ${U}, ResourceVersion: ${rv}\n`;
+  const file = path.join(t.testdir(), 'wrap.log');
+  // Feb, then Jan: the year steps between them; the file was last written in March 2022.
+  fs.writeFileSync(file, line('Feb', '10', 100, '5') + line('Jan', '05', 200, '6'));
+  fs.utimesSync(file, new Date('2022-03-15T12:00:00Z'), new Date('2022-03-15T12:00:00Z'));
+  const times = (r: JournalResult) => r.events.map((e) => [e.time?.slice(0, 10), e.resourceVersion]);
+  t.same(times(await readJournal({ file, utc: true })), [['2021-02-10', '5'], ['2022-01-05', '6']]);
+  t.same(times(await readJournal({ file, utc: true, since: '2022-01-01 00:00:00 UTC' })), [['2022-01-05', '6']], 'the 2021 event is outside');
+  t.same(times(await readJournal({ file, utc: true, until: '2021-12-31 00:00:00 UTC' })), [['2021-02-10', '5']], 'the 2021 event is inside');
+  const windowed = await readJournal({ file, utc: true, since: '2022-01-01 00:00:00 UTC' });
+  t.same(windowed.checkpoints.map((c) => c.resourceVersion), ['6'], 'and only what is inside is correlated');
+  t.same(times(await readJournal({ file, utc: true, year: 2021, since: '2022-01-01 00:00:00 UTC' })), [['2022-01-05', '6']], '--year agrees');
+});
+
 t.test('local time zone unless utc', async (t) => {
   const utc = await read('structured-1.22.short.log', { year: 2022 });
   const local = await read('structured-1.22.short.log', { year: 2022, utc: false });
