@@ -333,7 +333,9 @@ export async function runMigrateUndo(args: RecoveryArgs, s: Session, backup: Mig
   const ctx = await recoveryContext(args, s, commandLineOf(words, args));
   const m = await import('../lib/migrate/apply.js');
   const p = m.planMigrateUndo(ctx, backup, { force: args.force, restartKubelet: args['restart-kubelet'] });
-  await runFilePlan(args, streams, mode, m.previewMigrateUndo(p), p.refusals, () => m.applyMigrateUndo(ctx, p));
+  // Named with the store and --root, as migrate's own (found by review: a bare `kubelet-ckpt undo`).
+  const undo = `${commandPrefix({ ...args, dir: s.snap.dynamicConfigDir })} undo`;
+  await runFilePlan(args, streams, mode, m.previewMigrateUndo(p), p.refusals, () => m.applyMigrateUndo(ctx, p), undo);
 }
 
 /** A dry run's exit: the code the real run's first refusal would end it with (4 refused, 3 cannot write), 0 when none. */

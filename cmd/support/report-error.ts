@@ -13,6 +13,8 @@ export function rawFormat(argv: readonly string[]): string {
   let f = 'text';
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
+    // After `--` every word is an argument (a ref `-ojson`), no option (found by review).
+    if (a === '--') break;
     if (a === '-o' || a === '--output') f = argv[i + 1] ?? f;
     else if (a.startsWith('--output=')) f = a.slice(9);
     else if (a.startsWith('-o') && a.length > 2 && !a.startsWith('--')) f = a.slice(2).replace(/^=/, '');

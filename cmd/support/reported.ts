@@ -6,6 +6,7 @@ export async function runReported(argv: readonly string[], run: () => Promise<vo
     await run();
   } catch (err) {
     const { reportError } = await import('./report-error.js');
-    process.exitCode = reportError(err, argv, argv.includes('-v') || argv.includes('--verbose'));
+    const options = argv.includes('--') ? argv.slice(0, argv.indexOf('--')) : argv;
+    process.exitCode = reportError(err, argv, options.includes('-v') || options.includes('--verbose'));
   }
 }

@@ -105,7 +105,19 @@ function changeOf(w: Write): MigrateChange {
   };
 }
 
-const refusalText = (e: CkptError) => `${e.message}${e.hint ? ` (${e.hint})` : ''}`;
+/**
+ * A refusal as one string: the hint right after the message's first line, before any detail it
+ * carries (a diff), so a dry run's text, which shows first lines, keeps the remedy (found by
+ * review: "…differs from the export:" and nothing after it, the "pass --force" lost).
+ */
+function refusalText(e: CkptError): string {
+  if (!e.hint) return e.message;
+  const nl = e.message.indexOf('\n');
+  if (nl < 0) return `${e.message} (${e.hint})`;
+  const first = e.message.slice(0, nl);
+  const colon = first.endsWith(':');
+  return `${colon ? first.slice(0, -1) : first} (${e.hint})${colon ? ':' : ''}${e.message.slice(nl)}`;
+}
 
 function writesOf(plan: MigratePlan): Write[] {
   return plan.changes.map((c: FileChange) => ({ file: c.file, after: c.after, edits: c.edits, diff: c.diff }));
@@ -372,6 +384,8 @@ function guardOf(ctx: RecoveryContext, plan: { dynamicConfigDir: string; store: 
 
 export interface MigrateUndoPlan {
   id: string;
+  /** --root ('/' on a live node). */
+  root: string;
   commandLine: string;
   store: string;
   dynamicConfigDir: string;
@@ -411,7 +425,7 @@ export function planMigrateUndo(ctx: RecoveryContext, backup: MigrateBackup, o: 
     else refusals.push(new RefusedError(msg, 'look at those files; pass --force to restore the backup anyway', 'CHANGED_SINCE_BACKUP'));
   }
   nodeWriteBlocks(writes.map((w) => ({ ...w, owner: w.restore && w.restore.mode !== null ? { uid: w.restore.uid ?? 0, gid: w.restore.gid ?? 0 } : null })), refusals);
-  return { id: m.id, commandLine: ctx.commandLine, store: snap.storeDir, dynamicConfigDir: snap.dynamicConfigDir, writes, warnings, refusals, overrides: o };
+  return { id: m.id, root: ctx.root, commandLine: ctx.commandLine, store: snap.storeDir, dynamicConfigDir: snap.dynamicConfigDir, writes, warnings, refusals, overrides: o };
 }
 
 /** Milliseconds to microsecond precision, for utimes (a double cannot carry nanoseconds this far from 1970). */
@@ -437,7 +451,7 @@ function metaSame(file: NodeFile, f: SavedFile): boolean {
 function undoResult(p: MigrateUndoPlan, dryRun: boolean): MigrateResult {
   return {
     apiVersion: 'kubelet-ckpt/v1', kind: 'MigrateResult', command: 'undo', dryRun, changes: p.writes.map(changeOf), backup: null, warnings: [...p.warnings],
-    nextSteps: p.writes.length ? ['systemctl daemon-reload && systemctl restart kubelet: the kubelet runs with its restored flags and files again'] : [], configPath: null, source: null, kubeadm: null, restored: p.id,
+    nextSteps: !p.writes.length ? [] : p.root !== '/' ? ['put the disk back and boot the node: its kubelet runs with its restored flags and files again'] : ['systemctl daemon-reload && systemctl restart kubelet: the kubelet runs with its restored flags and files again'], configPath: null, source: null, kubeadm: null, restored: p.id,
   };
 }
 

@@ -222,7 +222,7 @@ function gatePlan(ctx: RecoveryContext, req: MigrateRequest, cl: { argv: string[
     kind: 'migrate', commandLine: ctx.commandLine, store: s.snap.storeDir, dynamicConfigDir: s.snap.dynamicConfigDir, root,
     export: null, configPath, configAdded: false, changes: edited.changes, warnings, refusals, overrides,
     // Nothing was assigned that this kubelet runs: no configz check or assignment to clear.
-    nextSteps: nextSteps(overrides, null),
+    nextSteps: nextSteps(overrides, null, root),
     kubeadm: null,
   };
 }
@@ -243,9 +243,11 @@ function nodeNameOf(argv: readonly string[], root: string): string {
  * of the gate alone has neither. `kubeconfig`: --kubeconfig, which the kubectl commands then
  * name (an admin's; the kubelet's own node credentials may not patch its Node's spec).
  */
-function nextSteps(overrides: Overrides, confirm: { configPath: string; node: string; kubeconfig: string | null; kubeadm: boolean } | null): string[] {
+function nextSteps(overrides: Overrides, confirm: { configPath: string; node: string; kubeconfig: string | null; kubeadm: boolean } | null, root: string): string[] {
   const steps = [];
-  if (!overrides.restartKubelet) steps.push('restart the kubelet on its old version: systemctl daemon-reload && systemctl restart kubelet');
+  // Under --root the files are a node disk mounted here: systemctl here is this machine's kubelet (found by review).
+  if (root !== '/') steps.push('put the disk back and boot the node: its kubelet starts, on its old version, with these files');
+  else if (!overrides.restartKubelet) steps.push('restart the kubelet on its old version: systemctl daemon-reload && systemctl restart kubelet');
   if (confirm) {
     const { configPath, node, kubeconfig } = confirm;
     const kubectl = kubeconfig ? `kubectl --kubeconfig ${shellWord(kubeconfig)}` : 'kubectl';
@@ -336,7 +338,7 @@ export async function planMigrate(ctx: RecoveryContext, req: MigrateRequest): Pr
     warnings,
     refusals,
     overrides,
-    nextSteps: nextSteps(overrides, { configPath, node: nodeNameOf(cl.argv, root), kubeconfig, kubeadm: isKubeadm }),
+    nextSteps: nextSteps(overrides, { configPath, node: nodeNameOf(cl.argv, root), kubeconfig, kubeadm: isKubeadm }, root),
     kubeadm,
   };
 }

@@ -11,8 +11,9 @@ export function renderNextSteps(steps: readonly NextStep[] | undefined, ctx: Tex
   const lines = ['', 'Next steps:'];
   for (const s of steps) {
     const cmd = `  ${ctx.p.bold(s.command)}`;
-    const pad = ' '.repeat(Math.max(1, COL - s.command.length - 2));
-    if (s.command.length + 2 < COL && (!ctx.tty || COL + s.why.length <= ctx.width)) lines.push(`${cmd}${pad}${ctx.p.dim(s.why)}`);
+    // At least two spaces between the command and why, or why goes below (found by review: a
+    // 33-character command got one space, and read, and pasted, as one command line).
+    if (s.command.length + 4 <= COL && (!ctx.tty || COL + s.why.length <= ctx.width)) lines.push(`${cmd}${' '.repeat(COL - s.command.length - 2)}${ctx.p.dim(s.why)}`);
     else lines.push(cmd, ...fitText(s.why, ctx.width - 6, !!ctx.tty).map((w) => `      ${ctx.p.dim(w)}`));
   }
   return lines;

@@ -114,7 +114,8 @@ export function renderStatus(r: StatusReport, ctx: TextContext): string {
   const none = others > 0 ? `${p.green('none')} (${verify} also checks the other ${others > 1 ? `${others} checkpoints` : 'checkpoint'})` : p.green('none');
   const prob = c.error + c.warning === 0 ? none : [c.error ? p.red(`${c.error} error${c.error > 1 ? 's' : ''}`) : '', c.warning ? p.yellow(`${c.warning} warning${c.warning > 1 ? 's' : ''}`) : ''].filter(Boolean).join(', ') + ` (see ${verify})`;
   const scope = p.dim('  (assigned and last-known-good payloads; `verify` checks every checkpoint)');
-  lines.push(row('Problems', prob));
+  const [pfirst, ...prest] = fitText(prob, ctx.width - L, !!ctx.tty);
+  lines.push(row('Problems', pfirst!), ...prest.map(more));
   if (ctx.verbose) lines.push(scope);
   if (ctx.verbose && r.localConfig) lines.push(row('Local config', r.localConfig));
   if (r.journal?.read) {

@@ -224,7 +224,8 @@ export function resolveRef(snap: Snapshot, ref: string, opts: ResolveOptions = {
   if (parts.length > 2) throw new UsageError(`bad ref "${ref}": expected UID/RV`, 'a file path must start with /, ./ or ../', 'UNKNOWN_REF');
   // `assigned/42`, `local/config.yaml`: a named ref takes no resourceVersion (it said "unknown
   // ref "assigned"; did you mean assigned?", found by review).
-  if (parts.length === 2 && NAMED_REFS.includes(parts[0]!)) {
+  // A UID of that name (or starting with it) is still a checkpoint's (found by a review of this change).
+  if (parts.length === 2 && NAMED_REFS.includes(parts[0]!) && !uidsWithPrefix(snap, parts[0]!).length && !snap.uids.some((u) => u.uid === parts[0])) {
     const alone = new UsageError(`bad ref "${ref}": ${parts[0]} names a config by itself and takes no "/${parts[1]}"`, `name it alone (${parts[0]}), or a checkpoint as UID/RV; a file path must start with /, ./ or ../`, 'UNKNOWN_REF');
     throw fileHint(alone, ref, opts.cwd ?? process.cwd());
   }

@@ -372,6 +372,11 @@ t.test('-- ends the options: what follows is an argument, even one starting with
   t.equal(extra.code, 2);
   t.match(extra.stderr, /too many arguments: "--no-journal"/);
   t.notMatch(extra.stderr, /\0/, 'no mark leaks into a message');
+  // Nor is -o or -v read from there when the error is reported (found by a review of this change).
+  const ref = runCli(['--dir', dcd, 'show', '--', '-ojson']);
+  t.equal(ref.code, 2);
+  t.match(ref.stderr, /^error: unknown ref "-ojson"/, 'a text error: -ojson was a ref');
+  t.notMatch(runCli(['--dir', dcd, 'show', '--', '-v']).stderr, /at |stack/i);
 });
 
 t.test('found by review: a valid name holding U+FFFD beside an undecodable one that reads the same: each is itself', async (t) => {

@@ -98,6 +98,11 @@ t.test('a named ref given a resourceVersion says so, and never suggests itself',
     t.equal(e.message, `bad ref "${ref}": ${ref.split('/')[0]} names a config by itself and takes no "/${ref.split('/')[1]}"`);
     t.notMatch(e.message, /did you mean/);
   }
+  // A UID named like a ref (or starting like one) is still reached as UID/RV (found by a review of this change).
+  writeTree(dcd, { 'store/checkpoints/local/5/kubelet': GOOD_PAYLOAD });
+  const named = runCli(['--dir', dcd, 'show', 'local/5', '--raw']);
+  t.equal(named.code, 0, named.stderr);
+  t.equal(named.stdout, GOOD_PAYLOAD);
   writeTree(dcd, { 'local/config.yaml': GOOD_PAYLOAD });
   const r = runCli(['--dir', dcd, 'diff', 'local/config.yaml', '-o', 'json'], { cwd: dcd });
   t.equal(r.code, 2);

@@ -166,6 +166,14 @@ t.test('the DaemonSet container script, run here: report file, done file, log, t
   t.same(fs.readdirSync(results).sort(), ['done', 'report-ds-node.json']);
 });
 
+t.test('found by a review of this change: --host-root is taken in the form the tool resolves --root to (the journalctl wrapper strips it off paths)', async (t) => {
+  for (const kind of ['job', 'daemonset', 'sonobuoy']) {
+    const docs = docsOf(runCli(['fleet', 'manifest', kind, '--host-root', '/host//x/../']).stdout);
+    t.match(JSON.stringify(docs), /"\/host"/, kind);
+    t.notMatch(JSON.stringify(docs), /\/host\//, `${kind}: no /host/ left`);
+  }
+});
+
 t.test('fleet manifest sonobuoy: a DaemonSet plugin whose container and podSpec kubectl reads as a Pod', { skip: hasKubectl ? false : 'kubectl is not installed' }, async (t) => {
   const out = runCli(['fleet', 'manifest', 'sonobuoy']);
   t.equal(out.code, 0, out.stderr);

@@ -619,3 +619,17 @@ t.test('found by review: the kubelet already runs its own --config file (empty m
   t.equal(r.code, 4, r.stdout);
   t.match(r.stdout + r.stderr, /config\.yaml sets featureGates\.DynamicKubeletConfig, which a 1\.26\+ kubelet refuses whatever its value/);
 });
+
+t.test('found by an operator review: a dry run keeps the refusal\'s remedy; under --root the next steps boot the node; undo of a migration names the store', async (t) => {
+  const root = copyLayout('kubeadm');
+  const dry = runCli(['--root', root, 'migrate', '--dry-run']);
+  t.equal(dry.code, 4);
+  t.match(dry.stdout, /The real run would refuse:\n {2}\/var\/lib\/kubelet\/config\.yaml exists and differs from the export \(the old local config is replaced as a whole[^\n]*pass --force to write it\):\n/);
+  t.match(dry.stdout, /Still to do:\n {2}1\. put the disk back and boot the node: its kubelet starts, on its old version, with these files\n/);
+  t.notMatch(dry.stdout, /systemctl restart kubelet/, 'never this machine\'s kubelet');
+  t.equal(runCli(['--root', root, 'migrate', '--yes', '--force']).code, 0);
+  const undo = runCli(['--root', root, '--dir', path.join(root, 'var/lib/kubelet/dynamic-config'), 'undo', '--yes']);
+  t.equal(undo.code, 0, undo.stderr);
+  t.match(undo.stdout, new RegExp(`kubelet-ckpt --root ${root.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} --dir \\S+ undo`), 'the printed undo names --root and the store');
+  t.match(undo.stdout, /put the disk back and boot the node: its kubelet runs with its restored flags and files again/);
+});

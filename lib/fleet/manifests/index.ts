@@ -1,6 +1,7 @@
 // `fleet manifest KIND`: the text of a ready-to-use configuration for the engine that runs
 // kubelet-ckpt on many nodes.
 
+import path from 'node:path';
 import { UsageError } from '../../errors.js';
 import { ansiblePlaybook } from './ansible.js';
 import { daemonSetManifest, jobManifest, sonobuoyPlugin } from './kube.js';
@@ -33,7 +34,8 @@ function goDurationOrNull(v: string): bigint | null {
   }
 }
 
-function checkOptions(o: AllManifestOptions): void {
+/** The options checked, with --host-root in the form the tool resolves --root to. */
+function checkOptions(o: AllManifestOptions): AllManifestOptions {
   for (const [name, v] of [['--interval', o.interval], ['--timeout', o.timeout]] as const) {
     const ns = GO_DURATION.test(v) ? goDurationOrNull(v) : null;
     if (ns === null) throw new UsageError(`${name} ${JSON.stringify(v)} is not a Go duration`, 'write it as NPD does: 30s, 1m, 1m30s');
@@ -42,10 +44,13 @@ function checkOptions(o: AllManifestOptions): void {
   }
   if (!o.bundle.startsWith('/')) throw new UsageError(`--bundle ${JSON.stringify(o.bundle)} must be an absolute path`, 'the engines resolve relative paths against their own working directory');
   if (!o.hostRoot.startsWith('/')) throw new UsageError(`--host-root ${JSON.stringify(o.hostRoot)} must be an absolute path`);
+  // As the tool resolves --root: the pods' journalctl takes the node's paths off what it is
+  // given by that form (found by review: /host/ kept /host/var/log/journal, which the node lacks).
+  return { ...o, hostRoot: path.posix.resolve(o.hostRoot) };
 }
 
-export function manifest(kind: ManifestKind, o: AllManifestOptions): string {
-  checkOptions(o);
+export function manifest(kind: ManifestKind, given: AllManifestOptions): string {
+  const o = checkOptions(given);
   switch (kind) {
     case 'npd':
       // NPD checks each rule's path with os.Stat, from its own working directory, and looks up
