@@ -127,17 +127,23 @@ function oddEntry(e: Entry, rule: string, ref: string | null): Finding {
   return f('error', 'CHECKPOINT_ENTRY', `${e.rel} is ${entryKindText(e)}${e.error ? `, and ${e.error}` : `; ${rule}`}`, e.rel, ref);
 }
 
-function structureFindings(snap: Snapshot): Finding[] {
+/**
+ * What lies around the checkpoints: meta/'s leftovers, checkpoints/' odd entries, each UID
+ * directory's. With refs (`only`), the UID directories of other UIDs and checkpoints/' odd
+ * entries are not theirs (found by review: `verify assigned` exited 1 on another UID's leftovers).
+ */
+function structureFindings(snap: Snapshot, only: ReadonlySet<string> | undefined): Finding[] {
   const out: Finding[] = [];
   for (const e of snap.metaOthers) {
     if (e.name.startsWith('tmp_')) out.push(tmpFinding(e, 'in meta/'));
     else if (e.kind === 'unreadable') out.push(unreadable(e));
   }
   if (snap.checkpointsDir.kind === 'unreadable') out.push(f('error', 'UNREADABLE', `checkpoints/ cannot be read: ${snap.checkpointsDir.error}`, 'checkpoints', null));
-  for (const e of snap.checkpointsOthers) {
-    out.push(oddEntry(e, 'the kubelet only creates UID directories here', null));
+  if (!only) {
+    for (const e of snap.checkpointsOthers) out.push(oddEntry(e, 'the kubelet only creates UID directories here', null));
   }
   for (const u of snap.uids) {
+    if (only && !uidOf(only, u.uid)) continue;
     if (u.listError) out.push(f('error', 'UNREADABLE', `${u.entry.rel} cannot be read: ${u.listError}`, u.entry.rel, null));
     const why = unsafeNameReason(u.uid);
     if (why) out.push(f('error', 'CHECKPOINT_ENTRY', `UID directory name ${why}`, u.entry.rel, null));
@@ -175,7 +181,9 @@ function checkpointEntryFindings(cp: Checkpoint, ref: string): Finding[] {
     out.push(f('error', 'CHECKPOINT_ENTRY', `${cp.rel} is a symbolic link to ${cp.entry.linkTarget ?? '?'}; the kubelet writes a directory here (not followed)`, cp.rel, ref));
     return out;
   }
-  if (cp.listError) out.push(f('error', 'UNREADABLE', `${cp.rel} cannot be read: ${cp.listError}`, cp.rel, ref));
+  // A name that is not text is not read, not unreadable: CHECKPOINT_ENTRY, as for a UID (found by review).
+  if (cp.listError && undecodableName(cp.listError)) out.push(f('error', 'CHECKPOINT_ENTRY', `${cp.rel} is ${entryKindText(cp.entry)}, and ${cp.listError}`, cp.rel, ref));
+  else if (cp.listError) out.push(f('error', 'UNREADABLE', `${cp.rel} cannot be read: ${cp.listError}`, cp.rel, ref));
   for (const e of cp.others) {
     out.push(oddEntry(e, `a checkpoint holds only regular files${e.kind === 'symlink' ? ' (not followed)' : ''}`, ref));
   }
@@ -200,6 +208,15 @@ function permissionFinding(e: Entry, euid: number, ref: string | null): Finding 
   return f('error', 'PERMISSIONS', `${e.rel || 'the store'} ${problems.join(' and ')}: whoever can write it decides the kubelet's configuration`, e.rel || '.', ref);
 }
 
+/** A listing's error that says the name is not valid UTF-8 (snapshot.ts undecodableWhy), not that it could not be read. */
+const undecodableName = (why: string): boolean => why.startsWith('its name is not valid UTF-8');
+
+/** Whether refs name a checkpoint of this UID. */
+function uidOf(only: ReadonlySet<string>, uid: string): boolean {
+  for (const r of only) if (r.slice(0, r.lastIndexOf('/')) === uid) return true;
+  return false;
+}
+
 function permissionFindings(snap: Snapshot, only: Set<string> | undefined): Finding[] {
   const out: (Finding | null)[] = [];
   const check = (e: Entry, ref: string | null = null) => out.push(permissionFinding(e, snap.euid, ref));
@@ -208,6 +225,7 @@ function permissionFindings(snap: Snapshot, only: Set<string> | undefined): Find
   check(snap.checkpointsDir);
   for (const n of META_NAMES) check(snap.meta[n].entry, n);
   for (const u of snap.uids) {
+    if (only && !uidOf(only, u.uid)) continue;
     check(u.entry);
     for (const cp of u.checkpoints) {
       const ref = `${cp.uid}/${cp.rv}`;
@@ -317,7 +335,7 @@ export function verifyStore(snap: Snapshot, opts: VerifyOptions): VerifyReport {
   const findings: Finding[] = [];
   for (const n of ['last-known-good', 'assigned'] as const) findings.push(...metaFindings(snap, n, decoded[n]), ...referencedFindings(snap, n, decoded[n]));
   const sources = metaSourcesOf(decoded);
-  findings.push(...structureFindings(snap), ...stateFindings(snap), ...permissionFindings(snap, opts.only));
+  findings.push(...structureFindings(snap, opts.only), ...stateFindings(snap), ...permissionFindings(snap, opts.only));
   const ctx: PayloadContext = { snap, opts, sources };
   const lkg = decoded['last-known-good'];
   const lkgRef = lkg.state === 'source' ? `${lkg.source.uid}/${lkg.source.resourceVersion}` : null;
@@ -325,11 +343,14 @@ export function verifyStore(snap: Snapshot, opts: VerifyOptions): VerifyReport {
   for (const u of snap.uids) {
     for (const cp of u.checkpoints) {
       const ref = `${cp.uid}/${cp.rv}`;
-      if (opts.only && !opts.only.has(ref)) continue;
-      findings.push(...checkpointEntryFindings(cp, ref));
+      // Last-known-good outside the refs is still judged for LKG_UNUSABLE: the meta files are
+      // always checked, and "not on disk" already was (found by review: an invalid one was not).
+      const lkgOnly = opts.only !== undefined && !opts.only.has(ref);
+      if (lkgOnly && ref !== lkgRef) continue;
+      if (!lkgOnly) findings.push(...checkpointEntryFindings(cp, ref));
       if (opts.payloads === 'referenced' && !sources.names(cp) && lkgRef !== ref) continue;
       const p = payloadFindings(cp, ref, ctx, ref === lkgRef ? lkgKey : null);
-      findings.push(...p.findings);
+      if (!lkgOnly) findings.push(...p.findings);
       const lj = p.lkgJudgement;
       if (ref === lkgRef && lj && lj.stage !== 'ok') {
         findings.push(f('error', 'LKG_UNUSABLE', `last-known-good ${ref} would not ${lj.stage === 'load-error' ? 'load' : 'validate'}: if the assigned config fails, the kubelet will not start`, `${cp.rel}`, 'last-known-good'));

@@ -261,7 +261,7 @@ t.test('ls, verify, prune: a checkpoint directory whose name is not valid UTF-8 
   const text = runCli(['--dir', dir, 'ls']);
   t.match(text.stdout, `\n    ${X} \uFFFD\uFFFD     2026-11-20 10:00:00Z error   (not listed: see below)\n`);
   t.match(text.stdout, `not listed: ${rel}: ${why} (kubelet-ckpt --dir ${shellWord(dir)} verify reports it)\n`);
-  t.match(runCli(['--dir', dir, 'verify']).stdout, `${rel} cannot be read: ${why}\n`);
+  t.match(runCli(['--dir', dir, 'verify']).stdout, `${rel} is a directory, and ${why}\n`, 'CHECKPOINT_ENTRY, as for a UID: it is not unreadable (found by review)');
   const prune = runCli(['--dir', dir, 'prune']);
   t.equal(prune.code, 0);
   t.match(prune.stderr, `warning: not pruned: ${rel} cannot be listed (${why}); inspect it and remove it by hand`);
@@ -393,4 +393,31 @@ t.test('found by review: a valid name holding U+FFFD beside an undecodable one t
   t.equal(mine.filter((f) => /characters a ConfigMap key may not contain/.test(f.message)).length, 1, 'the valid one, as a name the kubelet could not have written');
   const j = json<{ checkpoints: { resourceVersion: string; files: { name: string; size: number }[] }[] }>(runCli(['--dir', dir, 'ls', '-o', 'json']));
   t.same(j.checkpoints.find((c) => c.resourceVersion === rv)?.files.map((f) => [f.name, f.size]).filter(([n]) => n !== 'kubelet'), [['k\uFFFD', 2]], 'the valid one is listed, with its size');
+});
+
+t.test('found by a verify review: verify REF judges the refs, the meta files and last-known-good, not other UIDs\' debris', async (t) => {
+  const dcd = tempDir('kckpt-vref-');
+  const U1 = 'aaaa0000-0000-4000-8000-000000000001';
+  const U2 = 'bbbb0000-0000-4000-8000-000000000002';
+  writeTree(dcd, {
+    'store/meta/assigned': metaYaml({ uid: U1, rv: '2' }),
+    'store/meta/last-known-good': metaYaml({ uid: U1, rv: '1' }),
+    [`store/checkpoints/${U1}/2/kubelet`]: GOOD_PAYLOAD,
+    [`store/checkpoints/${U1}/1/kubelet`]: `${GOOD_PAYLOAD}maxPods: -1\n`,
+    [`store/checkpoints/${U2}/1/kubelet`]: `${GOOD_PAYLOAD}maxPods: -1\n`,
+    [`store/checkpoints/${U2}/junkfile`]: 'x',
+    [`store/checkpoints/${U2}/tmp_1xyz/kubelet`]: 'x',
+  });
+  fs.symlinkSync('/etc', path.join(dcd, 'store/checkpoints/evil'));
+  type R = { ok: boolean; findings: { code: string; path: string | null }[] };
+  const v = runCli(['--dir', dcd, 'verify', '-o', 'json', 'assigned']);
+  const j = json<R>(v);
+  t.same(j.findings.map((x) => x.code), ['LKG_UNUSABLE'], 'only what concerns the meta files and the ref: last-known-good would not validate');
+  t.equal(v.code, 1);
+  fs.writeFileSync(path.join(dcd, `store/checkpoints/${U1}/1/kubelet`), GOOD_PAYLOAD);
+  const ok = runCli(['--dir', dcd, 'verify', '-o', 'json', 'assigned']);
+  t.equal(ok.code, 0, ok.stdout);
+  t.same(json<R>(ok).findings, []);
+  const whole = json<R>(runCli(['--dir', dcd, 'verify', '-o', 'json']));
+  t.same(whole.findings.map((x) => x.code).sort(), ['CHECKPOINT_ENTRY', 'CHECKPOINT_ENTRY', 'PAYLOAD_INVALID', 'TMP_LEFTOVER'], 'a whole-store verify still reports them all');
 });
