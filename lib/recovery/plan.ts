@@ -4,7 +4,7 @@
 
 import { sha256Hex } from '../builtins.js';
 import path from 'node:path';
-import { CkptError, RefusedError, UsageError } from '../errors.js';
+import { CkptError, EnvError, RefusedError, UsageError } from '../errors.js';
 import type { Session } from '../session.js';
 import { encodeEmptyMeta, encodeMeta } from '../store/encode.js';
 import { decodeMeta, decodeMetaState, type MetaDecode } from '../store/meta.js';
@@ -294,8 +294,15 @@ export function parseConfigMapFlag(v: string): { namespace: string; name: string
  */
 function fromMeta(d: MetaDecode, name: MetaName, via: string): ConfigMapSource | null {
   if (d.state === 'missing' || d.state === 'empty') return null;
-  const hint = via === 'rollback' ? 'name the config directly: kubelet-ckpt reset assigned --to UID/RV (or --to local)' : 'name the config directly: --to UID/RV or --to local';
-  if (d.state === 'error' || d.state === 'unreadable') {
+  // `kubelet-ckpt` after a backtick: the printed hint then carries the run's --root/--dir (self.ts; found by review).
+  const hint = via === 'rollback' ? 'name the config directly: `kubelet-ckpt reset assigned --to UID/RV` (or `--to local`)' : 'name the config directly: --to UID/RV or --to local';
+  // A meta file that cannot be read says so, exit 3 as DESIGN's environment errors (found by
+  // review: permission denied was "cannot be decoded", refused, exit 4, and no word of root).
+  if (d.state === 'unreadable') {
+    const denied = /permission denied/i.test(d.error);
+    throw new EnvError(`${via}: meta/${name} cannot be read (${d.error}), so there is no source to copy`, denied ? 'run kubelet-ckpt as root (sudo)' : hint, 'META_UNREADABLE');
+  }
+  if (d.state === 'error') {
     throw new RefusedError(`${via}: meta/${name} cannot be decoded (${d.error}), so there is no source to copy`, hint, 'TARGET_UNDECODABLE');
   }
   if (d.unsafe.length) {

@@ -421,3 +421,17 @@ t.test('found by a verify review: verify REF judges the refs, the meta files and
   const whole = json<R>(runCli(['--dir', dcd, 'verify', '-o', 'json']));
   t.same(whole.findings.map((x) => x.code).sort(), ['CHECKPOINT_ENTRY', 'CHECKPOINT_ENTRY', 'PAYLOAD_INVALID', 'TMP_LEFTOVER'], 'a whole-store verify still reports them all');
 });
+
+t.test('found by an operator review: rollback on a meta file it may not read is exit 3 with the root hint; its other hint names the store', { skip: !isRoot && 'setpriv to nobody needs root' }, async (t) => {
+  const root = copyFixture('demo', t.testdir({}));
+  for (let d = root; d !== '/'; d = path.dirname(d)) fs.chmodSync(d, fs.statSync(d).mode | 0o005);
+  const meta = path.join(root, 'var/lib/kubelet/dynamic-config/store/meta');
+  for (const m of ['assigned', 'last-known-good']) fs.chmodSync(path.join(meta, m), 0o600);
+  const r = asNobody(['--root', root, 'rollback', '--dry-run', '-o', 'json']);
+  t.equal(r.code, 3, r.stderr);
+  t.match(JSON.parse(r.stderr).error, { code: 'META_UNREADABLE', message: 'rollback: meta/last-known-good cannot be read (permission denied), so there is no source to copy', hint: 'run kubelet-ckpt as root (sudo)' });
+  const hostile = copyFixture('stores/hostile', t.testdir({}));
+  const h = runCli(['--dir', hostile, 'rollback', '--dry-run']);
+  t.equal(h.code, 4);
+  t.match(h.stderr, `hint: name the config directly: \`kubelet-ckpt --dir ${shellWord(hostile)} reset assigned --to UID/RV\``);
+});
