@@ -43,7 +43,7 @@ async function statusReport(args: Args, s: Session): Promise<StatusReport> {
   const report = buildStatus(s, problemsOf(s));
   // Always present in JSON: null says it was not read (--no-journal), not that it holds nothing.
   report.journal = args.journal ? await journalEvidence(args, s) : { read: false, lastEvent: null, summary: null, restarts: null, crashLoop: null };
-  report.nextSteps = nextSteps(commandPrefix(args), { nextBoot: report.nextBoot, findings: report.problems, crashLoop: report.journal?.crashLoop ?? undefined, from: 'status' });
+  report.nextSteps = nextSteps(commandPrefix(args), { nextBoot: report.nextBoot, findings: report.problems, crashLoop: report.journal?.crashLoop ?? undefined, lastKnownGood: report.lastKnownGood !== null, from: 'status' });
   return report;
 }
 

@@ -16,6 +16,8 @@ export interface StepInputs {
   nextBoot?: (Pick<NextBoot, 'source' | 'willStart' | 'statusError'> & { exitsAfterBootstrap?: string | null }) | null;
   findings: readonly Pick<Finding, 'code' | 'severity'>[];
   crashLoop?: boolean | undefined;
+  /** meta/last-known-good names a checkpoint (it decodes): status knows, verify does not say. */
+  lastKnownGood?: boolean;
   /** The command asking: it does not suggest itself. */
   from: 'status' | 'verify';
 }
@@ -38,6 +40,12 @@ export function nextSteps(prefix: string, i: StepInputs): NextStep[] {
   }
   // Past its config bootstrap, then down at every start (verify says so with NEXT_BOOT_FAILS): as bad as not starting.
   const exits = nb?.willStart === true && (!!nb.exitsAfterBootstrap || has('NEXT_BOOT_FAILS'));
+  // meta/assigned cannot be decoded (the kubelet stops on it) while last-known-good decodes and
+  // would load: rollback puts the node back on the config it last ran; reset all would drop it
+  // for the local config (found by an operator review: only reset all was offered).
+  if (nb?.willStart === false && i.lastKnownGood && has('META_DECODE') && !has('LKG_UNUSABLE')) {
+    add('rollback --dry-run', 'meta/assigned cannot be decoded: what making last-known-good, which would load, the assigned config would write');
+  }
   if (nb?.willStart === false || exits) {
     add('reset all --dry-run', `the kubelet ${exits ? 'exits at every start' : 'will not start'}: what resetting both meta files to the local config would write`);
   } else if (nb?.source === 'last-known-good' || (nb?.statusError && nb.source === 'local')) {

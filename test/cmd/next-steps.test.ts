@@ -151,3 +151,18 @@ t.test('found by a fidelity review: a misspelt flag, or --version, in the unit: 
     t.match(json<{ ok: boolean; findings: { code: string }[] }>(v), { ok: false, findings: [{ code: 'STARTUP_FAILS' }] });
   }
 });
+
+t.test('found by an operator review: meta/assigned undecodable, last-known-good good: rollback first, then reset all', async (t) => {
+  const root = copyFixture('demo');
+  const meta = path.join(root, 'var/lib/kubelet/dynamic-config/store/meta/assigned');
+  fs.writeFileSync(meta, 'apiVersion: [\n');
+  const r = runCli(['--root', root, 'status', '--no-journal']);
+  t.equal(r.code, 1);
+  const steps = r.stdout.slice(r.stdout.indexOf('Next steps:')).split('\n').filter((l) => /^ {2}\S/.test(l)).map((l) => l.trim().replace(/^kubelet-ckpt --root \S+ /, ''));
+  t.same(steps.slice(0, 2), ['rollback --dry-run', 'reset all --dry-run']);
+  const dry = runCli(['--root', root, 'rollback', '--dry-run']);
+  t.equal(dry.code, 0, 'and the rollback it suggests would be done');
+  // With last-known-good unusable as well, rollback is not offered.
+  fs.writeFileSync(path.join(root, 'var/lib/kubelet/dynamic-config/store/meta/last-known-good'), 'apiVersion: [\n');
+  t.notMatch(runCli(['--root', root, 'status', '--no-journal']).stdout, /rollback/);
+});
