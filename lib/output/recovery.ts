@@ -109,7 +109,8 @@ function renderPrune(r: RecoveryResult, ctx: TextContext): string {
     lines.push(`${r.dryRun ? 'would move' : 'moved'} ${humanBytes(r.freedBytes)} (${r.freedBytes} bytes) out of the store into ${r.dryRun ? 'a' : 'the'} backup, kept for undo: no space is freed`);
   } else if (r.freedBytes !== undefined) lines.push(`${r.dryRun ? 'would free' : 'freed'} ${humanBytes(r.freedBytes)} (${r.freedBytes} bytes)${n ? ` in ${n} checkpoint${n === 1 ? '' : 's'}` : ''}`);
   lines.push(...refusals(r, ctx), ...backupLines(r), ...kubeletLine(r));
-  if (r.dryRun && !r.restored) lines.push(moves ? 'pass --yes to move them' : 'pass --yes to remove them');
+  // Not after "the real run would stop here" (found by an operator review: it read as "go ahead").
+  if (r.dryRun && !r.restored && !r.wouldRefuse?.length) lines.push(moves ? 'pass --yes to move them' : 'pass --yes to remove them');
   return lines.join('\n');
 }
 

@@ -12,7 +12,7 @@ import { placeOf as whereIs, samePlace, type Place } from '../store/mounts.js';
 import type { Entry } from '../store/snapshot.js';
 import { metaSources } from '../store/refs.js';
 import { metaReferences, storeDirsRefusal } from './prune.js';
-import { ChangedError, changedOr, hintFor, isOurTemp, tempName } from './atomic.js';
+import { ChangedError, changedOr, hintFor, isOurTemp, tempName, writeBlock } from './atomic.js';
 import { appendAudit, auditDone, otherStoreCheck, backupId, backupsDirOf, currentActor, discardBackup, ensureBackupsDir, openBackups, stateDirOf, type Manifest } from './backup.js';
 import { guarded } from './guard.js';
 import { openSub } from './lock.js';
@@ -334,6 +334,11 @@ export function planUnclean(ctx: RecoveryContext, backup: { id: string; path: st
   }
   const unsure: string[] = [];
   removalInterlocks(ctx, req, refusals, unsure);
+  // Each move renames out of the backup into the store: both directories are written (found by
+  // a review: the dry run said 0 where the real run failed, permission denied, exit 3).
+  removalWriteBlocks(snap.storeDir, moves.map((m) => m.from), 'nothing was put back', refusals);
+  const from = moves.length ? writeBlock(path.dirname(path.join(backup.path, moves[0]!.to)), `the backup ${backup.id}`, 'nothing was put back') : null;
+  if (from) refusals.push(from);
   return { kind: 'unclean', commandLine: ctx.commandLine, store: snap.storeDir, dynamicConfigDir: snap.dynamicConfigDir, backup, moves, warnings: [...unsure, ...warnings], refusals, overrides: req };
 }
 

@@ -4,7 +4,7 @@ import t from 'tap';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { asNobody, isRoot, json, runCli } from '../helpers.js';
+import { asNobody, copyFixture, isRoot, json, runCli } from '../helpers.js';
 import { UID, kubeletBin, makeStore, startKubelet, treeHash } from '../lib/recovery/fixtures/index.js';
 
 const cli = (dcd: string, ...args: string[]) => runCli(['--dir', dcd, ...args]);
@@ -186,4 +186,24 @@ t.test('checkpoints/ that cannot be listed: clean and prune say so (exit 3), nev
     t.notMatch(said, /no leftovers/);
   }
   t.ok(fs.existsSync(path.join(dcd, 'store/meta/tmp_assigned421')), 'nothing moved');
+});
+
+t.test('found by a review: undo of a clean whose leftover\'s place cannot be written: the dry run exits 3 as the real run does', { skip: !isRoot && 'setpriv to nobody needs root' }, async (t) => {
+  const U = '946d785e-998a-11e7-a8dd-42010a800006';
+  const dcd = copyFixture('stores/healthy', t.testdir({}));
+  for (let d = path.dirname(dcd); d !== '/'; d = path.dirname(d)) fs.chmodSync(d, fs.statSync(d).mode | 0o005);
+  const leftover = path.join(dcd, 'store/checkpoints', U, 'tmp_123');
+  fs.mkdirSync(leftover);
+  fs.copyFileSync(path.join(dcd, 'store/checkpoints', U, '119980/kubelet'), path.join(leftover, 'kubelet'));
+  spawnSync('chown', ['-R', '65534:65534', dcd]);
+  const c = asNobody(['--dir', dcd, 'clean', '--yes']);
+  t.equal(c.code, 0, c.stderr);
+  fs.chownSync(path.join(dcd, 'store/checkpoints', U), 0, 0);
+  fs.chmodSync(path.join(dcd, 'store/checkpoints', U), 0o755);
+  const dry = asNobody(['--dir', dcd, 'undo', '--dry-run']);
+  t.equal(dry.code, 3, dry.stdout + dry.stderr);
+  t.match(dry.stdout, /checkpoints\/946d785e-998a-11e7-a8dd-42010a800006\/ cannot be written: permission denied; nothing was put back/);
+  const real = asNobody(['--dir', dcd, 'undo', '--yes']);
+  t.equal(real.code, 3, real.stderr);
+  t.notOk(fs.existsSync(leftover), 'nothing put back');
 });
