@@ -8,6 +8,7 @@
 import { isFailure, isSystemdKind, parseApiPath, type CheckpointSummary, type JournalEvent, type JournalResult, type ProcessSummary } from './events.js';
 import { goUnquote, parseStructured } from './klog.js';
 import { printable } from '../output/sanitize.js';
+import { foldWords } from '../output/wrap.js';
 
 export interface RenderOptions {
   color: boolean;
@@ -62,7 +63,13 @@ function timeline(events: readonly JournalEvent[], fmt: (iso: string | null) => 
     const text = textOf(e);
     // A narrow terminal leaves the message too little room: it goes on its own line below.
     const room = width - head.length;
-    const line = room >= MIN_MESSAGE || text.length <= room ? head + fit(text, room) : `${head.trimEnd()}\n      ${fit(text, width - 6)}`;
+    // A failure's reason is what the operator came for: whole, folded below when it does not
+    // fit (found by an operator review: "failed to decode, error: cou…" at 80 columns).
+    const line =
+      text.length <= room ? head + text
+      : fail ? `${head.trimEnd()}\n${foldWords(text, width - 6).map((l) => `      ${l}`).join('\n')}`
+      : room >= MIN_MESSAGE ? head + fit(text, room)
+      : `${head.trimEnd()}\n      ${fit(text, width - 6)}`;
     if (fail) return paint(RED, line);
     if (RESTART_KINDS.has(e.kind)) return paint(YELLOW, line);
     if (isSystemdKind(e.kind)) return paint(DIM, line);
@@ -159,7 +166,7 @@ function checkpointTable(cps: readonly CheckpointSummary[], fmt: (iso: string | 
     t(c.lastSeen),
     configMapName(c.apiPath),
   ]);
-  return table(['UID', 'RV', 'EVENTS', 'ON DISK', 'FIRST SEEN', 'LAST SEEN', 'CONFIGMAP'], rows, width, 6);
+  return table(['UID', 'RV', 'EVENTS', 'ON DISK', 'FIRST SEEN', 'LAST SEEN', 'CONFIGMAP'], rows, width, 6, fitMiddle);
 }
 
 function processTable(ps: readonly ProcessSummary[], fmt: (iso: string | null) => string, width: number, paint: (c: string, s: string) => string): string[] {
@@ -194,12 +201,13 @@ function summaryLine(r: JournalResult, paint: (c: string, s: string) => string):
   return r.crashLoop ? `${counts}\n${paint(RED, 'CRASH LOOP: 3 or more failed starts within 10 minutes')}` : `${counts}, no crash loop`;
 }
 
-/** Columns padded to their widest cell; column `flex` is cut to fit `width`. */
-function table(head: string[], rows: string[][], width: number, flex: number): string[] {
+/** Columns padded to their widest cell; column `flex` is cut to fit `width` (by `cut`). */
+function table(head: string[], rows: string[][], width: number, flex: number, cut: (s: string, n: number) => string = fit): string[] {
   const widths = head.map((h, i) => maxLen([h, ...rows.map((r) => r[i]!)]));
   const total = widths.reduce((a, b) => a + b, 0) + 2 * (widths.length - 1) + 2;
   if (total > width) widths[flex] = Math.max(6, widths[flex]! - (total - width));
-  const line = (cells: string[]) => '  ' + cells.map((c, i) => (i === cells.length - 1 ? fit(c, widths[i]!) : fit(c, widths[i]!).padEnd(widths[i]!))).join('  ');
+  const cell = (c: string, i: number) => (i === flex ? cut : fit)(c, widths[i]!);
+  const line = (cells: string[]) => '  ' + cells.map((c, i) => (i === cells.length - 1 ? cell(c, i) : cell(c, i).padEnd(widths[i]!))).join('  ');
   return [line(head), ...rows.map(line)].map((l) => l.trimEnd());
 }
 
@@ -224,6 +232,17 @@ function timeFormatter(times: readonly (string | null)[]): { fmt: (iso: string |
 
 function maxLen(xs: readonly string[]): number {
   return xs.reduce((m, x) => Math.max(m, x.length), 0);
+}
+
+/**
+ * Cut to `n` characters in the middle: ConfigMaps of one namespace differ at their end
+ * (node-config-a, node-config-b), which a cut at the end made alike (found by an operator review).
+ */
+function fitMiddle(s: string, n: number): string {
+  if (!Number.isFinite(n) || s.length <= n) return s;
+  if (n <= 3) return fit(s, n);
+  const tail = Math.ceil((n - 1) / 2);
+  return `${s.slice(0, n - 1 - tail)}…${s.slice(s.length - tail)}`;
 }
 
 /** Cut to `n` characters with an ellipsis. */

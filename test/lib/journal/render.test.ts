@@ -41,6 +41,25 @@ t.test('one year: the year goes to the heading; width truncates messages', async
   t.match(wide, /^  3f9d2b1a-0c4e-4d5f-8a6b-7c8d9e0f1a2b\s/m, 'wide: full UIDs to copy');
 });
 
+t.test('found by an operator review: at 80 columns a failure\'s reason is whole, folded below; ConfigMaps are cut in the middle', async (t) => {
+  const r = await readJournal({ file: path.join(FIX, 'structured-1.22.short.log'), year: 2022, utc: true });
+  const text = renderJournalText(r, { color: false, width: 80 });
+  const wide = renderJournalText(r, { color: false, width: 1000 });
+  const failures = r.events.filter((e) => ['bootstrap-failed', 'validate-failed', 'load-failed', 'feature-gate-off'].includes(e.kind));
+  t.ok(failures.length > 0);
+  const joined = text.replace(/\n {6}/g, ' ');
+  for (const e of failures) {
+    const whole = wide.split('\n').find((l) => l.startsWith('!') && l.includes(e.kind))!;
+    const reason = whole.slice(whole.lastIndexOf(e.kind)).replace(/^\S+\s+\S+\s+/, '');
+    t.ok(joined.includes(reason), `${e.kind}: the whole reason: ${reason.slice(0, 50)}`);
+  }
+  for (const l of text.split('\n')) if (!l.startsWith('      ')) t.ok([...l].length <= 80, `fits 80 columns: ${l.slice(0, 40)}`);
+  const table = (s: string) => s.slice(s.indexOf('\nCheckpoints\n')).split('\n\n')[0]!.split('\n').slice(3).map((l) => l.trim().split(/\s+/).at(-1));
+  const cut = table(text);
+  t.equal(new Set(cut).size, new Set(table(wide)).size, `the ConfigMaps stay told apart: ${cut.join(' ')}`);
+  t.ok(new Set(table(wide)).size > 1);
+});
+
 t.test('colour: failures red, restarts yellow, systemd dim', async (t) => {
   const r: JournalResult = {
     events: [
