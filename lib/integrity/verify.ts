@@ -98,7 +98,10 @@ function referencedFindings(snap: Snapshot, name: MetaName, d: MetaDecode): Find
     // A UID directory that is a symbolic link is CHECKPOINT_ENTRY's; the kubelet follows it to
     // whatever is there, so "not on disk" would be a guess (found by review).
     if (!u && snap.checkpointsOthers.some((o) => o.name === s.uid && o.kind === 'symlink')) return [];
-    return [f('error', 'CHECKPOINT_MISSING', `meta/${name} names checkpoint ${ref}, which is not on disk`, `checkpoints/${ref}`, name)];
+    // Something else in its place (a regular file) is there, but is no checkpoint (found by review: "not on disk").
+    const other = u?.others.find((o) => o.name === s.resourceVersion);
+    const why = other ? `which is ${entryKindText(other)}, not a checkpoint directory` : 'which is not on disk';
+    return [f('error', 'CHECKPOINT_MISSING', `meta/${name} names checkpoint ${ref}, ${why}`, `checkpoints/${ref}`, name)];
   }
   // A directory that could not be listed (UNREADABLE says so) is not one without files.
   if (cp.entry.kind !== 'dir' || !s.kubeletConfigKey || cp.listError) return [];
@@ -361,7 +364,8 @@ export function verifyStore(snap: Snapshot, opts: VerifyOptions): VerifyReport {
     }
   }
   if (lkgRef && findings.some((x) => x.code === 'CHECKPOINT_MISSING' && x.ref === 'last-known-good')) {
-    findings.push(f('error', 'LKG_UNUSABLE', `last-known-good ${lkgRef} is not on disk: if the assigned config fails, the kubelet will not start`, `checkpoints/${lkgRef}`, 'last-known-good'));
+    const lkgWhy = findings.find((x) => x.code === 'CHECKPOINT_MISSING' && x.ref === 'last-known-good')!.message.replace(/^.*, which /, '');
+    findings.push(f('error', 'LKG_UNUSABLE', `last-known-good ${lkgRef} ${lkgWhy}: if the assigned config fails, the kubelet will not start`, `checkpoints/${lkgRef}`, 'last-known-good'));
   }
   const st = opts.local.startup;
   const nb = predictNextBoot(snap, { reader: opts.reader, judge: opts.judge, local: opts.local, version: opts.version });

@@ -435,3 +435,16 @@ t.test('found by an operator review: rollback on a meta file it may not read is 
   t.equal(h.code, 4);
   t.match(h.stderr, `hint: name the config directly: \`kubelet-ckpt --dir ${shellWord(hostile)} reset assigned --to UID/RV\``);
 });
+
+t.test('found by a verify review: a regular file where a named checkpoint should be is said as such, not "not on disk"', async (t) => {
+  const dcd = tempDir('kckpt-cpfile-');
+  const U = 'aaaa0000-0000-4000-8000-000000000009';
+  writeTree(dcd, { 'store/meta/assigned': metaYaml({ uid: U, rv: '1' }), 'store/meta/last-known-good': metaYaml({ uid: U, rv: '1' }), [`store/checkpoints/${U}/1`]: 'hi\n' });
+  const j = json<{ findings: { code: string; message: string }[] }>(runCli(['--dir', dcd, 'verify', '-o', 'json']));
+  const msgs = j.findings.filter((f) => f.code === 'CHECKPOINT_MISSING' || f.code === 'LKG_UNUSABLE').map((f) => f.message);
+  t.same(msgs.sort(), [
+    `last-known-good ${U}/1 is a regular file, not a checkpoint directory: if the assigned config fails, the kubelet will not start`,
+    `meta/assigned names checkpoint ${U}/1, which is a regular file, not a checkpoint directory`,
+    `meta/last-known-good names checkpoint ${U}/1, which is a regular file, not a checkpoint directory`,
+  ]);
+});
