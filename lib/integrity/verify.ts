@@ -135,18 +135,18 @@ function oddEntry(e: Entry, rule: string, ref: string | null): Finding {
  * directory's. With refs (`only`), the UID directories of other UIDs and checkpoints/' odd
  * entries are not theirs (found by review: `verify assigned` exited 1 on another UID's leftovers).
  */
-function structureFindings(snap: Snapshot, only: ReadonlySet<string> | undefined): Finding[] {
+function structureFindings(snap: Snapshot, only: ReadonlySet<string> | undefined, uids: ReadonlySet<string>): Finding[] {
   const out: Finding[] = [];
   for (const e of snap.metaOthers) {
     if (e.name.startsWith('tmp_')) out.push(tmpFinding(e, 'in meta/'));
     else if (e.kind === 'unreadable') out.push(unreadable(e));
   }
   if (snap.checkpointsDir.kind === 'unreadable') out.push(f('error', 'UNREADABLE', `checkpoints/ cannot be read: ${snap.checkpointsDir.error}`, 'checkpoints', null));
-  if (!only) {
-    for (const e of snap.checkpointsOthers) out.push(oddEntry(e, 'the kubelet only creates UID directories here', null));
+  for (const e of snap.checkpointsOthers) {
+    if (!only || uids.has(e.name)) out.push(oddEntry(e, 'the kubelet only creates UID directories here', null));
   }
   for (const u of snap.uids) {
-    if (only && !uidOf(only, u.uid)) continue;
+    if (only && !uids.has(u.uid)) continue;
     if (u.listError) out.push(f('error', 'UNREADABLE', `${u.entry.rel} cannot be read: ${u.listError}`, u.entry.rel, null));
     const why = unsafeNameReason(u.uid);
     if (why) out.push(f('error', 'CHECKPOINT_ENTRY', `UID directory name ${why}`, u.entry.rel, null));
@@ -214,13 +214,22 @@ function permissionFinding(e: Entry, euid: number, ref: string | null): Finding 
 /** A listing's error that says the name is not valid UTF-8 (snapshot.ts undecodableWhy), not that it could not be read. */
 const undecodableName = (why: string): boolean => why.startsWith('its name is not valid UTF-8');
 
-/** Whether refs name a checkpoint of this UID. */
-function uidOf(only: ReadonlySet<string>, uid: string): boolean {
-  for (const r of only) if (r.slice(0, r.lastIndexOf('/')) === uid) return true;
-  return false;
+/**
+ * The UIDs a verify with refs looks at: those of the refs and those the meta files name (the
+ * meta files are always checked: a link or unreadable directory in the place of theirs is
+ * found, found by a review: `verify assigned` said ok where the whole-store verify did not).
+ */
+function uidsInScope(only: ReadonlySet<string> | undefined, decoded: Readonly<Record<MetaName, MetaDecode>>): Set<string> {
+  const out = new Set<string>();
+  for (const r of only ?? []) out.add(r.slice(0, r.lastIndexOf('/')));
+  for (const n of META_NAMES) {
+    const d = decoded[n];
+    if (d.state === 'source' && d.source.uid) out.add(d.source.uid);
+  }
+  return out;
 }
 
-function permissionFindings(snap: Snapshot, only: Set<string> | undefined): Finding[] {
+function permissionFindings(snap: Snapshot, only: Set<string> | undefined, uids: ReadonlySet<string>): Finding[] {
   const out: (Finding | null)[] = [];
   const check = (e: Entry, ref: string | null = null) => out.push(permissionFinding(e, snap.euid, ref));
   check(snap.store);
@@ -228,7 +237,7 @@ function permissionFindings(snap: Snapshot, only: Set<string> | undefined): Find
   check(snap.checkpointsDir);
   for (const n of META_NAMES) check(snap.meta[n].entry, n);
   for (const u of snap.uids) {
-    if (only && !uidOf(only, u.uid)) continue;
+    if (only && !uids.has(u.uid)) continue;
     check(u.entry);
     for (const cp of u.checkpoints) {
       const ref = `${cp.uid}/${cp.rv}`;
@@ -338,7 +347,8 @@ export function verifyStore(snap: Snapshot, opts: VerifyOptions): VerifyReport {
   const findings: Finding[] = [];
   for (const n of ['last-known-good', 'assigned'] as const) findings.push(...metaFindings(snap, n, decoded[n]), ...referencedFindings(snap, n, decoded[n]));
   const sources = metaSourcesOf(decoded);
-  findings.push(...structureFindings(snap, opts.only), ...stateFindings(snap), ...permissionFindings(snap, opts.only));
+  const uids = uidsInScope(opts.only, decoded);
+  findings.push(...structureFindings(snap, opts.only, uids), ...stateFindings(snap), ...permissionFindings(snap, opts.only, uids));
   const ctx: PayloadContext = { snap, opts, sources };
   const lkg = decoded['last-known-good'];
   const lkgRef = lkg.state === 'source' ? `${lkg.source.uid}/${lkg.source.resourceVersion}` : null;

@@ -93,17 +93,21 @@ export async function readJournalDetailed(opts: ReadJournalOptions, onProgress?:
   // would use the year the lines so far suggest, so a file that can be read twice is read once
   // for that year first, and then as with --year (found by review: across a year step in the
   // file, --since kept events before it and --until dropped events inside it).
+  // The first read stops at the first time that carries its year (a JSON export, short-iso):
+  // then there is nothing to find (found by review: such files were read twice for nothing).
+  // On a terminal its progress is the first half of the bar.
   if ((since !== null || until !== null) && opts.year === undefined && spec.kind === 'file' && opts.file !== '-' && !spec.follow && !opts.tailBytes) {
-    const year = (await scanWith(opts, spec, now, null, null, 1)).pipeline.firstYear();
-    if (year !== null) return readJournalDetailed({ ...opts, year }, onProgress);
+    const half = (first: boolean) => onProgress && ((p: Progress) => onProgress(p.total === null ? p : { ...p, bytes: (first ? 0 : p.total) + p.bytes, total: 2 * p.total }));
+    const year = (await scanWith(opts, spec, now, null, null, 1, half(true), true)).pipeline.firstYear();
+    if (year !== null) return readJournalDetailed({ ...opts, year }, half(false));
   }
   const { pipeline, bytes, skipped, src, aborted } = await scanWith(opts, spec, now, since, until, opts.maxEvents ?? DEFAULT_MAX_EVENTS, onProgress);
   const result = pipeline.finish(skipped);
   return { result, stats: { bytes, omitted: result.truncated, source: src.label, truncated: aborted, warnings: src.warnings } };
 }
 
-/** Open the source and feed every line through a pipeline with this window. */
-async function scanWith(opts: ReadJournalOptions, spec: SourceSpec, now: Date, since: number | null, until: number | null, maxEvents: number, onProgress?: (p: Progress) => void) {
+/** Open the source and feed every line through a pipeline with this window; `probe`: stop once the lines' times carry their year. */
+async function scanWith(opts: ReadJournalOptions, spec: SourceSpec, now: Date, since: number | null, until: number | null, maxEvents: number, onProgress?: (p: Progress) => void, probe = false) {
   const abort = new AbortController();
   spec.signal = abort.signal;
   const timer = opts.timeoutMs ? setTimeout(() => abort.abort(), opts.timeoutMs) : null;
@@ -115,7 +119,8 @@ async function scanWith(opts: ReadJournalOptions, spec: SourceSpec, now: Date, s
   let bytes = 0;
   let skipped = 0;
   try {
-    const parser = new LineParser(src.label, (r) => pipeline.add(r), () => pipeline.reuse());
+    const add = probe ? (r: Parameters<Pipeline['add']>[0]) => (pipeline.add(r), pipeline.yearKnown() && abort.abort()) : (r: Parameters<Pipeline['add']>[0]) => pipeline.add(r);
+    const parser = new LineParser(src.label, add, () => pipeline.reuse());
     const make = (sample: Buffer) => new LineScanner(markersFor(sample), decodingSink(parser));
     bytes = src.fd !== null ? await scanFd(src.fd, { start: src.start, size: src.size, ready: () => opts.onOpen?.(src.size) }, make, report, abort.signal) : await scanChunks(src.chunks!, make, report);
     skipped = parser.skipped;

@@ -92,7 +92,7 @@ export function readStateIn(dir: SafeDir, name: string, what: string, of: StateO
   try {
     st = dir.lstatIfAny(name);
   } catch (err) {
-    throw new EnvError(`cannot read ${what}: ${fsReason(err)}`, null, 'UNREADABLE');
+    throw new EnvError(`cannot read ${what}: ${fsReason(err)}`, hintFor(err), 'UNREADABLE');
   }
   if (!st) return { kind: 'missing' };
   if (st.isSymbolicLink()) {
@@ -106,7 +106,7 @@ export function readStateIn(dir: SafeDir, name: string, what: string, of: StateO
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { kind: 'missing' };
     if (code === 'ELOOP' || code === 'ENOTREG') throw new ChangedError(`${what} was replaced by something that is not a regular file while it was read`);
-    throw new EnvError(`cannot read ${what}: ${fsReason(err)}`, null, 'UNREADABLE');
+    throw new EnvError(`cannot read ${what}: ${fsReason(err)}`, hintFor(err), 'UNREADABLE');
   }
   // What cannot be read whole cannot be backed up, so it is never replaced.
   if (r.truncated) {

@@ -298,10 +298,12 @@ function fromMeta(d: MetaDecode, name: MetaName, via: string): ConfigMapSource |
   const hint = via === 'rollback' ? 'name the config directly: `kubelet-ckpt reset assigned --to UID/RV` (or `--to local`)' : 'name the config directly: --to UID/RV or --to local';
   // A meta file that cannot be read says so, exit 3 as DESIGN's environment errors (found by
   // review: permission denied was "cannot be decoded", refused, exit 4, and no word of root).
-  if (d.state === 'unreadable') {
+  // (A link, a directory or a special file in its place stays a refusal, exit 4, as for the store's other hostile entries.)
+  if (d.state === 'unreadable' && /permission denied|input\/output error|I\/O error/i.test(d.error)) {
     const denied = /permission denied/i.test(d.error);
     throw new EnvError(`${via}: meta/${name} cannot be read (${d.error}), so there is no source to copy`, denied ? 'run kubelet-ckpt as root (sudo)' : hint, 'META_UNREADABLE');
   }
+  if (d.state === 'unreadable') throw new RefusedError(`${via}: meta/${name} cannot be used (${d.error}), so there is no source to copy`, hint, 'TARGET_UNDECODABLE');
   if (d.state === 'error') {
     throw new RefusedError(`${via}: meta/${name} cannot be decoded (${d.error}), so there is no source to copy`, hint, 'TARGET_UNDECODABLE');
   }

@@ -430,7 +430,7 @@ t.test('found by an operator review: rollback on a meta file it may not read is 
   const r = asNobody(['--root', root, 'rollback', '--dry-run', '-o', 'json']);
   t.equal(r.code, 3, r.stderr);
   t.match(JSON.parse(r.stderr).error, { code: 'META_UNREADABLE', message: 'rollback: meta/last-known-good cannot be read (permission denied), so there is no source to copy', hint: 'run kubelet-ckpt as root (sudo)' });
-  const hostile = copyFixture('stores/hostile', t.testdir({}));
+  const hostile = copyFixture('stores/hostile');
   const h = runCli(['--dir', hostile, 'rollback', '--dry-run']);
   t.equal(h.code, 4);
   t.match(h.stderr, `hint: name the config directly: \`kubelet-ckpt --dir ${shellWord(hostile)} reset assigned --to UID/RV\``);
@@ -447,4 +447,24 @@ t.test('found by a verify review: a regular file where a named checkpoint should
     `meta/assigned names checkpoint ${U}/1, which is a regular file, not a checkpoint directory`,
     `meta/last-known-good names checkpoint ${U}/1, which is a regular file, not a checkpoint directory`,
   ]);
+});
+
+t.test('found by a review of the verify REF change: the meta files\' UID directory a link, or rollback\'s meta file a link: still found, still refused', async (t) => {
+  const U = '946d785e-998a-11e7-a8dd-42010a800006';
+  const dcd = copyFixture('stores/healthy');
+  const away = tempDir('kckpt-away-');
+  fs.renameSync(path.join(dcd, 'store/checkpoints', U), path.join(away, U));
+  fs.symlinkSync(path.join(away, U), path.join(dcd, 'store/checkpoints', U));
+  for (const ref of ['assigned', 'lkg']) {
+    const v = runCli(['--dir', dcd, 'verify', ref, '-o', 'json']);
+    t.equal(v.code, 1, `${ref}: not ok`);
+    t.ok(json<{ findings: { code: string }[] }>(v).findings.some((f) => f.code === 'CHECKPOINT_ENTRY'), `${ref}: CHECKPOINT_ENTRY`);
+  }
+  const fb = copyFixture('stores/fell-back');
+  const lkg = path.join(fb, 'store/meta/last-known-good');
+  fs.renameSync(lkg, path.join(fb, 'out'));
+  fs.symlinkSync(path.join(fb, 'out'), lkg);
+  const r = runCli(['--dir', fb, 'rollback', '--dry-run', '-o', 'json']);
+  t.equal(r.code, 4, 'a link in a meta file\'s place is refused, not an environment error');
+  t.match(JSON.parse(r.stderr).error, { code: 'TARGET_UNDECODABLE', message: /^rollback: meta\/last-known-good cannot be used \(/ });
 });

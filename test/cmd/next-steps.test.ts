@@ -166,3 +166,15 @@ t.test('found by an operator review: meta/assigned undecodable, last-known-good 
   fs.writeFileSync(path.join(root, 'var/lib/kubelet/dynamic-config/store/meta/last-known-good'), 'apiVersion: [\n');
   t.notMatch(runCli(['--root', root, 'status', '--no-journal']).stdout, /rollback/);
 });
+
+t.test('found by a review: rollback is not offered when last-known-good names no checkpoint it can copy', async (t) => {
+  for (const [what, edit] of [['unsafe uid', (m: string) => m.replace(/uid: .*/, 'uid: "../../x"')], ['empty uid', (m: string) => m.replace(/uid: .*/, 'uid: ""')]] as const) {
+    const root = copyFixture('demo');
+    const meta = path.join(root, 'var/lib/kubelet/dynamic-config/store/meta');
+    fs.writeFileSync(path.join(meta, 'assigned'), 'apiVersion: [\n');
+    fs.writeFileSync(path.join(meta, 'last-known-good'), edit(fs.readFileSync(path.join(meta, 'last-known-good'), 'utf8')));
+    const out = runCli(['--root', root, 'status', '--no-journal']).stdout;
+    t.notMatch(out, /rollback/, what);
+    t.match(out, /reset all --dry-run/, what);
+  }
+});
