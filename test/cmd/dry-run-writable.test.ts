@@ -34,42 +34,35 @@ function tree(dir: string): Record<string, string> {
 const errorOf = (stderr: string) => (JSON.parse(stderr) as { error: { code: string; message: string; exitCode: number } }).error;
 const opts = { skip: !isRoot && 'mount namespaces and setpriv need root' };
 
+/**
+ * Run `dry` and then `real` with `roDir` read-only: both exit 3, the dry run's wouldRefuse and
+ * the real run's error as given, and nothing under `tree` changed.
+ */
+function bothExit3(t: Tap.Test, roDir: string, under: string, dry: string[], real: string[], wouldRefuse: RegExp | null, error: object): void {
+  const before = tree(under);
+  const d = withReadOnly(roDir, [...dry, '-o', 'json']);
+  t.equal(d.code, 3, d.stdout + d.stderr);
+  if (wouldRefuse) t.match(JSON.parse(d.stdout).wouldRefuse.join('\n'), wouldRefuse);
+  const r = withReadOnly(roDir, [...real, '-o', 'json']);
+  t.equal(r.code, 3, r.stderr);
+  t.match(errorOf(r.stderr), error);
+  t.same(tree(under), before, 'nothing written, no backup, no file written first');
+}
+
 t.test('reset on a read-only meta directory: the dry run says exit 3 as the real run does', opts, async (t) => {
   const dcd = copyFixture('stores/in-trial');
-  const meta = path.join(dcd, 'store/meta');
-  const before = tree(dcd);
-  const dry = withReadOnly(meta, ['--dir', dcd, 'reset', 'all', '--dry-run', '-o', 'json']);
-  t.equal(dry.code, 3, dry.stdout + dry.stderr);
-  t.match(JSON.parse(dry.stdout).wouldRefuse.join('\n'), /the meta directory cannot be written: read-only file system/);
-  const real = withReadOnly(meta, ['--dir', dcd, 'reset', 'all', '--yes', '-o', 'json']);
-  t.equal(real.code, 3, real.stderr);
-  t.match(errorOf(real.stderr), { code: 'STORE_UNWRITABLE', message: /the meta directory cannot be written: read-only file system/ });
-  t.same(tree(dcd), before, 'nothing written, no backup');
+  const ro = /the meta directory cannot be written: read-only file system/;
+  bothExit3(t, path.join(dcd, 'store/meta'), dcd, ['--dir', dcd, 'reset', 'all', '--dry-run'], ['--dir', dcd, 'reset', 'all', '--yes'], ro, { code: 'STORE_UNWRITABLE', message: ro });
 });
 
 t.test('prune on a read-only checkpoints directory: the dry run says exit 3, the real run removes nothing', opts, async (t) => {
   const dcd = copyFixture('demo/var/lib/kubelet/dynamic-config');
-  const cps = path.join(dcd, 'store/checkpoints');
-  const before = tree(dcd);
-  const dry = withReadOnly(cps, ['--dir', dcd, 'prune', '-o', 'json']);
-  t.equal(dry.code, 3, dry.stdout + dry.stderr);
-  t.match(JSON.parse(dry.stdout).wouldRefuse.join('\n'), /checkpoints\/[^ ]+\/ cannot be written: read-only file system; nothing is pruned/);
-  const real = withReadOnly(cps, ['--dir', dcd, 'prune', '--yes', '-o', 'json']);
-  t.equal(real.code, 3, real.stderr);
-  t.match(errorOf(real.stderr), { code: 'STORE_UNWRITABLE', message: /nothing is pruned/ });
-  t.same(tree(dcd), before);
+  bothExit3(t, path.join(dcd, 'store/checkpoints'), dcd, ['--dir', dcd, 'prune'], ['--dir', dcd, 'prune', '--yes'], /checkpoints\/[^ ]+\/ cannot be written: read-only file system; nothing is pruned/, { code: 'STORE_UNWRITABLE', message: /nothing is pruned/ });
 });
 
 t.test('migrate with the unit directory read-only: the dry run says exit 3, and the real run writes no file first', opts, async (t) => {
   const root = copyFixture('migrate/by-hand');
-  const units = path.join(root, 'etc/systemd');
-  const before = tree(root);
-  const dry = withReadOnly(units, ['--root', root, 'migrate', '--dry-run', '--force', '-o', 'json']);
-  t.equal(dry.code, 3, dry.stdout + dry.stderr);
-  const real = withReadOnly(units, ['--root', root, 'migrate', '--yes', '--force', '-o', 'json']);
-  t.equal(real.code, 3, real.stderr);
-  t.match(errorOf(real.stderr), { code: 'STORE_UNWRITABLE', message: /cannot be written: read-only file system; nothing was written/ });
-  t.same(tree(root), before, 'no config.yaml written before the unit failed');
+  bothExit3(t, path.join(root, 'etc/systemd'), root, ['--root', root, 'migrate', '--dry-run', '--force'], ['--root', root, 'migrate', '--yes', '--force'], null, { code: 'STORE_UNWRITABLE', message: /cannot be written: read-only file system; nothing was written/ });
 });
 
 t.test('as a user who may write the meta directory but not give root\'s files their owner: exit 3 in both runs', opts, async (t) => {
