@@ -115,9 +115,11 @@ function problemsOf(s: Session): Finding[] {
  * error about that meta file or its checkpoint (found by review: an unsafe or incomplete one, or
  * a payload too large to read, had rollback offered, and refused).
  */
-function lkgUsable(r: { lastKnownGood: { uid: string; resourceVersion: string } | null; problems: readonly { ref: string | null; severity: string }[] }): boolean {
+function lkgUsable(r: { lastKnownGood: { uid: string; resourceVersion: string } | null; problems: readonly { ref: string | null; path: string | null; severity: string }[] }): boolean {
   const l = r.lastKnownGood;
   if (!l) return false;
   const cp = `${l.uid}/${l.resourceVersion}`;
-  return !r.problems.some((p) => p.severity === 'error' && (p.ref === 'last-known-good' || p.ref === cp));
+  // Its UID directory's own findings carry no ref (a link in its place: rollback refuses it; found by review).
+  const uidDir = `checkpoints/${l.uid}`;
+  return !r.problems.some((p) => p.severity === 'error' && (p.ref === 'last-known-good' || p.ref === cp || p.path === uidDir || p.path?.startsWith(`${uidDir}/`)));
 }

@@ -41,10 +41,11 @@ export function nextSteps(prefix: string, i: StepInputs): NextStep[] {
   // Past its config bootstrap, then down at every start (verify says so with NEXT_BOOT_FAILS): as bad as not starting.
   const exits = nb?.willStart === true && (!!nb.exitsAfterBootstrap || has('NEXT_BOOT_FAILS'));
   // meta/assigned cannot be decoded (the kubelet stops on it) while last-known-good decodes and
-  // would load: rollback puts the node back on the config it last ran; reset all would drop it
-  // for the local config (found by an operator review: only reset all was offered).
+  // nothing is known against it: rollback may put the node back on the config it last ran, which
+  // its dry run tells; reset all would drop it for the local config (found by an operator
+  // review: only reset all was offered).
   if (nb?.willStart === false && i.lastKnownGood && has('META_DECODE') && !has('LKG_UNUSABLE')) {
-    add('rollback --dry-run', 'meta/assigned cannot be decoded: what making last-known-good, which would load, the assigned config would write');
+    add('rollback --dry-run', 'meta/assigned cannot be decoded: what making last-known-good the assigned config again would write, and whether the kubelet would run it');
   }
   if (nb?.willStart === false || exits) {
     add('reset all --dry-run', `the kubelet ${exits ? 'exits at every start' : 'will not start'}: what resetting both meta files to the local config would write`);

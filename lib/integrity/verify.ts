@@ -135,7 +135,7 @@ function oddEntry(e: Entry, rule: string, ref: string | null): Finding {
  * directory's. With refs (`only`), the UID directories of other UIDs and checkpoints/' odd
  * entries are not theirs (found by review: `verify assigned` exited 1 on another UID's leftovers).
  */
-function structureFindings(snap: Snapshot, only: ReadonlySet<string> | undefined, uids: ReadonlySet<string>): Finding[] {
+function structureFindings(snap: Snapshot, only: ReadonlySet<string> | undefined, scope: Scope): Finding[] {
   const out: Finding[] = [];
   for (const e of snap.metaOthers) {
     if (e.name.startsWith('tmp_')) out.push(tmpFinding(e, 'in meta/'));
@@ -143,10 +143,14 @@ function structureFindings(snap: Snapshot, only: ReadonlySet<string> | undefined
   }
   if (snap.checkpointsDir.kind === 'unreadable') out.push(f('error', 'UNREADABLE', `checkpoints/ cannot be read: ${snap.checkpointsDir.error}`, 'checkpoints', null));
   for (const e of snap.checkpointsOthers) {
-    if (!only || uids.has(e.name)) out.push(oddEntry(e, 'the kubelet only creates UID directories here', null));
+    if (!only || scope.refs.has(e.name) || scope.meta.has(e.name)) out.push(oddEntry(e, 'the kubelet only creates UID directories here', null));
   }
   for (const u of snap.uids) {
-    if (only && !uids.has(u.uid)) continue;
+    if (only && !scope.refs.has(u.uid)) {
+      // A meta file's UID directory that cannot be listed: the checkpoint it names cannot be checked (found by review).
+      if (scope.meta.has(u.uid) && u.listError) out.push(f('error', 'UNREADABLE', `${u.entry.rel} cannot be read: ${u.listError}`, u.entry.rel, null));
+      continue;
+    }
     if (u.listError) out.push(f('error', 'UNREADABLE', `${u.entry.rel} cannot be read: ${u.listError}`, u.entry.rel, null));
     const why = unsafeNameReason(u.uid);
     if (why) out.push(f('error', 'CHECKPOINT_ENTRY', `UID directory name ${why}`, u.entry.rel, null));
@@ -214,22 +218,29 @@ function permissionFinding(e: Entry, euid: number, ref: string | null): Finding 
 /** A listing's error that says the name is not valid UTF-8 (snapshot.ts undecodableWhy), not that it could not be read. */
 const undecodableName = (why: string): boolean => why.startsWith('its name is not valid UTF-8');
 
-/**
- * The UIDs a verify with refs looks at: those of the refs and those the meta files name (the
- * meta files are always checked: a link or unreadable directory in the place of theirs is
- * found, found by a review: `verify assigned` said ok where the whole-store verify did not).
- */
-function uidsInScope(only: ReadonlySet<string> | undefined, decoded: Readonly<Record<MetaName, MetaDecode>>): Set<string> {
-  const out = new Set<string>();
-  for (const r of only ?? []) out.add(r.slice(0, r.lastIndexOf('/')));
-  for (const n of META_NAMES) {
-    const d = decoded[n];
-    if (d.state === 'source' && d.source.uid) out.add(d.source.uid);
-  }
-  return out;
+/** The UIDs a verify with refs looks into: the refs' whole; the meta files' for what stands in their directory's place. */
+interface Scope {
+  refs: Set<string>;
+  meta: Set<string>;
 }
 
-function permissionFindings(snap: Snapshot, only: Set<string> | undefined, uids: ReadonlySet<string>): Finding[] {
+/**
+ * A verify with refs checks their UID directories whole, and of the UIDs the meta files name
+ * (the meta files are always checked) only a link or unreadable directory in their place (found
+ * by reviews: `verify assigned` said ok with assigned's UID directory a link, and then failed on
+ * leftovers in a meta file's UID directory that are no ref's).
+ */
+function scopeOf(only: ReadonlySet<string> | undefined, decoded: Readonly<Record<MetaName, MetaDecode>>): Scope {
+  const scope: Scope = { refs: new Set(), meta: new Set() };
+  for (const r of only ?? []) scope.refs.add(r.slice(0, r.lastIndexOf('/')));
+  for (const n of META_NAMES) {
+    const d = decoded[n];
+    if (d.state === 'source' && d.source.uid) scope.meta.add(d.source.uid);
+  }
+  return scope;
+}
+
+function permissionFindings(snap: Snapshot, only: Set<string> | undefined, scope: Scope): Finding[] {
   const out: (Finding | null)[] = [];
   const check = (e: Entry, ref: string | null = null) => out.push(permissionFinding(e, snap.euid, ref));
   check(snap.store);
@@ -237,7 +248,7 @@ function permissionFindings(snap: Snapshot, only: Set<string> | undefined, uids:
   check(snap.checkpointsDir);
   for (const n of META_NAMES) check(snap.meta[n].entry, n);
   for (const u of snap.uids) {
-    if (only && !uids.has(u.uid)) continue;
+    if (only && !scope.refs.has(u.uid)) continue;
     check(u.entry);
     for (const cp of u.checkpoints) {
       const ref = `${cp.uid}/${cp.rv}`;
@@ -347,8 +358,8 @@ export function verifyStore(snap: Snapshot, opts: VerifyOptions): VerifyReport {
   const findings: Finding[] = [];
   for (const n of ['last-known-good', 'assigned'] as const) findings.push(...metaFindings(snap, n, decoded[n]), ...referencedFindings(snap, n, decoded[n]));
   const sources = metaSourcesOf(decoded);
-  const uids = uidsInScope(opts.only, decoded);
-  findings.push(...structureFindings(snap, opts.only, uids), ...stateFindings(snap), ...permissionFindings(snap, opts.only, uids));
+  const scope = scopeOf(opts.only, decoded);
+  findings.push(...structureFindings(snap, opts.only, scope), ...stateFindings(snap), ...permissionFindings(snap, opts.only, scope));
   const ctx: PayloadContext = { snap, opts, sources };
   const lkg = decoded['last-known-good'];
   const lkgRef = lkg.state === 'source' ? `${lkg.source.uid}/${lkg.source.resourceVersion}` : null;

@@ -93,12 +93,12 @@ export async function readJournalDetailed(opts: ReadJournalOptions, onProgress?:
   // would use the year the lines so far suggest, so a file that can be read twice is read once
   // for that year first, and then as with --year (found by review: across a year step in the
   // file, --since kept events before it and --until dropped events inside it).
-  // The first read stops at the first time that carries its year (a JSON export, short-iso):
-  // then there is nothing to find (found by review: such files were read twice for nothing).
-  // On a terminal its progress is the first half of the bar.
+  // On a terminal the first read's progress is the first half of the bar. (It reads the whole
+  // file: a line with its year does not say the later ones have one; found by review, a first
+  // read stopped there gave a concatenated log's year-less lines the wrong year.)
   if ((since !== null || until !== null) && opts.year === undefined && spec.kind === 'file' && opts.file !== '-' && !spec.follow && !opts.tailBytes) {
     const half = (first: boolean) => onProgress && ((p: Progress) => onProgress(p.total === null ? p : { ...p, bytes: (first ? 0 : p.total) + p.bytes, total: 2 * p.total }));
-    const year = (await scanWith(opts, spec, now, null, null, 1, half(true), true)).pipeline.firstYear();
+    const year = (await scanWith(opts, spec, now, null, null, 1, half(true))).pipeline.firstYear();
     if (year !== null) return readJournalDetailed({ ...opts, year }, half(false));
   }
   const { pipeline, bytes, skipped, src, aborted } = await scanWith(opts, spec, now, since, until, opts.maxEvents ?? DEFAULT_MAX_EVENTS, onProgress);
@@ -106,8 +106,8 @@ export async function readJournalDetailed(opts: ReadJournalOptions, onProgress?:
   return { result, stats: { bytes, omitted: result.truncated, source: src.label, truncated: aborted, warnings: src.warnings } };
 }
 
-/** Open the source and feed every line through a pipeline with this window; `probe`: stop once the lines' times carry their year. */
-async function scanWith(opts: ReadJournalOptions, spec: SourceSpec, now: Date, since: number | null, until: number | null, maxEvents: number, onProgress?: (p: Progress) => void, probe = false) {
+/** Open the source and feed every line through a pipeline with this window. */
+async function scanWith(opts: ReadJournalOptions, spec: SourceSpec, now: Date, since: number | null, until: number | null, maxEvents: number, onProgress?: (p: Progress) => void) {
   const abort = new AbortController();
   spec.signal = abort.signal;
   const timer = opts.timeoutMs ? setTimeout(() => abort.abort(), opts.timeoutMs) : null;
@@ -119,8 +119,7 @@ async function scanWith(opts: ReadJournalOptions, spec: SourceSpec, now: Date, s
   let bytes = 0;
   let skipped = 0;
   try {
-    const add = probe ? (r: Parameters<Pipeline['add']>[0]) => (pipeline.add(r), pipeline.yearKnown() && abort.abort()) : (r: Parameters<Pipeline['add']>[0]) => pipeline.add(r);
-    const parser = new LineParser(src.label, add, () => pipeline.reuse());
+    const parser = new LineParser(src.label, (r) => pipeline.add(r), () => pipeline.reuse());
     const make = (sample: Buffer) => new LineScanner(markersFor(sample), decodingSink(parser));
     bytes = src.fd !== null ? await scanFd(src.fd, { start: src.start, size: src.size, ready: () => opts.onOpen?.(src.size) }, make, report, abort.signal) : await scanChunks(src.chunks!, make, report);
     skipped = parser.skipped;

@@ -64,17 +64,8 @@ export class Pipeline {
 
   constructor(private readonly o: PipelineOptions) {}
 
-  /** Whether a timed line carrying its year (or an exact instant) came before any year-less one. */
-  private yearFirst: boolean | null = null;
-
-  /** The lines' times carry their year: no year-less line (so far) needs one from the file's end. */
-  yearKnown(): boolean {
-    return this.yearFirst === true;
-  }
-
   add(rec: LineRecord): void {
     const t = rec.time;
-    if (t && this.yearFirst === null) this.yearFirst = 'exact' in t || t.local.year !== null;
     const steps = t && 'local' in t && t.local.year === null ? this.years.step(t.local) : 0;
     if ((this.o.since !== null || this.o.until !== null) && !this.inWindow(rec, steps)) return;
     const yearless = t !== null && 'local' in t && t.local.year === null && this.o.year === null;

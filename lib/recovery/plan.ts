@@ -10,7 +10,7 @@ import { encodeEmptyMeta, encodeMeta } from '../store/encode.js';
 import { decodeMeta, decodeMetaState, type MetaDecode } from '../store/meta.js';
 import { flagValue } from '../store/proc.js';
 import { payloadKey, resolveRef, uidsWithPrefix, unlistable, unlistableError } from '../store/refs.js';
-import type { Checkpoint } from '../store/snapshot.js';
+import type { Checkpoint, EntryKind } from '../store/snapshot.js';
 import { unsafeNameReason } from '../store/safepath.js';
 import { META_NAMES, type ConfigMapSource, type MetaName } from '../store/types.js';
 import { trialOf } from '../integrity/nextboot.js';
@@ -292,18 +292,23 @@ export function parseConfigMapFlag(v: string): { namespace: string; name: string
  * the file holds is the store's, not the operator's input: when it names nothing that can be
  * written (undecodable, an unsafe name, no uid or resourceVersion), that is a refusal (4).
  */
-function fromMeta(d: MetaDecode, name: MetaName, via: string): ConfigMapSource | null {
+function fromMeta(d: MetaDecode, name: MetaName, via: string, kind: EntryKind): ConfigMapSource | null {
   if (d.state === 'missing' || d.state === 'empty') return null;
   // `kubelet-ckpt` after a backtick: the printed hint then carries the run's --root/--dir (self.ts; found by review).
   const hint = via === 'rollback' ? 'name the config directly: `kubelet-ckpt reset assigned --to UID/RV` (or `--to local`)' : 'name the config directly: --to UID/RV or --to local';
   // A meta file that cannot be read says so, exit 3 as DESIGN's environment errors (found by
   // review: permission denied was "cannot be decoded", refused, exit 4, and no word of root).
-  // (A link, a directory or a special file in its place stays a refusal, exit 4, as for the store's other hostile entries.)
-  if (d.state === 'unreadable' && /permission denied|input\/output error|I\/O error/i.test(d.error)) {
-    const denied = /permission denied/i.test(d.error);
+  // A link, a directory or a special file in its place stays a refusal, exit 4, as for the
+  // store's other hostile entries; a read that fails, or a meta directory that cannot be read,
+  // is exit 3 (DESIGN). Told by the entry's kind, never by words in the error (found by review:
+  // a link to a file named "permission denied" was taken for a failed read).
+  if (d.state === 'unreadable' && (kind === 'symlink' || kind === 'dir' || kind === 'other')) {
+    throw new RefusedError(`${via}: meta/${name} cannot be used (${d.error}), so there is no source to copy`, hint, 'TARGET_UNDECODABLE');
+  }
+  if (d.state === 'unreadable') {
+    const denied = /permission denied/i.test(d.error) && process.geteuid?.() !== 0;
     throw new EnvError(`${via}: meta/${name} cannot be read (${d.error}), so there is no source to copy`, denied ? 'run kubelet-ckpt as root (sudo)' : hint, 'META_UNREADABLE');
   }
-  if (d.state === 'unreadable') throw new RefusedError(`${via}: meta/${name} cannot be used (${d.error}), so there is no source to copy`, hint, 'TARGET_UNDECODABLE');
   if (d.state === 'error') {
     throw new RefusedError(`${via}: meta/${name} cannot be decoded (${d.error}), so there is no source to copy`, hint, 'TARGET_UNDECODABLE');
   }
@@ -324,7 +329,7 @@ export function resolveTarget(s: Session, ref: string, opts: TargetOptions = {})
   const alias: Record<string, MetaName> = { assigned: 'assigned', 'last-known-good': 'last-known-good', lkg: 'last-known-good' };
   if (alias[ref]) {
     const name = alias[ref]!;
-    const src = fromMeta(decodeMetaState(snap.meta[name], s.judgeOptions.version), name, opts.via ?? `--to ${ref}`);
+    const src = fromMeta(decodeMetaState(snap.meta[name], s.judgeOptions.version), name, opts.via ?? `--to ${ref}`, snap.meta[name].entry.kind);
     if (!src) return { kind: 'local', ref };
     const u = snap.uids.find((x) => x.uid === src.uid);
     return { kind: 'source', ref, source: src, checkpoint: u?.checkpoints.find((c) => c.rv === src.resourceVersion) ?? null };

@@ -468,3 +468,27 @@ t.test('found by a review of the verify REF change: the meta files\' UID directo
   t.equal(r.code, 4, 'a link in a meta file\'s place is refused, not an environment error');
   t.match(JSON.parse(r.stderr).error, { code: 'TARGET_UNDECODABLE', message: /^rollback: meta\/last-known-good cannot be used \(/ });
 });
+
+t.test('found by a review of the mends: verify REF leaves a meta file\'s UID debris alone; rollback tells a link from a failed read by what is there, not by its name', async (t) => {
+  const U = '946d785e-998a-11e7-a8dd-42010a800006';
+  const B = 'bbbb0000-0000-4000-8000-000000000002';
+  const dcd = copyFixture('stores/healthy');
+  writeTree(dcd, { [`store/checkpoints/${B}/1/kubelet`]: GOOD_PAYLOAD, [`store/checkpoints/${U}/junkfile`]: 'x', [`store/checkpoints/${U}/tmp_123/kubelet`]: 'x' });
+  const v = runCli(['--dir', dcd, 'verify', `${B}/1`, '-o', 'json']);
+  t.equal(v.code, 0, v.stdout);
+  // A link whose target's name reads like an errno: still a link, refused (4).
+  const away = tempDir('kckpt-named-');
+  fs.writeFileSync(path.join(away, 'permission denied'), 'x\n');
+  const fb = copyFixture('stores/fell-back');
+  fs.rmSync(path.join(fb, 'store/meta/last-known-good'));
+  fs.symlinkSync(path.join(away, 'permission denied'), path.join(fb, 'store/meta/last-known-good'));
+  const r = runCli(['--dir', fb, 'rollback', '--dry-run', '-o', 'json']);
+  t.equal(r.code, 4, r.stderr);
+  t.match(JSON.parse(r.stderr).error, { code: 'TARGET_UNDECODABLE' });
+  // meta/ itself a link: the meta directory cannot be read, exit 3 (DESIGN).
+  const md = copyFixture('stores/fell-back');
+  fs.renameSync(path.join(md, 'store/meta'), path.join(md, 'metaaway'));
+  fs.symlinkSync('../metaaway', path.join(md, 'store/meta'));
+  const m = runCli(['--dir', md, 'rollback', '--dry-run', '-o', 'json']);
+  t.equal(m.code, 3, m.stderr);
+});

@@ -178,3 +178,13 @@ t.test('found by a review: rollback is not offered when last-known-good names no
     t.match(out, /reset all --dry-run/, what);
   }
 });
+
+t.test('found by a review of the mends: last-known-good\'s UID directory a link: no rollback offered', async (t) => {
+  const U = '946d785e-998a-11e7-a8dd-42010a800006';
+  const dcd = copyFixture('stores/bad-meta');
+  const away = fs.mkdtempSync(path.join(path.dirname(dcd), 'away-'));
+  fs.renameSync(path.join(dcd, 'store/checkpoints', U), path.join(away, U));
+  fs.symlinkSync(path.join(away, U), path.join(dcd, 'store/checkpoints', U));
+  const out = runCli(['--dir', dcd, 'status', '--no-journal']).stdout;
+  t.notMatch(out, /rollback/);
+});

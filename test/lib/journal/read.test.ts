@@ -102,6 +102,18 @@ t.test('found by review: --since/--until judge year-less lines by the year the w
   t.same(times(await readJournal({ file, utc: true, year: 2021, since: '2022-01-01 00:00:00 UTC' })), [['2022-01-05', '6']], '--year agrees');
 });
 
+t.test('found by a review of the mends: a log whose first line carries its year and later ones do not (concatenated): --since agrees with --year', async (t) => {
+  const file = path.join(t.testdir(), 'mixed.log');
+  const started = (stamp: string) => `${stamp} node-1 systemd[1]: Started kubelet: The Kubernetes Node Agent.\n`;
+  const pad = Array.from({ length: 4000 }, (_, i) => `Jan 02 08:00:30 node-1 sshd[9]: padding line number ${i} to make the file larger than one read\n`).join('');
+  fs.writeFileSync(file, started('2025-01-02T07:59:00+00:00') + started('Jan 02 08:00:00') + pad + started('Dec 31 08:00:00') + started('Jan 02 08:00:00'));
+  fs.utimesSync(file, new Date('2026-01-03T12:00:00Z'), new Date('2026-01-03T12:00:00Z'));
+  const times = async (extra: object) => (await readJournal({ file, utc: true, ...extra })).events.map((e) => e.time);
+  const withYear = await times({ since: '2025-06-01 00:00:00 UTC', year: 2025 });
+  t.same(withYear, ['2025-12-31T08:00:00.000Z', '2026-01-02T08:00:00.000Z']);
+  t.same(await times({ since: '2025-06-01 00:00:00 UTC' }), withYear);
+});
+
 t.test('local time zone unless utc', async (t) => {
   const utc = await read('structured-1.22.short.log', { year: 2022 });
   const local = await read('structured-1.22.short.log', { year: 2022, utc: false });
