@@ -41,6 +41,15 @@ export function stateFilesRefusal(dynamicConfigDir: string): EnvError | null {
     if (backups && !backups.isDirectory()) return new EnvError(`${backupsDirOf(dynamicConfigDir)} is ${kindWords(backups)}, not a directory kubelet-ckpt made: no backup can be written there; nothing would be changed`, 'remove it (or move it aside) and re-run', 'STATE_UNSAFE');
     const log = backups && at(auditLogOf(dynamicConfigDir));
     if (log && (!log.isFile() || log.nlink > 1)) return new EnvError(`${auditLogOf(dynamicConfigDir)} is ${log.isFile() ? `a file with ${log.nlink} names (hard links), one of which may be outside` : kindWords(log)}: the audit log is not written through it; nothing would be changed`, 'remove it (or move it aside) and re-run', 'STATE_UNSAFE');
+    // The real run appends to it before it writes anything and stops (3) when it cannot (found
+    // by review: the dry runs said 0). A read-only mount or no permission shows here.
+    if (log) {
+      try {
+        fs.accessSync(auditLogOf(dynamicConfigDir), fs.constants.W_OK);
+      } catch (err) {
+        return new EnvError(`cannot append to the audit log ${auditLogOf(dynamicConfigDir)}: ${fsReason(err)}`, hintFor(err), 'AUDIT_FAILED');
+      }
+    }
   } catch {
     return null; // unreadable: the lock's own check says so
   }

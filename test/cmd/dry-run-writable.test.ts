@@ -7,7 +7,7 @@ import t from 'tap';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { asNobody, cleanEnv, cliPath, copyFixture, isRoot } from '../helpers.js';
+import { asNobody, cleanEnv, cliPath, copyFixture, isRoot, runCli } from '../helpers.js';
 
 /** Run the CLI with `roDir` bind-mounted read-only, in a mount namespace of its own. */
 function withReadOnly(roDir: string, args: string[]): { code: number | null; stdout: string; stderr: string } {
@@ -87,4 +87,12 @@ t.test('as a user who may write the meta directory but not give root\'s files th
   t.equal(real.code, 3, real.stderr);
   t.match(errorOf(real.stderr), { code: 'WRITE_FAILED', message: /only root can give the new file that owner/ });
   t.same(tree(dcd), before);
+});
+
+t.test('found by review: an audit log that cannot be appended to: the dry run says exit 3 as the real run does', opts, async (t) => {
+  const dcd = copyFixture('stores/in-trial');
+  t.equal(runCli(['--dir', dcd, 'reset', 'last-known-good', '--yes']).code, 0, 'a first write makes the audit log');
+  const log = path.join(dcd, '.kubelet-ckpt/backups/audit.log');
+  t.ok(fs.existsSync(log));
+  bothExit3(t, log, dcd, ['--dir', dcd, 'reset', 'all', '--dry-run'], ['--dir', dcd, 'reset', 'all', '--yes'], /cannot append to the audit log .*read-only file system/, { code: 'AUDIT_FAILED' });
 });
