@@ -43,7 +43,7 @@ async function statusReport(args: Args, s: Session): Promise<StatusReport> {
   const report = buildStatus(s, problemsOf(s));
   // Always present in JSON: null says it was not read (--no-journal), not that it holds nothing.
   report.journal = args.journal ? await journalEvidence(args, s) : { read: false, lastEvent: null, summary: null, restarts: null, crashLoop: null };
-  report.nextSteps = nextSteps(commandPrefix(args), { nextBoot: report.nextBoot, findings: report.problems, crashLoop: report.journal?.crashLoop ?? undefined, lastKnownGood: lkgUsable(report), from: 'status' });
+  report.nextSteps = nextSteps(commandPrefix(args), { nextBoot: report.nextBoot, findings: report.problems, crashLoop: report.journal?.crashLoop ?? undefined, lastKnownGood: report.lastKnownGood, from: 'status' });
   return report;
 }
 
@@ -108,18 +108,4 @@ async function journalEvidence(args: Args, s: Session): Promise<StatusReport['jo
  */
 function problemsOf(s: Session): Finding[] {
   return verifySession(s, [], 'referenced').findings.filter((f) => f.severity !== 'info');
-}
-
-/**
- * meta/last-known-good names a checkpoint rollback can copy and the kubelet would load: no
- * error about that meta file or its checkpoint (found by review: an unsafe or incomplete one, or
- * a payload too large to read, had rollback offered, and refused).
- */
-function lkgUsable(r: { lastKnownGood: { uid: string; resourceVersion: string } | null; problems: readonly { ref: string | null; path: string | null; severity: string }[] }): boolean {
-  const l = r.lastKnownGood;
-  if (!l) return false;
-  const cp = `${l.uid}/${l.resourceVersion}`;
-  // Its UID directory's own findings carry no ref (a link in its place: rollback refuses it; found by review).
-  const uidDir = `checkpoints/${l.uid}`;
-  return !r.problems.some((p) => p.severity === 'error' && (p.ref === 'last-known-good' || p.ref === cp || p.path === uidDir || p.path?.startsWith(`${uidDir}/`)));
 }

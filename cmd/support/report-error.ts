@@ -5,16 +5,15 @@ import { asCkptError, EXIT } from '../../lib/errors.js';
 import { errorDocument } from '../../lib/output/document.js';
 import { toYaml } from '../../lib/output/print.js';
 import { printableBlock, printableMessage } from '../../lib/output/sanitize.js';
-import { selfCommand, selfOptionsOf, withSelf } from '../../lib/output/self.js';
+import { optionWords, selfCommand, selfOptionsOf, withSelf } from '../../lib/output/self.js';
 import { lazyStderr } from './stdio.js';
 
 /** The output format, read from raw argv so that even a parse failure honours -o json. */
-export function rawFormat(argv: readonly string[]): string {
+export function rawFormat(given: readonly string[]): string {
   let f = 'text';
+  const argv = optionWords(given);
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
-    // After `--` every word is an argument (a ref `-ojson`), no option (found by review).
-    if (a === '--') break;
     if (a === '-o' || a === '--output') f = argv[i + 1] ?? f;
     else if (a.startsWith('--output=')) f = a.slice(9);
     else if (a.startsWith('-o') && a.length > 2 && !a.startsWith('--')) f = a.slice(2).replace(/^=/, '');
@@ -22,8 +21,9 @@ export function rawFormat(argv: readonly string[]): string {
   return f;
 }
 
-export function reportError(err: unknown, argv: readonly string[], verbose: boolean): number {
+export function reportError(err: unknown, argv: readonly string[]): number {
   const e = asCkptError(err);
+  const verbose = optionWords(argv).some((a) => a === '-v' || a === '--verbose');
   const format = rawFormat(argv);
   // Through the sink that survives a reader gone (`2>&1 | head -1`): the exit code stays the error's.
   const stderr = lazyStderr();

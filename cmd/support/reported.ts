@@ -6,7 +6,6 @@ export async function runReported(argv: readonly string[], run: () => Promise<vo
     await run();
   } catch (err) {
     const { reportError } = await import('./report-error.js');
-    const options = argv.includes('--') ? argv.slice(0, argv.indexOf('--')) : argv;
-    process.exitCode = reportError(err, argv, options.includes('-v') || options.includes('--verbose'));
+    process.exitCode = reportError(err, argv);
   }
 }

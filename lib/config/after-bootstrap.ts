@@ -129,16 +129,18 @@ function staticMemoryError(c: Obj): string | null {
       // Each NUMA node's quantity is added to the total so far: the last one's format prints it.
       .reverse();
   const allocatable = [obj(c.systemReserved)?.memory, obj(c.kubeReserved)?.memory].filter((v) => v !== undefined && v !== null).map(String);
-  const hard = obj(c.evictionHard)?.['memory.available'];
-  const share = typeof hard === 'string' && hard.endsWith('%') && hard !== '0%' && hard !== '100%' ? hard : null;
-  if (hard !== undefined && hard !== null && share === null && !String(hard).endsWith('%')) allocatable.push(String(hard));
+  // The hard threshold: a quantity adds itself; a percentage (but 0% and 100%, no threshold) the node's memory's share.
+  const given = obj(c.evictionHard)?.['memory.available'];
+  const hard = given === undefined || given === null ? null : String(given);
+  const share = hard?.endsWith('%') && hard !== '0%' && hard !== '100%' ? hard : null;
+  if (hard !== null && !hard.endsWith('%')) allocatable.push(hard);
   const types = [...new Set(['memory', ...limits.flatMap((l) => Object.keys(l)).filter((k) => k.startsWith('hugepages-')).sort()])];
   for (const type of types) {
     const mine = sumQuantities(reserved(type));
     let node = type === 'memory' ? sumQuantities(allocatable) : sumQuantities([]);
     if (type === 'memory' && share !== null) {
       if (mine.n !== 0n) continue; // equal or not depends on the node's memory
-      node = { ...node, text: `<${hard as string} of the node's memory${node.n === 0n ? '' : ` + ${node.text}`}>` };
+      node = { ...node, text: `<${share} of the node's memory${node.n === 0n ? '' : ` + ${node.text}`}>` };
     } else if (sameQuantity(mine, node)) continue;
     return `the total amount ${goQuote(mine.text)} of type ${goQuote(type)} is not equal to the value ${goQuote(node.text)} determined by Node Allocatable feature`;
   }

@@ -14,10 +14,10 @@ export interface NextStep {
 
 export interface StepInputs {
   nextBoot?: (Pick<NextBoot, 'source' | 'willStart' | 'statusError'> & { exitsAfterBootstrap?: string | null }) | null;
-  findings: readonly Pick<Finding, 'code' | 'severity'>[];
+  findings: readonly (Pick<Finding, 'code' | 'severity'> & Partial<Pick<Finding, 'ref' | 'path'>>)[];
   crashLoop?: boolean | undefined;
-  /** meta/last-known-good names a checkpoint (it decodes): status knows, verify does not say. */
-  lastKnownGood?: boolean;
+  /** The checkpoint meta/last-known-good names (it decodes): status knows, verify does not say. */
+  lastKnownGood?: { uid: string; resourceVersion: string } | null;
   /** The command asking: it does not suggest itself. */
   from: 'status' | 'verify';
 }
@@ -44,7 +44,7 @@ export function nextSteps(prefix: string, i: StepInputs): NextStep[] {
   // nothing is known against it: rollback may put the node back on the config it last ran, which
   // its dry run tells; reset all would drop it for the local config (found by an operator
   // review: only reset all was offered).
-  if (nb?.willStart === false && i.lastKnownGood && has('META_DECODE') && !has('LKG_UNUSABLE')) {
+  if (nb?.willStart === false && lkgUsable(i) && has('META_DECODE')) {
     add('rollback --dry-run', 'meta/assigned cannot be decoded: what making last-known-good the assigned config again would write, and whether the kubelet would run it');
   }
   if (nb?.willStart === false || exits) {
@@ -59,6 +59,20 @@ export function nextSteps(prefix: string, i: StepInputs): NextStep[] {
   if (i.from !== 'verify' && (nb?.willStart === null || i.findings.some((f) => f.severity === 'error'))) add('verify', 'every problem in detail');
   if (has('TMP_LEFTOVER')) add('clean', "remove the leftovers of interrupted writes (a dry run first; backed up, undoable)");
   return out;
+}
+
+/**
+ * meta/last-known-good names a checkpoint rollback can copy: no error about that meta file, its
+ * checkpoint or its UID directory, whose own findings carry no ref (found by review: an unsafe or
+ * incomplete one, a payload too large to read, or a link in its UID directory's place had
+ * rollback offered, and refused).
+ */
+function lkgUsable(i: StepInputs): boolean {
+  const l = i.lastKnownGood;
+  if (!l) return false;
+  const cp = `${l.uid}/${l.resourceVersion}`;
+  const uidDir = `checkpoints/${l.uid}`;
+  return !i.findings.some((p) => p.severity === 'error' && (p.ref === 'last-known-good' || p.ref === cp || p.path === uidDir || p.path?.startsWith(`${uidDir}/`)));
 }
 
 /** A word for a shell command line: quoted when it holds anything but safe characters. */

@@ -7,7 +7,7 @@ import { decodeMetaState, type MetaDecode } from '../store/meta.js';
 import type { KubeletVersion } from '../config/version.js';
 import { metaSourcesOf, payloadKey, type MetaSources } from '../store/refs.js';
 import { unsafeNameReason } from '../store/safepath.js';
-import { PAYLOAD_CAP, type Checkpoint, type Entry, type PayloadReader, type Snapshot } from '../store/snapshot.js';
+import { isUndecodableWhy, PAYLOAD_CAP, type Checkpoint, type Entry, type PayloadReader, type Snapshot } from '../store/snapshot.js';
 import { META_NAMES, type MetaName } from '../store/types.js';
 import { bySeverity, type Finding, type Severity } from './findings.js';
 import { checkCheckpointHash } from './hash.js';
@@ -87,6 +87,12 @@ function metaFindings(snap: Snapshot, name: MetaName, d: MetaDecode): Finding[] 
   return out;
 }
 
+/** What is at checkpoints/UID/RV when no checkpoint is: something else in its place (a regular file; found by review: "not on disk"), or nothing. */
+function notACheckpoint(snap: Snapshot, uid: string, rv: string): string {
+  const other = snap.uids.find((x) => x.uid === uid)?.others.find((o) => o.name === rv);
+  return other ? `is ${entryKindText(other)}, not a checkpoint directory` : 'is not on disk';
+}
+
 function referencedFindings(snap: Snapshot, name: MetaName, d: MetaDecode): Finding[] {
   if (d.state !== 'source' || d.unsafe.length || !d.source.uid || !d.source.resourceVersion) return [];
   const s = d.source;
@@ -98,10 +104,7 @@ function referencedFindings(snap: Snapshot, name: MetaName, d: MetaDecode): Find
     // A UID directory that is a symbolic link is CHECKPOINT_ENTRY's; the kubelet follows it to
     // whatever is there, so "not on disk" would be a guess (found by review).
     if (!u && snap.checkpointsOthers.some((o) => o.name === s.uid && o.kind === 'symlink')) return [];
-    // Something else in its place (a regular file) is there, but is no checkpoint (found by review: "not on disk").
-    const other = u?.others.find((o) => o.name === s.resourceVersion);
-    const why = other ? `which is ${entryKindText(other)}, not a checkpoint directory` : 'which is not on disk';
-    return [f('error', 'CHECKPOINT_MISSING', `meta/${name} names checkpoint ${ref}, ${why}`, `checkpoints/${ref}`, name)];
+    return [f('error', 'CHECKPOINT_MISSING', `meta/${name} names checkpoint ${ref}, which ${notACheckpoint(snap, s.uid, s.resourceVersion)}`, `checkpoints/${ref}`, name)];
   }
   // A directory that could not be listed (UNREADABLE says so) is not one without files.
   if (cp.entry.kind !== 'dir' || !s.kubeletConfigKey || cp.listError) return [];
@@ -135,7 +138,7 @@ function oddEntry(e: Entry, rule: string, ref: string | null): Finding {
  * directory's. With refs (`only`), the UID directories of other UIDs and checkpoints/' odd
  * entries are not theirs (found by review: `verify assigned` exited 1 on another UID's leftovers).
  */
-function structureFindings(snap: Snapshot, only: ReadonlySet<string> | undefined, scope: Scope): Finding[] {
+function structureFindings(snap: Snapshot, scope: Scope | null): Finding[] {
   const out: Finding[] = [];
   for (const e of snap.metaOthers) {
     if (e.name.startsWith('tmp_')) out.push(tmpFinding(e, 'in meta/'));
@@ -143,10 +146,10 @@ function structureFindings(snap: Snapshot, only: ReadonlySet<string> | undefined
   }
   if (snap.checkpointsDir.kind === 'unreadable') out.push(f('error', 'UNREADABLE', `checkpoints/ cannot be read: ${snap.checkpointsDir.error}`, 'checkpoints', null));
   for (const e of snap.checkpointsOthers) {
-    if (!only || scope.refs.has(e.name) || scope.meta.has(e.name)) out.push(oddEntry(e, 'the kubelet only creates UID directories here', null));
+    if (!scope || scope.refs.has(e.name) || scope.meta.has(e.name)) out.push(oddEntry(e, 'the kubelet only creates UID directories here', null));
   }
   for (const u of snap.uids) {
-    if (only && !scope.refs.has(u.uid)) {
+    if (scope && !scope.refs.has(u.uid)) {
       // A meta file's UID directory that cannot be listed: the checkpoint it names cannot be checked (found by review).
       if (scope.meta.has(u.uid) && u.listError) out.push(f('error', 'UNREADABLE', `${u.entry.rel} cannot be read: ${u.listError}`, u.entry.rel, null));
       continue;
@@ -189,7 +192,7 @@ function checkpointEntryFindings(cp: Checkpoint, ref: string): Finding[] {
     return out;
   }
   // A name that is not text is not read, not unreadable: CHECKPOINT_ENTRY, as for a UID (found by review).
-  if (cp.listError && undecodableName(cp.listError)) out.push(f('error', 'CHECKPOINT_ENTRY', `${cp.rel} is ${entryKindText(cp.entry)}, and ${cp.listError}`, cp.rel, ref));
+  if (cp.listError && isUndecodableWhy(cp.listError)) out.push(f('error', 'CHECKPOINT_ENTRY', `${cp.rel} is ${entryKindText(cp.entry)}, and ${cp.listError}`, cp.rel, ref));
   else if (cp.listError) out.push(f('error', 'UNREADABLE', `${cp.rel} cannot be read: ${cp.listError}`, cp.rel, ref));
   for (const e of cp.others) {
     out.push(oddEntry(e, `a checkpoint holds only regular files${e.kind === 'symlink' ? ' (not followed)' : ''}`, ref));
@@ -215,10 +218,7 @@ function permissionFinding(e: Entry, euid: number, ref: string | null): Finding 
   return f('error', 'PERMISSIONS', `${e.rel || 'the store'} ${problems.join(' and ')}: whoever can write it decides the kubelet's configuration`, e.rel || '.', ref);
 }
 
-/** A listing's error that says the name is not valid UTF-8 (snapshot.ts undecodableWhy), not that it could not be read. */
-const undecodableName = (why: string): boolean => why.startsWith('its name is not valid UTF-8');
-
-/** The UIDs a verify with refs looks into: the refs' whole; the meta files' for what stands in their directory's place. */
+/** The UIDs a verify with refs looks into (null: the whole store): the refs' whole; the meta files' for what stands in their directory's place. */
 interface Scope {
   refs: Set<string>;
   meta: Set<string>;
@@ -230,9 +230,10 @@ interface Scope {
  * by reviews: `verify assigned` said ok with assigned's UID directory a link, and then failed on
  * leftovers in a meta file's UID directory that are no ref's).
  */
-function scopeOf(only: ReadonlySet<string> | undefined, decoded: Readonly<Record<MetaName, MetaDecode>>): Scope {
+function scopeOf(only: ReadonlySet<string> | undefined, decoded: Readonly<Record<MetaName, MetaDecode>>): Scope | null {
+  if (!only) return null;
   const scope: Scope = { refs: new Set(), meta: new Set() };
-  for (const r of only ?? []) scope.refs.add(r.slice(0, r.lastIndexOf('/')));
+  for (const r of only) scope.refs.add(r.slice(0, r.lastIndexOf('/')));
   for (const n of META_NAMES) {
     const d = decoded[n];
     if (d.state === 'source' && d.source.uid) scope.meta.add(d.source.uid);
@@ -240,7 +241,7 @@ function scopeOf(only: ReadonlySet<string> | undefined, decoded: Readonly<Record
   return scope;
 }
 
-function permissionFindings(snap: Snapshot, only: Set<string> | undefined, scope: Scope): Finding[] {
+function permissionFindings(snap: Snapshot, only: Set<string> | undefined, scope: Scope | null): Finding[] {
   const out: (Finding | null)[] = [];
   const check = (e: Entry, ref: string | null = null) => out.push(permissionFinding(e, snap.euid, ref));
   check(snap.store);
@@ -248,7 +249,7 @@ function permissionFindings(snap: Snapshot, only: Set<string> | undefined, scope
   check(snap.checkpointsDir);
   for (const n of META_NAMES) check(snap.meta[n].entry, n);
   for (const u of snap.uids) {
-    if (only && !scope.refs.has(u.uid)) continue;
+    if (scope && !scope.refs.has(u.uid)) continue;
     check(u.entry);
     for (const cp of u.checkpoints) {
       const ref = `${cp.uid}/${cp.rv}`;
@@ -359,7 +360,7 @@ export function verifyStore(snap: Snapshot, opts: VerifyOptions): VerifyReport {
   for (const n of ['last-known-good', 'assigned'] as const) findings.push(...metaFindings(snap, n, decoded[n]), ...referencedFindings(snap, n, decoded[n]));
   const sources = metaSourcesOf(decoded);
   const scope = scopeOf(opts.only, decoded);
-  findings.push(...structureFindings(snap, opts.only, scope), ...stateFindings(snap), ...permissionFindings(snap, opts.only, scope));
+  findings.push(...structureFindings(snap, scope), ...stateFindings(snap), ...permissionFindings(snap, opts.only, scope));
   const ctx: PayloadContext = { snap, opts, sources };
   const lkg = decoded['last-known-good'];
   const lkgRef = lkg.state === 'source' ? `${lkg.source.uid}/${lkg.source.resourceVersion}` : null;
@@ -384,9 +385,8 @@ export function verifyStore(snap: Snapshot, opts: VerifyOptions): VerifyReport {
       }
     }
   }
-  if (lkgRef && findings.some((x) => x.code === 'CHECKPOINT_MISSING' && x.ref === 'last-known-good')) {
-    const lkgWhy = findings.find((x) => x.code === 'CHECKPOINT_MISSING' && x.ref === 'last-known-good')!.message.replace(/^.*, which /, '');
-    findings.push(f('error', 'LKG_UNUSABLE', `last-known-good ${lkgRef} ${lkgWhy}: if the assigned config fails, the kubelet will not start`, `checkpoints/${lkgRef}`, 'last-known-good'));
+  if (lkg.state === 'source' && findings.some((x) => x.code === 'CHECKPOINT_MISSING' && x.ref === 'last-known-good')) {
+    findings.push(f('error', 'LKG_UNUSABLE', `last-known-good ${lkgRef} ${notACheckpoint(snap, lkg.source.uid, lkg.source.resourceVersion)}: if the assigned config fails, the kubelet will not start`, `checkpoints/${lkgRef}`, 'last-known-good'));
   }
   const st = opts.local.startup;
   const nb = predictNextBoot(snap, { reader: opts.reader, judge: opts.judge, local: opts.local, version: opts.version });

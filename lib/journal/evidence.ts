@@ -8,7 +8,7 @@ import { resolveInRoot } from '../store/rooted.js';
 import { CRASH_LOOP_WINDOW_MS, type StoreView } from './correlate.js';
 import type { EventKind, JournalEvent, JournalResult } from './events.js';
 import { readJournalDetailed } from './index.js';
-import { LIVE_JOURNAL_DIRS } from './sources.js';
+import { journalFiles, LIVE_JOURNAL_DIRS } from './sources.js';
 import { eventText, shortRef } from './render.js';
 import { printable } from '../output/sanitize.js';
 import { findOnPath } from '../onpath.js';
@@ -103,26 +103,14 @@ export async function lastEvidence(opts: EvidenceOptions = {}): Promise<Evidence
  */
 function journalLastWrite(dir: string): number | null {
   let newest = -Infinity;
-  const look = (d: string, depth: number): void => {
-    let names: fs.Dirent[];
+  // The files journalctl reads there (sources.ts: links followed, machine-id directories only).
+  for (const f of journalFiles([dir]).files) {
     try {
-      names = fs.readdirSync(d, { withFileTypes: true });
+      newest = Math.max(newest, fs.statSync(f).mtimeMs);
     } catch {
-      return;
+      /* gone meanwhile */
     }
-    for (const e of names) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory() && depth === 0) look(p, 1);
-      else if (e.isFile() && /\.journal~?$/.test(e.name)) {
-        try {
-          newest = Math.max(newest, fs.statSync(p).mtimeMs);
-        } catch {
-          /* gone meanwhile */
-        }
-      }
-    }
-  };
-  look(dir, 0);
+  }
   return Number.isFinite(newest) ? Math.min(newest, Date.now()) : null;
 }
 

@@ -90,12 +90,10 @@ export async function readJournalDetailed(opts: ReadJournalOptions, onProgress?:
   const since = isText && opts.since ? parseTimeBound(opts.since, now, '--since') : null;
   const until = isText && opts.until ? parseTimeBound(opts.until, now, '--until') : null;
   // Year-less lines take their year from the file's last line: a window judged while reading
-  // would use the year the lines so far suggest, so a file that can be read twice is read once
-  // for that year first, and then as with --year (found by review: across a year step in the
-  // file, --since kept events before it and --until dropped events inside it).
-  // On a terminal the first read's progress is the first half of the bar. (It reads the whole
-  // file: a line with its year does not say the later ones have one; found by review, a first
-  // read stopped there gave a concatenated log's year-less lines the wrong year.)
+  // would use the year the lines so far suggest, so a file that can be read twice is read whole
+  // once for that year, and then as with --year (found by review: across a year step in the
+  // file, --since kept events before it and --until dropped events inside it; a line carrying
+  // its year says nothing of the later ones). On a terminal that read is the bar's first half.
   if ((since !== null || until !== null) && opts.year === undefined && spec.kind === 'file' && opts.file !== '-' && !spec.follow && !opts.tailBytes) {
     const half = (first: boolean) => onProgress && ((p: Progress) => onProgress(p.total === null ? p : { ...p, bytes: (first ? 0 : p.total) + p.bytes, total: 2 * p.total }));
     const year = (await scanWith(opts, spec, now, null, null, 1, half(true))).pipeline.firstYear();

@@ -99,6 +99,12 @@ export const LIVE_JOURNAL_DIRS = ['/var/log/journal', '/run/log/journal'];
  * may still see more than we do.
  */
 export function journalFileCount(dirs: readonly string[]): number | null {
+  const j = journalFiles(dirs);
+  return j.unknown ? null : j.files.length;
+}
+
+/** The journal files in `dirs`, as journalctl -D finds them; `unknown` when a directory could not be listed. */
+export function journalFiles(dirs: readonly string[]): { files: string[]; unknown: boolean } {
   let unknown = false;
   const list = (d: string): fs.Dirent[] | null => {
     try {
@@ -119,18 +125,18 @@ export function journalFileCount(dirs: readonly string[]): number | null {
     }
   };
   const journal = (d: string, e: fs.Dirent) => /\.journal~?$/.test(e.name) && kind(d, e) === 'file';
-  let n = 0;
+  const files: string[] = [];
   for (const d of dirs) {
     for (const e of list(d) ?? []) {
-      if (journal(d, e)) n++;
+      if (journal(d, e)) files.push(path.join(d, e.name));
       // journalctl -D looks into machine-id directories only (32 hex digits, or ID.NAMESPACE; found by review).
       else if (MACHINE_ID_DIR.test(e.name) && kind(d, e) === 'dir') {
         const sub = path.join(d, e.name);
-        n += (list(sub) ?? []).filter((x) => journal(sub, x)).length;
+        for (const x of list(sub) ?? []) if (journal(sub, x)) files.push(path.join(sub, x.name));
       }
     }
   }
-  return unknown ? null : n;
+  return { files, unknown };
 }
 
 const MACHINE_ID_DIR = /^[0-9a-f]{32}(\.[^/]+)?$/;

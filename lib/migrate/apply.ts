@@ -9,7 +9,7 @@ import { sha256Hex } from '../builtins.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { CkptError, EnvError, RefusedError, fsReason } from '../errors.js';
-import { atomicRemove, atomicReplace, ChangedError, readState, sameState } from '../recovery/atomic.js';
+import { atomicRemove, atomicReplace, ChangedError, readState, sameState, type Owner } from '../recovery/atomic.js';
 import { appendAudit, auditDone, cleanBackupLeftovers, openBackups, currentActor, ensureBackupsDir, writeBackupDir, BACKUP_ID, type Actor, type SavedState } from '../recovery/backup.js';
 import { guarded } from '../recovery/guard.js';
 import { findSystemctl, type RestartReport } from '../recovery/kubelet.js';
@@ -321,8 +321,8 @@ function writeOne(w: Write): void {
   }
   const after = w.after;
   // undo: exactly the old mode, owner and mtime, given to the new file before it is renamed in.
-  const r = w.restore && w.restore.mode !== null ? w.restore : null;
-  const restore = r ? { owner: { mode: r.mode!, uid: r.uid ?? 0, gid: r.gid ?? 0 }, mtimeMs: mtimeMsOf(r) } : {};
+  const owner = restoredOwner(w);
+  const restore = owner ? { owner, mtimeMs: mtimeMsOf(w.restore!) } : {};
   using(openNodeDir(w.file, path.dirname(w.file.hostPath), true), (dir) => atomicReplace(dir, name, after, { expect: w.file.state, what: w.file.nodePath, ...restore }));
 }
 
@@ -424,8 +424,14 @@ export function planMigrateUndo(ctx: RecoveryContext, backup: MigrateBackup, o: 
     if (o.force) warnings.push(`${msg}; restoring anyway (--force)`);
     else refusals.push(new RefusedError(msg, 'look at those files; pass --force to restore the backup anyway', 'CHANGED_SINCE_BACKUP'));
   }
-  nodeWriteBlocks(writes.map((w) => ({ ...w, owner: w.restore && w.restore.mode !== null ? { uid: w.restore.uid ?? 0, gid: w.restore.gid ?? 0 } : null })), refusals);
+  nodeWriteBlocks(writes.map((w) => ({ ...w, owner: restoredOwner(w) })), refusals);
   return { id: m.id, root: ctx.root, commandLine: ctx.commandLine, store: snap.storeDir, dynamicConfigDir: snap.dynamicConfigDir, writes, warnings, refusals, overrides: o };
+}
+
+/** The mode and owner an undo gives the file back (as its backup recorded them), or null when it recorded none. */
+function restoredOwner(w: Write): Owner | null {
+  const r = w.restore;
+  return r && r.mode !== null ? { mode: r.mode, uid: r.uid ?? 0, gid: r.gid ?? 0 } : null;
 }
 
 /** Milliseconds to microsecond precision, for utimes (a double cannot carry nanoseconds this far from 1970). */

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { RefusedError, type CkptError } from '../errors.js';
-import { ownerBlock, readState, writeBlock, type FileState } from '../recovery/atomic.js';
+import { ownerBlock, ownerFor, readState, writeBlock, type FileState, type Owner } from '../recovery/atomic.js';
 import { WELL_KNOWN_ENV_FILES } from '../store/discover.js';
 import { resolveInRoot } from '../store/rooted.js';
 import { readKubeletUnit } from '../store/systemd.js';
@@ -89,10 +89,10 @@ export function textOf(s: FileState): string {
  * then stopped with the unit unchanged): each directory writable (or the nearest that exists,
  * for one to be made), and an owner only root may give.
  */
-export function nodeWriteBlocks(writes: readonly { file: NodeFile; after: Buffer | null; owner?: { uid: number; gid: number } | null }[], refusals: CkptError[]): void {
+export function nodeWriteBlocks(writes: readonly { file: NodeFile; after: Buffer | null; owner?: Owner | null }[], refusals: CkptError[]): void {
   for (const w of writes) {
     const what = w.file.nodePath;
-    const block = writeBlock(path.dirname(w.file.hostPath), `the directory of ${what}`, 'nothing was written') ?? (w.after === null ? null : ownerBlock(w.owner ?? (w.file.state.kind === 'file' ? w.file.state : null), what));
+    const block = writeBlock(path.dirname(w.file.hostPath), `the directory of ${what}`, 'nothing was written') ?? (w.after === null ? null : ownerBlock(ownerFor(w.file.state, w.owner), what));
     if (block) return void refusals.push(block);
   }
 }

@@ -42,12 +42,18 @@ export function withSelf(text: string, self: string | undefined): string {
 
 const NAMES: Record<string, keyof SelfOptions> = { root: 'root', dir: 'dir', 'kubelet-config': 'kubeletConfig', kubeletConfig: 'kubeletConfig', 'kubelet-flags': 'kubeletFlags', kubeletFlags: 'kubeletFlags', 'kubelet-version': 'kubeletVersion', kubeletVersion: 'kubeletVersion' };
 
+/** The words of a raw command line that may be options: those before `--` (after it every word is an argument, a ref `-ojson`). */
+export function optionWords(argv: readonly string[]): readonly string[] {
+  const i = argv.indexOf('--');
+  return i < 0 ? argv : argv.slice(0, i);
+}
+
 /** The store-choosing options of a raw command line (`--dir X`, `--dir=X`; the last wins, as yargs takes it), for a failure printed before any parse. */
-export function selfOptionsOf(argv: readonly string[]): SelfOptions {
+export function selfOptionsOf(given: readonly string[]): SelfOptions {
   const o: SelfOptions = {};
+  const argv = optionWords(given);
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
-    if (a === '--') break;
     const m = /^--([a-zA-Z-]+)(?:=(.*))?$/s.exec(a);
     const key = m ? NAMES[m[1]!] : undefined;
     if (!m || !key) continue;

@@ -22,8 +22,6 @@ export function assertAllowed(plan: { refusals: CkptError[] }): void {
   if (plan.refusals.length) throw plan.refusals[0]!;
 }
 
-/** Fail before changing anything when the meta directory cannot be written (read-only, permissions). */
-
 /** With --restart-kubelet: find systemctl first (exit 3 when absent), before anything is done. */
 export function systemctlFor(ctx: RecoveryContext, restart: boolean): Systemctl | null {
   return restart ? findSystemctl(ctx.envPath) : null;

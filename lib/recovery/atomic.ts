@@ -162,6 +162,18 @@ export function writeBlock(dir: string, what: string, outcome: string): EnvError
   }
 }
 
+/** An owner and mode for a file written. */
+export interface Owner {
+  mode: number;
+  uid: number;
+  gid: number;
+}
+
+/** What a file written over `state` gets: `owner` when given (undo), else the file's own, else `create`'s, else ours. */
+export function ownerFor(state: FileState, owner?: Owner | null, create?: Owner | null): Owner {
+  return owner ?? (state.kind === 'file' ? state : create ?? { mode: 0o644, uid: process.geteuid?.() ?? 0, gid: process.getegid?.() ?? 0 });
+}
+
 /**
  * A file keeps its owner when replaced (fchown of the new one), which only root may give to
  * someone else's file: checked before anything is written, by the plan and by the write.
@@ -187,9 +199,9 @@ export interface ReplaceOptions {
   /** What must be at the target right before the rename (re-checked; ChangedError if not). */
   expect: FileState;
   /** Mode, owner and group for a file that does not exist yet. */
-  create?: { mode: number; uid: number; gid: number };
+  create?: Owner;
   /** Mode, owner and group for the new file whatever is there now (undo puts the old ones back); set before the rename. */
-  owner?: { mode: number; uid: number; gid: number };
+  owner?: Owner;
   /** Give the new file this modification time (undo puts the old one back). */
   mtimeMs?: number | null;
   /** Re-checked right before the rename: throws when the store's lock is no longer ours. */
@@ -215,7 +227,7 @@ function replaceIn(d: SafeDir, name: string, bytes: Buffer, opts: ReplaceOptions
   const expect = opts.expect;
   const now = readStateIn(d, name, opts.what);
   if (!sameState(now, expect)) throw new ChangedError(`${opts.what} changed since the plan was made; not written`);
-  const owner = opts.owner ?? (now.kind === 'file' ? now : opts.create ?? { mode: 0o644, uid: process.geteuid?.() ?? 0, gid: process.getegid?.() ?? 0 });
+  const owner = ownerFor(now, opts.owner, opts.create);
   const denied = ownerBlock(owner, opts.what);
   if (denied) throw denied;
   const tmp = tempName(name);

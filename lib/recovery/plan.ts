@@ -15,7 +15,7 @@ import { unsafeNameReason } from '../store/safepath.js';
 import { META_NAMES, type ConfigMapSource, type MetaName } from '../store/types.js';
 import { trialOf } from '../integrity/nextboot.js';
 import { verifyStore } from '../integrity/verify.js';
-import { ownerBlock, readState, writeBlock, type FileState } from './atomic.js';
+import { ownerBlock, ownerFor, readState, writeBlock, type FileState, type Owner } from './atomic.js';
 import { hashOf, loadBackup, otherStoreCheck, writeRefusal } from './backup.js';
 import { findSystemctl, hostPathOf, kubeletsUsing, reachableServers, runningError, type StoreKubelet } from './kubelet.js';
 import type { Simulate, StepHook } from './steps.js';
@@ -72,9 +72,9 @@ export interface MetaWrite {
   /** The exact new bytes; null removes the file (undo of a file that did not exist). */
   after: Buffer | null;
   /** Owner and mode for a file that does not exist yet. */
-  create?: { mode: number; uid: number; gid: number };
+  create?: Owner;
   /** undo: the owner and mode the file had when it was backed up, whatever it has now. */
-  owner?: { mode: number; uid: number; gid: number };
+  owner?: Owner;
   /** undo: the modification time the file had when it was backed up. */
   mtimeMs?: number | null;
 }
@@ -186,7 +186,7 @@ function withWriteBlocks(plan: MetaPlan): MetaPlan {
   if (dir) plan.refusals.push(dir);
   for (const w of plan.writes) {
     if (w.after === null) continue;
-    const owner = ownerBlock(w.owner ?? (w.before.kind === 'file' ? w.before : w.create ?? null), w.rel);
+    const owner = ownerBlock(ownerFor(w.before, w.owner, w.create), w.rel);
     if (owner) plan.refusals.push(owner);
   }
   return plan;
@@ -296,12 +296,11 @@ function fromMeta(d: MetaDecode, name: MetaName, via: string, kind: EntryKind): 
   if (d.state === 'missing' || d.state === 'empty') return null;
   // `kubelet-ckpt` after a backtick: the printed hint then carries the run's --root/--dir (self.ts; found by review).
   const hint = via === 'rollback' ? 'name the config directly: `kubelet-ckpt reset assigned --to UID/RV` (or `--to local`)' : 'name the config directly: --to UID/RV or --to local';
-  // A meta file that cannot be read says so, exit 3 as DESIGN's environment errors (found by
-  // review: permission denied was "cannot be decoded", refused, exit 4, and no word of root).
-  // A link, a directory or a special file in its place stays a refusal, exit 4, as for the
-  // store's other hostile entries; a read that fails, or a meta directory that cannot be read,
-  // is exit 3 (DESIGN). Told by the entry's kind, never by words in the error (found by review:
-  // a link to a file named "permission denied" was taken for a failed read).
+  // A link, a directory or a special file in its place is a refusal (4), as the store's other
+  // hostile entries are; a read that fails, or a meta directory that cannot be read, is DESIGN's
+  // environment error (3; found by review: permission denied was "cannot be decoded", 4, with no
+  // word of root). Told by the entry's kind, never by words in the error (found by review: a
+  // link to a file named "permission denied" was taken for a failed read).
   if (d.state === 'unreadable' && (kind === 'symlink' || kind === 'dir' || kind === 'other')) {
     throw new RefusedError(`${via}: meta/${name} cannot be used (${d.error}), so there is no source to copy`, hint, 'TARGET_UNDECODABLE');
   }

@@ -534,9 +534,14 @@ function lazyEntry(dirs: CheckpointDirs, uid: string, rv: string, rel: string): 
 /** What a name in the store stands for, by where it is. */
 type NameRole = 'UID' | 'resourceVersion' | 'ConfigMap key' | 'name';
 
+const UNDECODABLE = 'its name is not valid UTF-8';
+
+/** Whether an entry's error (a checkpoint's listError) says its name is not text: not read, rather than unreadable. */
+export const isUndecodableWhy = (why: string): boolean => why.startsWith(UNDECODABLE);
+
 /** Why an entry whose name is not valid UTF-8 is not read: no UID, resourceVersion or key the kubelet writes is such a name. */
 function undecodableWhy(raw: Buffer, what: NameRole): string {
-  return `its name is not valid UTF-8 (bytes ${raw.toString('hex')}): not a ${what} the kubelet could have written, and kubelet-ckpt does not read ${what === 'ConfigMap key' ? 'it' : 'inside it'}`;
+  return `${UNDECODABLE} (bytes ${raw.toString('hex')}): not a ${what} the kubelet could have written, and kubelet-ckpt does not read ${what === 'ConfigMap key' ? 'it' : 'inside it'}`;
 }
 
 /**
@@ -546,7 +551,7 @@ function undecodableWhy(raw: Buffer, what: NameRole): string {
  * cannot be told: unreadable.
  */
 function undecodableEntry(x: SafeDir, rel: string, name: string, bytes: readonly Buffer[], what: NameRole): Entry {
-  const why = bytes.length === 1 ? undecodableWhy(bytes[0]!, what) : `its name is not valid UTF-8 and ${bytes.length || 'no'} entries read as it: kubelet-ckpt cannot tell them apart`;
+  const why = bytes.length === 1 ? undecodableWhy(bytes[0]!, what) : `${UNDECODABLE} and ${bytes.length || 'no'} entries read as it: kubelet-ckpt cannot tell them apart`;
   if (bytes.length !== 1) return { ...MISSING(rel, name), kind: 'unreadable', error: why };
   try {
     return { ...statsEntry(rel, name, x.lstatBytes(bytes[0]!), null), error: why };
